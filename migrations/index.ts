@@ -1,0 +1,10 @@
+import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261122000000_accounts } from './Migration20261122000000_accounts.js';
+
+/**
+ * Every migration, in order. Listed explicitly (not globbed from disk) so the same list runs from the
+ * compiled build and from the TypeScript sources under test.
+ */
+export const migrationsList: MigrationObject[] = [
+  { name: 'Migration20261122000000_accounts', class: Migration20261122000000_accounts },
+];

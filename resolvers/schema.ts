@@ -1,0 +1,17 @@
+import 'reflect-metadata';
+import type { GraphQLSchema } from 'graphql';
+import { buildSchema } from 'type-graphql';
+import type { PubSub } from '../src/shared/pubsub.js';
+import { AccountResolver } from './account.resolver.js';
+
+export const resolvers = [AccountResolver] as const;
+
+/** Builds the executable schema; `schema/schema.graphql` is this schema printed (a test keeps them equal). */
+export function buildGraphQLSchema(pubSub: PubSub): Promise<GraphQLSchema> {
+  return buildSchema({
+    resolvers,
+    pubSub,
+    validate: false,
+    emitSchemaFile: false,
+  });
+}

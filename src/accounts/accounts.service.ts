@@ -1,0 +1,261 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { Config } from '../config.js';
+import type { Actor, Caller } from '../shared/actor.js';
+import type { Clock } from '../shared/clock.js';
+import { DomainError } from '../shared/errors.js';
+import { randomSecret, sha256Hex } from '../shared/ids.js';
+import type { Logger } from '../shared/logging.js';
+import { formatUsd, money } from '../shared/money.js';
+import { Topics, type PubSub } from '../shared/pubsub.js';
+import { WindowCounter } from '../shared/throttle.js';
+import { parseInput } from '../shared/validation.js';
+import { LedgerTransaction } from '../ledger/transaction.entity.js';
+import { loginInput, registerInput, transactionsQuery, type LoginInput, type RegisterInput, type TransactionsQuery } from './accounts.schemas.js';
+import { hashPassword, verifyDecoy, verifyPassword } from './password.js';
+import { Session } from './session.entity.js';
+import { User } from './user.entity.js';
+
+export interface AccountView {
+  userId: string;
+  username: string | null;
+  email: string | null;
+  emailVerified: boolean;
+  balanceUsd: string;
+  isAdmin: boolean;
+}
+
+export interface AccountSummaryView {
+  userId: string;
+  email: string | null;
+  balanceUsd: string;
+  activeKeys: number;
+  usageUsd: string;
+  topupUsd: string;
+}
+
+export interface TransactionView {
+  id: string;
+  userId: string;
+  amountUsd: string;
+  kind: string;
+  apiKeyId: string | null;
+  provider: string | null;
+  model: string | null;
+  promptTokens: number | null;
+  completionTokens: number | null;
+  createdAt: Date;
+}
+
+/** A new sign-in: the account, and the opaque token the caller keeps (shown once). */
+export interface SignedIn {
+  account: AccountView;
+  sessionToken: string;
+  expiresAt: Date;
+}
+
+/** Ledger kinds that are spending (shown as usage) and money paid in (shown as top-ups). */
+export const USAGE_KINDS = ['usage', 'video'] as const;
+export const TOPUP_KINDS = ['topup'] as const;
+
+const SESSION_TOKEN_PREFIX = 'bks_';
+/** lastSeenAt is refreshed at most this often, so authenticated reads are not all writes. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+export interface AccountsDeps {
+  orm: MikroORM;
+  config: Config;
+  clock: Clock;
+  pubsub: PubSub;
+  log: Logger;
+}
+
+export class AccountsService {
+  private readonly failuresByAccount: WindowCounter;
+  private readonly attemptsByAddress: WindowCounter;
+
+  constructor(private readonly deps: AccountsDeps) {
+    const { maxFailuresPerAccount, maxAttemptsPerAddress, windowMs } = deps.config.loginThrottle;
+    const now = () => deps.clock.now().getTime();
+    this.failuresByAccount = new WindowCounter(maxFailuresPerAccount, windowMs, now);
+    this.attemptsByAddress = new WindowCounter(maxAttemptsPerAddress, windowMs, now);
+  }
+
+  private em(): EntityManager {
+    return this.deps.orm.em.fork();
+  }
+
+  async register(caller: Caller, raw: RegisterInput): Promise<SignedIn> {
+    const input = parseInput(registerInput, raw);
+    const em = this.em();
+    await this.assertAvailable(em, input.username, input.email);
+    const user = em.create(User, {
+      username: input.username,
+      email: input.email,
+      passwordHash: await hashPassword(input.password),
+    });
+    try {
+      await em.flush();
+    } catch (error) {
+      // Two registrations raced past assertAvailable; the unique indexes decide.
+      if (error instanceof UniqueConstraintViolationException) await this.assertAvailable(this.em(), input.username, input.email);
+      throw error;
+    }
+    this.deps.log.info({ userId: user.id }, 'account registered');
+    return this.startSession(em, user, caller);
+  }
+
+  private async assertAvailable(em: EntityManager, username: string, email: string): Promise<void> {
+    const rows = await em.execute<{ username_taken: boolean; email_taken: boolean }[]>(
+      `select exists(select 1 from users where lower(username) = lower(?)) as username_taken,
+              exists(select 1 from users where lower(email) = lower(?)) as email_taken`,
+      [username, email],
+    );
+    const { username_taken, email_taken } = rows[0]!;
+    if (username_taken) throw new DomainError('conflict', 'This username is already taken', { reason: 'username_taken' });
+    if (email_taken) throw new DomainError('conflict', 'An account with this e-mail already exists', { reason: 'email_taken' });
+  }
+
+  async login(caller: Caller, raw: LoginInput): Promise<SignedIn> {
+    const input = parseInput(loginInput, raw);
+    const accountKey = input.login.toLowerCase();
+    const addressKey = caller.clientAddress ?? 'unknown';
+    const wait = Math.max(this.failuresByAccount.retryAfterSeconds(accountKey), this.attemptsByAddress.retryAfterSeconds(addressKey));
+    if (wait > 0) {
+      throw new DomainError('rate_limited', 'Too many sign-in attempts; try again later', { retryAfterSeconds: wait, reason: 'login_throttled' });
+    }
+    this.attemptsByAddress.hit(addressKey);
+
+    const em = this.em();
+    const user = await em.findOne(User, { id: { $in: await this.findUserIdsByLogin(em, accountKey) } });
+    const valid = user?.passwordHash ? await verifyPassword(user.passwordHash, input.password) : await verifyDecoy(input.password);
+    if (!user || !valid) {
+      this.failuresByAccount.hit(accountKey);
+      this.deps.log.info({ reason: user ? 'wrong_password' : 'unknown_login' }, 'sign-in refused');
+      throw new DomainError('invalid_credentials', 'Wrong login or password');
+    }
+    this.failuresByAccount.reset(accountKey);
+    return this.startSession(em, user, caller);
+  }
+
+  private async findUserIdsByLogin(em: EntityManager, login: string): Promise<string[]> {
+    const column = login.includes('@') ? 'email' : 'username';
+    const rows = await em.execute<{ id: string }[]>(`select id from users where lower(${column}) = ? limit 1`, [login]);
+    return rows.map((row) => row.id);
+  }
+
+  private async startSession(em: EntityManager, user: User, caller: Caller): Promise<SignedIn> {
+    const now = this.deps.clock.now();
+    const sessionToken = SESSION_TOKEN_PREFIX + randomSecret(32);
+    const session = em.create(Session, {
+      userId: user.id,
+      tokenHash: sha256Hex(sessionToken),
+      createdAt: now,
+      lastSeenAt: now,
+      expiresAt: new Date(now.getTime() + this.deps.config.session.absoluteMs),
+      clientAddress: caller.clientAddress,
+      userAgent: caller.userAgent?.slice(0, 512) ?? null,
+    });
+    await em.flush();
+    this.deps.pubsub.publish(Topics.SessionEvents, user.id, { kind: 'signed_in', sessionId: session.id, at: now });
+    return { account: toAccountView(user), sessionToken, expiresAt: session.expiresAt };
+  }
+
+  /** Resolves a session token to its actor, or null when unknown, revoked or expired. */
+  async authenticate(sessionToken: string): Promise<Actor | null> {
+    if (!sessionToken.startsWith(SESSION_TOKEN_PREFIX) || sessionToken.length > 128) return null;
+    const em = this.em();
+    const now = this.deps.clock.now();
+    const rows = await em.execute<{ id: string; user_id: string; is_admin: boolean; last_seen_at: Date; expires_at: Date }[]>(
+      `select s.id, s.user_id, u.is_admin, s.last_seen_at, s.expires_at
+         from sessions s join users u on u.id = s.user_id
+        where s.token_hash = ? and s.revoked_at is null`,
+      [sha256Hex(sessionToken)],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    const lastSeen = new Date(row.last_seen_at).getTime();
+    if (new Date(row.expires_at).getTime() <= now.getTime() || lastSeen + this.deps.config.session.idleMs <= now.getTime()) return null;
+    if (now.getTime() - lastSeen > TOUCH_INTERVAL_MS) {
+      await em.execute('update sessions set last_seen_at = ? where id = ?', [now, row.id]);
+    }
+    return { userId: row.user_id, isAdmin: row.is_admin, sessionId: row.id };
+  }
+
+  async logout(actor: Actor): Promise<void> {
+    const em = this.em();
+    const now = this.deps.clock.now();
+    await em.nativeUpdate(Session, { id: actor.sessionId, revokedAt: null }, { revokedAt: now });
+    this.deps.pubsub.publish(Topics.SessionEvents, actor.userId, { kind: 'signed_out', sessionId: actor.sessionId, at: now });
+  }
+
+  async me(actor: Actor): Promise<AccountView> {
+    return toAccountView(await this.loadUser(this.em(), actor.userId));
+  }
+
+  async summary(actor: Actor): Promise<AccountSummaryView> {
+    const em = this.em();
+    const user = await this.loadUser(em, actor.userId);
+    const [totals] = await em.execute<{ usage: string | null; topup: string | null; active_keys: string }[]>(
+      `select (select -sum(amount_usd) from transactions where user_id = ? and kind in (${USAGE_KINDS.map(() => '?').join(',')})) as usage,
+              (select sum(amount_usd) from transactions where user_id = ? and kind in (${TOPUP_KINDS.map(() => '?').join(',')})) as topup,
+              (select count(*) from api_keys where user_id = ? and revoked_at is null) as active_keys`,
+      [user.id, ...USAGE_KINDS, user.id, ...TOPUP_KINDS, user.id],
+    );
+    return {
+      userId: user.id,
+      email: user.email,
+      balanceUsd: balanceOf(user),
+      activeKeys: Number(totals!.active_keys),
+      usageUsd: formatUsd(totals!.usage ?? 0),
+      topupUsd: formatUsd(totals!.topup ?? 0),
+    };
+  }
+
+  async transactions(actor: Actor, raw: TransactionsQuery): Promise<TransactionView[]> {
+    const { limit } = parseInput(transactionsQuery, raw);
+    const rows = await this.em().find(
+      LedgerTransaction,
+      { userId: actor.userId },
+      { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], limit },
+    );
+    return rows.map(toTransactionView);
+  }
+
+  private async loadUser(em: EntityManager, userId: string): Promise<User> {
+    const user = await em.findOne(User, { id: userId });
+    // A session whose account vanished is as good as signed out.
+    if (!user) throw new DomainError('unauthenticated', 'Not signed in');
+    return user;
+  }
+}
+
+export function balanceOf(user: Pick<User, 'balancePaidUsd' | 'balanceBonusUsd'>): string {
+  return formatUsd(money(user.balancePaidUsd).plus(user.balanceBonusUsd));
+}
+
+export function toAccountView(user: User): AccountView {
+  return {
+    userId: user.id,
+    username: user.username,
+    email: user.email,
+    emailVerified: user.emailVerified,
+    balanceUsd: balanceOf(user),
+    isAdmin: user.isAdmin,
+  };
+}
+
+function toTransactionView(row: LedgerTransaction): TransactionView {
+  return {
+    id: row.id,
+    userId: row.userId,
+    amountUsd: formatUsd(row.amountUsd),
+    kind: row.kind,
+    apiKeyId: row.apiKeyId,
+    provider: row.provider,
+    model: row.model,
+    promptTokens: row.promptTokens,
+    completionTokens: row.completionTokens,
+    createdAt: row.createdAt,
+  };
+}

@@ -1,0 +1,214 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import { expressMiddleware } from '@as-integrations/express5';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { createExpressMiddleware } from '@trpc/server/adapters/express';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
+import { formatGraphQLError } from '../resolvers/errors.js';
+import { buildGraphQLSchema } from '../resolvers/schema.js';
+import { cabinetRouter, errorHandler, healthRouter } from '../rest-shim/index.js';
+import type { Config } from './config.js';
+import {
+  createLoaders,
+  isCrossSiteWrite,
+  readCookie,
+  resolveHttpActor,
+  sessionCookieName,
+  type RequestContext,
+  type SessionCookie,
+} from './context.js';
+import { requireMigrated, type Readiness } from './readiness.js';
+import type { Services } from './services.js';
+import type { Actor } from './shared/actor.js';
+import { requestIdFrom } from './shared/ids.js';
+import { requestScope, type Logger } from './shared/logging.js';
+import type { PubSub } from './shared/pubsub.js';
+import { appRouter } from './trpc/router.js';
+
+export interface GatewayDeps {
+  config: Config;
+  orm: MikroORM;
+  log: Logger;
+  pubsub: PubSub;
+  services: Services;
+  readiness: Readiness;
+}
+
+export interface Gateway {
+  server: Server;
+  listen(port: number, host: string): Promise<AddressInfo>;
+  /** Stops accepting, drains in-flight requests (up to the grace period), closes websockets. */
+  close(): Promise<void>;
+}
+
+/** Largest cabinet request body (SPEC.md section 8: normal request body 25 MiB). */
+const BODY_LIMIT = '25mb';
+
+export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
+  const { config, log, services, readiness } = deps;
+  const startedAt = new Date();
+  const app = express();
+  const server = createServer(app);
+  // Slow-loris protection: a client must send its headers, and its whole request, in bounded time.
+  server.headersTimeout = 20_000;
+  server.requestTimeout = 120_000;
+  server.keepAliveTimeout = 65_000;
+
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.trustProxy ?? false);
+  app.use(requestLogging(log));
+  app.use(healthRouter(readiness, startedAt));
+
+  const buildContext = async (req: Request, res: Response): Promise<RequestContext> => {
+    const em = deps.orm.em.fork();
+    return {
+      requestId: res.locals.requestId as string,
+      log: res.locals.log as Logger,
+      ...(await resolveHttpActor(req, config, services)),
+      caller: { clientAddress: req.ip ?? null, userAgent: req.get('user-agent') ?? null },
+      services,
+      em,
+      loaders: createLoaders(em),
+      sessionCookie: httpSessionCookie(res, config),
+    };
+  };
+  const withContext = (req: Request, res: Response, next: NextFunction) => {
+    buildContext(req, res).then((ctx) => {
+      res.locals.ctx = ctx;
+      next();
+    }, next);
+  };
+
+  // GraphQL over HTTP and over graphql-ws share one schema.
+  const schema = await buildGraphQLSchema(deps.pubsub);
+  const wsServer = new WebSocketServer({ server, path: '/graphql' });
+  const wsActors = new WeakMap<object, Actor | null>();
+  const wsCleanup = useServer(
+    {
+      schema,
+      onConnect: async (ctx) => {
+        const actor = await websocketActor(ctx.extra.request, ctx.connectionParams, config, services);
+        if (actor === 'refused') return false;
+        wsActors.set(ctx.extra, actor);
+        return true;
+      },
+      context: (ctx): RequestContext => {
+        const em = deps.orm.em.fork();
+        const requestId = requestIdFrom(undefined);
+        return {
+          requestId,
+          log: log.child({ requestId, transport: 'graphql-ws' }),
+          actor: wsActors.get(ctx.extra) ?? null,
+          authVia: wsActors.get(ctx.extra) ? 'connection' : null,
+          authProblem: null,
+          caller: { clientAddress: ctx.extra.request.socket.remoteAddress ?? null, userAgent: ctx.extra.request.headers['user-agent'] ?? null },
+          services,
+          em,
+          loaders: createLoaders(em),
+          sessionCookie: { set: () => undefined, clear: () => undefined },
+        };
+      },
+    },
+    wsServer,
+  );
+
+  const apollo = new ApolloServer<RequestContext>({
+    schema,
+    formatError: formatGraphQLError(log),
+    includeStacktraceInErrorResponses: false,
+    plugins: [
+      ApolloServerPluginDrainHttpServer({ httpServer: server, stopGracePeriodMillis: config.shutdownGraceMs }),
+      { serverWillStart: async () => ({ drainServer: async () => wsCleanup.dispose() }) },
+    ],
+  });
+  await apollo.start();
+
+  const json = express.json({ limit: BODY_LIMIT, strict: false });
+  app.use(['/graphql', '/trpc', '/auth'], requireMigrated(readiness));
+  app.use('/graphql', json, withContext, expressMiddleware(apollo, { context: async ({ res }) => res.locals.ctx as RequestContext }));
+  app.use('/trpc', json, withContext, createExpressMiddleware({ router: appRouter, createContext: ({ res }) => res.locals.ctx as RequestContext }));
+  app.use(json, withContext, cabinetRouter());
+
+  app.use((_req, res) => {
+    res.status(404).json({ detail: 'Not found', code: 'not_found' });
+  });
+  app.use(errorHandler(log));
+
+  return {
+    server,
+    listen: (port, host) =>
+      new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          resolve(server.address() as AddressInfo);
+        });
+      }),
+    close: async () => {
+      readiness.draining = true;
+      await apollo.stop();
+    },
+  };
+}
+
+function requestLogging(log: Logger) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const requestId = requestIdFrom(req.get('x-request-id'));
+    const started = process.hrtime.bigint();
+    res.locals.requestId = requestId;
+    res.locals.log = log;
+    res.setHeader('x-request-id', requestId);
+    res.on('close', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const path = req.originalUrl.split('?')[0];
+      const quiet = path === '/live' || path === '/health' || path === '/ready';
+      // The path only: query strings may carry link tokens.
+      log[quiet ? 'debug' : 'info'](
+        { requestId, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10, aborted: !res.writableFinished },
+        'request',
+      );
+    });
+    requestScope.run({ requestId }, next);
+  };
+}
+
+function httpSessionCookie(res: Response, config: Config): SessionCookie {
+  const name = sessionCookieName(config);
+  const options = { httpOnly: true, sameSite: 'lax' as const, secure: config.publicHttps, path: '/' };
+  return {
+    set: (token, expiresAt) => {
+      res.cookie(name, token, { ...options, expires: expiresAt });
+    },
+    clear: () => {
+      res.clearCookie(name, options);
+    },
+  };
+}
+
+/**
+ * graphql-ws clients authenticate with `connectionParams.sessionToken` (or `authorization: "Bearer …"`);
+ * browsers may instead rely on the session cookie, but only from our own origin. A presented but
+ * invalid credential refuses the connection; none gives an anonymous one.
+ */
+async function websocketActor(
+  request: IncomingMessage,
+  params: Record<string, unknown> | undefined,
+  config: Config,
+  services: Services,
+): Promise<Actor | null | 'refused'> {
+  const authorization = typeof params?.authorization === 'string' ? params.authorization : undefined;
+  const token =
+    (typeof params?.sessionToken === 'string' ? params.sessionToken : undefined) ??
+    authorization?.match(/^Bearer\s+(\S+)$/i)?.[1] ??
+    null;
+  if (token) return (await services.accounts.authenticate(token)) ?? 'refused';
+  const cookieToken = readCookie(request.headers.cookie, sessionCookieName(config));
+  if (!cookieToken) return null;
+  // A websocket upgrade is a GET, so check the origin explicitly: cross-site websocket hijacking.
+  if (isCrossSiteWrite('POST', request.headers)) return 'refused';
+  return (await services.accounts.authenticate(cookieToken)) ?? 'refused';
+}

@@ -1,0 +1,123 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+/** Thrown at boot when the environment or the operator file is wrong; the message names the bad setting. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATABASE_URL: optionalString.pipe(
+    z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL').optional(),
+  ),
+  REDIS_URL: optionalString.pipe(z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional()),
+  DATA_DIR: z.string().min(1).default('./.data'),
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Optional JSON file with operator data (catalog, upstreams, payment methods). */
+  BAIKAL_CONFIG: optionalString,
+  /** Port for the embedded PostgreSQL; 0 picks a free one at every start. */
+  EMBEDDED_PG_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  /** Set when the gateway is served over HTTPS (directly or behind a proxy): cookies get Secure and the __Host- prefix. */
+  PUBLIC_HTTPS: z
+    .enum(['true', 'false', '1', '0'])
+    .default('false')
+    .transform((value) => value === 'true' || value === '1'),
+  /** express "trust proxy" setting, so client addresses behind a reverse proxy are right. */
+  TRUST_PROXY: optionalString,
+  SESSION_IDLE_HOURS: z.coerce.number().positive().default(24 * 7),
+  SESSION_MAX_DAYS: z.coerce.number().positive().default(30),
+  LOGIN_MAX_FAILURES_PER_ACCOUNT: z.coerce.number().int().positive().default(5),
+  LOGIN_MAX_ATTEMPTS_PER_ADDRESS: z.coerce.number().int().positive().default(30),
+  LOGIN_THROTTLE_WINDOW_SECONDS: z.coerce.number().int().positive().default(15 * 60),
+  SHUTDOWN_GRACE_SECONDS: z.coerce.number().positive().default(15),
+});
+
+/** Operator data. Later capabilities (catalog, upstreams, payments) add their sections here. */
+const operatorFileSchema = z
+  .object({
+    brand: z
+      .object({
+        name: z.string().min(1).default('Baikal'),
+        keyPrefix: z.string().regex(/^[a-z0-9]{2,16}$/).default('baikal'),
+      })
+      .prefault({}),
+  })
+  .loose();
+
+export type OperatorConfig = z.output<typeof operatorFileSchema>;
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl?: string;
+  redisUrl?: string;
+  dataDir: string;
+  nodeEnv: 'development' | 'production' | 'test';
+  logLevel: string;
+  embeddedPgPort: number;
+  publicHttps: boolean;
+  trustProxy?: string;
+  session: { idleMs: number; absoluteMs: number };
+  loginThrottle: { maxFailuresPerAccount: number; maxAttemptsPerAddress: number; windowMs: number };
+  shutdownGraceMs: number;
+  operator: OperatorConfig;
+  configFile?: string;
+}
+
+function formatIssues(prefix: string, error: z.ZodError): string {
+  return error.issues
+    .map((issue) => `${prefix}${issue.path.length ? issue.path.join('.') : '(root)'}: ${issue.message}`)
+    .join('; ');
+}
+
+/** Reads and validates configuration. Throws ConfigError naming every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) throw new ConfigError(`Invalid environment: ${formatIssues('', parsed.error)}`);
+  const e = parsed.data;
+
+  let operatorRaw: unknown = {};
+  if (e.BAIKAL_CONFIG) {
+    try {
+      operatorRaw = JSON.parse(readFileSync(e.BAIKAL_CONFIG, 'utf8'));
+    } catch (error) {
+      throw new ConfigError(`BAIKAL_CONFIG: cannot read ${e.BAIKAL_CONFIG}: ${(error as Error).message}`);
+    }
+  }
+  const operator = operatorFileSchema.safeParse(operatorRaw);
+  if (!operator.success) throw new ConfigError(`Invalid operator config ${e.BAIKAL_CONFIG}: ${formatIssues('', operator.error)}`);
+
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    dataDir: path.resolve(e.DATA_DIR),
+    nodeEnv: e.NODE_ENV,
+    logLevel: e.LOG_LEVEL,
+    embeddedPgPort: e.EMBEDDED_PG_PORT,
+    publicHttps: e.PUBLIC_HTTPS,
+    trustProxy: e.TRUST_PROXY,
+    session: { idleMs: e.SESSION_IDLE_HOURS * 3_600_000, absoluteMs: e.SESSION_MAX_DAYS * 86_400_000 },
+    loginThrottle: {
+      maxFailuresPerAccount: e.LOGIN_MAX_FAILURES_PER_ACCOUNT,
+      maxAttemptsPerAddress: e.LOGIN_MAX_ATTEMPTS_PER_ADDRESS,
+      windowMs: e.LOGIN_THROTTLE_WINDOW_SECONDS * 1000,
+    },
+    shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,
+    operator: operator.data,
+    configFile: e.BAIKAL_CONFIG,
+  };
+}

@@ -1,0 +1,132 @@
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import DataLoader from 'dataloader';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AccountView } from './accounts/accounts.service.js';
+import { toAccountView } from './accounts/accounts.service.js';
+import { User } from './accounts/user.entity.js';
+import type { Config } from './config.js';
+import type { Services } from './services.js';
+import type { Actor, Caller } from './shared/actor.js';
+import { DomainError } from './shared/errors.js';
+import type { Logger } from './shared/logging.js';
+
+/** Per-request batching loaders: a page of rows that name users costs one query, not one per row. */
+export interface Loaders {
+  accounts: DataLoader<string, AccountView | null>;
+}
+
+/** Sets or clears the browser session cookie; a no-op where the transport has no HTTP response (websockets). */
+export interface SessionCookie {
+  set(token: string, expiresAt: Date): void;
+  clear(): void;
+}
+
+/**
+ * Everything a transport handler needs, built once per request (or per websocket connection) and
+ * shared by the REST shim, GraphQL and tRPC.
+ */
+export interface RequestContext {
+  requestId: string;
+  log: Logger;
+  actor: Actor | null;
+  /** How the actor was identified; cookie-authenticated writes are CSRF-checked. */
+  authVia: 'cookie' | 'bearer' | 'connection' | null;
+  /** Why a presented credential was not accepted as an actor, when that must be reported as such. */
+  authProblem: DomainError | null;
+  caller: Caller;
+  services: Services;
+  em: EntityManager;
+  loaders: Loaders;
+  sessionCookie: SessionCookie;
+}
+
+export function requireActor(ctx: Pick<RequestContext, 'actor' | 'authProblem'>): Actor {
+  if (ctx.actor) return ctx.actor;
+  throw ctx.authProblem ?? new DomainError('unauthenticated', 'Not signed in');
+}
+
+export function createLoaders(em: EntityManager): Loaders {
+  return {
+    accounts: new DataLoader(async (ids) => {
+      const users = await em.find(User, { id: { $in: [...ids] } });
+      const byId = new Map(users.map((user) => [user.id, toAccountView(user)]));
+      return ids.map((id) => byId.get(id) ?? null);
+    }),
+  };
+}
+
+export function sessionCookieName(config: Config): string {
+  return config.publicHttps ? '__Host-baikal_session' : 'baikal_session';
+}
+
+export interface CredentialSource {
+  cookieToken: string | null;
+  bearerToken: string | null;
+}
+
+/** Reads the session token from the cookie or from `Authorization: Bearer`. */
+export function credentialsFrom(req: IncomingMessage, config: Config): CredentialSource {
+  const authorization = req.headers.authorization;
+  const bearer = authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1] ?? null;
+  return { cookieToken: readCookie(req.headers.cookie, sessionCookieName(config)), bearerToken: bearer };
+}
+
+export function readCookie(header: string | undefined, name: string): string | null {
+  if (!header) return null;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0) continue;
+    if (part.slice(0, eq).trim() === name) {
+      try {
+        return decodeURIComponent(part.slice(eq + 1).trim());
+      } catch {
+        return null;
+      }
+    }
+  }
+  return null;
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Cookies ride along on cross-site requests; a state-changing request authenticated by cookie must
+ * come from our own origin (Sec-Fetch-Site, or Origin matching Host for older browsers).
+ */
+export function isCrossSiteWrite(method: string | undefined, headers: IncomingHttpHeaders): boolean {
+  if (SAFE_METHODS.has(method ?? 'GET')) return false;
+  const site = headers['sec-fetch-site'];
+  if (typeof site === 'string') return !(site === 'same-origin' || site === 'none');
+  const origin = headers.origin;
+  if (!origin) return false; // Not a browser request: no ambient credentials to abuse.
+  try {
+    return new URL(origin).host !== headers.host;
+  } catch {
+    return true;
+  }
+}
+
+/** Resolves the actor for an HTTP request. */
+export async function resolveHttpActor(
+  req: IncomingMessage,
+  config: Config,
+  services: Services,
+): Promise<Pick<RequestContext, 'actor' | 'authVia' | 'authProblem'>> {
+  const { cookieToken, bearerToken } = credentialsFrom(req, config);
+  if (bearerToken) {
+    const actor = await services.accounts.authenticate(bearerToken);
+    return { actor, authVia: actor ? 'bearer' : null, authProblem: null };
+  }
+  if (cookieToken) {
+    const actor = await services.accounts.authenticate(cookieToken);
+    if (actor && isCrossSiteWrite(req.method, req.headers)) {
+      return {
+        actor: null,
+        authVia: null,
+        authProblem: new DomainError('forbidden', 'Cross-site request refused', { reason: 'cross_site_request' }),
+      };
+    }
+    return { actor, authVia: actor ? 'cookie' : null, authProblem: null };
+  }
+  return { actor: null, authVia: null, authProblem: null };
+}

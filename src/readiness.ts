@@ -1,0 +1,55 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { NextFunction, Request, Response } from 'express';
+
+export interface ReadinessReport {
+  ready: boolean;
+  status: 'ready' | 'starting' | 'draining' | 'degraded';
+  database: 'ok' | 'unreachable' | 'not_migrated';
+}
+
+/** Whether this process should receive traffic: migrated, database answering, not shutting down. */
+export class Readiness {
+  migrated = false;
+  draining = false;
+  private orm?: MikroORM;
+
+  attach(orm: MikroORM): void {
+    this.orm = orm;
+  }
+
+  async check(): Promise<ReadinessReport> {
+    if (this.draining) return { ready: false, status: 'draining', database: this.migrated ? 'ok' : 'not_migrated' };
+    if (!this.orm || !this.migrated) return { ready: false, status: 'starting', database: 'not_migrated' };
+    try {
+      await withTimeout(this.orm.em.fork().execute('select 1'), 2000);
+      return { ready: true, status: 'ready', database: 'ok' };
+    } catch {
+      return { ready: false, status: 'degraded', database: 'unreachable' };
+    }
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('timeout')), ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
+
+/** Until migrations have run, data endpoints answer 503 instead of failing on a missing table. */
+export function requireMigrated(readiness: Readiness) {
+  return (_req: Request, res: Response, next: NextFunction) => {
+    if (readiness.migrated) return next();
+    res.setHeader('Retry-After', '1');
+    res.status(503).json({ detail: 'The service is starting; retry shortly', code: 'starting' });
+  };
+}

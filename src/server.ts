@@ -1,0 +1,68 @@
+import type { AddressInfo } from 'node:net';
+import { createGateway, type Gateway } from './app.js';
+import type { Config } from './config.js';
+import { migrate, openDatabase, type Database } from './db/database.js';
+import { Readiness } from './readiness.js';
+import { createServices, type Services } from './services.js';
+import { systemClock, type Clock } from './shared/clock.js';
+import type { Logger } from './shared/logging.js';
+import { createPubSub } from './shared/pubsub.js';
+
+export interface RunningGateway {
+  url: string;
+  address: AddressInfo;
+  database: Database;
+  services: Services;
+  readiness: Readiness;
+  gateway: Gateway;
+  /** Graceful stop: drain requests, close the database (and the embedded server). Idempotent. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Boots one gateway process: database, HTTP listener (so /live and /ready answer during start-up),
+ * migrations, then readiness.
+ */
+export async function startGateway(config: Config, log: Logger, clock: Clock = systemClock): Promise<RunningGateway> {
+  const database = await openDatabase(config, log);
+  log.info({ database: database.description }, `using ${database.description}`);
+  const readiness = new Readiness();
+  readiness.attach(database.orm);
+  const pubsub = createPubSub();
+  const services = createServices({ orm: database.orm, config, clock, pubsub, log });
+
+  let gateway: Gateway;
+  try {
+    gateway = await createGateway({ config, orm: database.orm, log, pubsub, services, readiness });
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  const address = await gateway.listen(config.port, config.host);
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  try {
+    await migrate(database.orm, log);
+  } catch (error) {
+    await gateway.close();
+    await database.close();
+    throw error;
+  }
+  readiness.migrated = true;
+  const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
+  log.info({ port: address.port, host: address.address, url }, `Baikal gateway ready on ${url}`);
+
+  let stopping: Promise<void> | undefined;
+  return {
+    url,
+    address,
+    database,
+    services,
+    readiness,
+    gateway,
+    stop: () =>
+      (stopping ??= (async () => {
+        await gateway.close();
+        await database.close();
+      })()),
+  };
+}

@@ -1,0 +1,65 @@
+/**
+ * The only error type services throw. Each transport maps `code` exhaustively to its own shape
+ * (HTTP status + body, GraphQL extensions.code, TRPCError), so adding a code is a compile error
+ * in every transport until it is mapped.
+ */
+export type ErrorCode =
+  | 'validation_failed'
+  | 'unauthenticated'
+  | 'invalid_credentials'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'rate_limited'
+  | 'insufficient_balance'
+  | 'spend_cap_reached'
+  | 'unavailable';
+
+/** One validation problem, in SPEC.md's shape: where (`loc`), what (`msg`), which rule (`type`). */
+export interface ValidationIssue {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+export interface DomainErrorOptions {
+  issues?: ValidationIssue[];
+  /** Seconds a throttled caller should wait (rate_limited). */
+  retryAfterSeconds?: number;
+  /** A stable machine-readable sub-code, e.g. `username_taken`. Defaults to the code. */
+  reason?: string;
+}
+
+export class DomainError extends Error {
+  readonly code: ErrorCode;
+  readonly issues: ValidationIssue[];
+  readonly retryAfterSeconds?: number;
+  readonly reason: string;
+
+  constructor(code: ErrorCode, message: string, options: DomainErrorOptions = {}) {
+    super(message);
+    this.name = 'DomainError';
+    this.code = code;
+    this.issues = options.issues ?? [];
+    this.retryAfterSeconds = options.retryAfterSeconds;
+    this.reason = options.reason ?? code;
+  }
+
+  /** The same error with every issue location prefixed, e.g. `['body']` for a REST body. */
+  withLocPrefix(prefix: (string | number)[]): DomainError {
+    if (this.code !== 'validation_failed' || prefix.length === 0) return this;
+    return new DomainError(this.code, this.message, {
+      issues: this.issues.map((issue) => ({ ...issue, loc: [...prefix, ...issue.loc] })),
+      reason: this.reason,
+    });
+  }
+}
+
+export function isDomainError(error: unknown): error is DomainError {
+  return error instanceof DomainError;
+}
+
+/** Compile-time exhaustiveness guard for switches over unions. */
+export function unreachable(value: never): never {
+  throw new Error(`unreachable: ${String(value)}`);
+}

@@ -1,0 +1,26 @@
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+
+export const newId = (): string => randomUUID();
+
+/** A random URL-safe secret with `bytes` bytes of entropy (base64url, no padding). */
+export function randomSecret(bytes = 32): string {
+  return randomBytes(bytes).toString('base64url');
+}
+
+/** SHA-256 hex digest. Used for high-entropy secrets (session tokens, API keys), never for passwords. */
+export function sha256Hex(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+export function constantTimeEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{8,128}$/;
+
+/** Keeps a caller-supplied request id only when it is safe to log and echo; otherwise mints one. */
+export function requestIdFrom(incoming: string | undefined): string {
+  return incoming && REQUEST_ID_PATTERN.test(incoming) ? incoming : `req_${randomSecret(12)}`;
+}

@@ -1,0 +1,23 @@
+import { Decimal } from 'decimal.js';
+
+/** Money is kept at 10 decimal places (DESIGN.md: Money); never a float. */
+export const MONEY_SCALE = 10;
+
+export const Money = Decimal.clone({ precision: 40, rounding: Decimal.ROUND_HALF_EVEN });
+export type Money = Decimal;
+
+export function money(value: Decimal.Value): Decimal {
+  return new Money(value);
+}
+
+/** The canonical wire form of an amount: a plain decimal string with trailing zeros removed, never exponent notation. */
+export function formatUsd(value: Decimal.Value): string {
+  const amount = new Money(value).toDecimalPlaces(MONEY_SCALE);
+  const fixed = amount.toFixed(MONEY_SCALE);
+  const trimmed = fixed.includes('.') ? fixed.replace(/0+$/, '').replace(/\.$/, '') : fixed;
+  return trimmed === '-0' ? '0' : trimmed;
+}
+
+export function sumUsd(values: Decimal.Value[]): Decimal {
+  return values.reduce<Decimal>((acc, value) => acc.plus(value), new Money(0));
+}
