@@ -7,7 +7,7 @@ import { DomainError, type ValidationIssue } from './errors.js';
  * prefix (`body`, `query`, `path`).
  */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  const result = schema.safeParse(input);
+  const result = schema.safeParse(input, { reportInput: true });
   if (result.success) return result.data;
   throw new DomainError('validation_failed', 'Request validation failed', {
     issues: result.error.issues.flatMap(toValidationIssues),

@@ -1,0 +1,22 @@
+import { randomUUID } from 'node:crypto';
+import type { TestDatabase } from './db.js';
+
+/**
+ * Appends ledger rows directly with SQL, keeping the account's cached balances equal to the ledger
+ * sums, for tests that need history before the billing capability writes it.
+ */
+export async function seedLedger(
+  db: TestDatabase,
+  userId: string,
+  rows: { amountUsd: string; kind: string; model?: string; provider?: string; promptTokens?: number; completionTokens?: number; createdAt?: Date }[],
+): Promise<void> {
+  for (const row of rows) {
+    await db.query(
+      `with tx as (
+         insert into transactions (id, user_id, amount_usd, paid_usd, bonus_usd, kind, provider, model, prompt_tokens, completion_tokens, idempotency_key, created_at)
+         values ($1, $2, $3, $3, 0, $4, $5, $6, $7, $8, $9, $10) returning amount_usd)
+       update users set balance_paid_usd = balance_paid_usd + (select amount_usd from tx) where id = $2`,
+      [randomUUID(), userId, row.amountUsd, row.kind, row.provider ?? null, row.model ?? null, row.promptTokens ?? null, row.completionTokens ?? null, `seed:${randomUUID()}`, row.createdAt ?? new Date()],
+    );
+  }
+}
