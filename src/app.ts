@@ -85,6 +85,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
 
   // GraphQL over HTTP and over graphql-ws share one schema.
   const schema = await buildGraphQLSchema(deps.pubsub);
+  const formatError = formatGraphQLError(log);
   const wsServer = new WebSocketServer({ server, path: '/graphql' });
   const wsActors = new WeakMap<object, Actor | null>();
   const wsCleanup = useServer(
@@ -96,6 +97,10 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
         wsActors.set(ctx.extra, actor);
         return true;
       },
+      // The same error formatting as GraphQL over HTTP: stable codes, nothing internal.
+      onNext: (_ctx, _id, _payload, _args, result) =>
+        result.errors ? { ...result, errors: result.errors.map((error) => formatError(error.toJSON(), error)) } : undefined,
+      onError: (_ctx, _id, _payload, errors) => errors.map((error) => formatError(error.toJSON(), error)),
       context: (ctx): RequestContext => {
         const em = deps.orm.em.fork();
         const requestId = requestIdFrom(undefined);
@@ -118,7 +123,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
 
   const apollo = new ApolloServer<RequestContext>({
     schema,
-    formatError: formatGraphQLError(log),
+    formatError,
     includeStacktraceInErrorResponses: false,
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer: server, stopGracePeriodMillis: config.shutdownGraceMs }),
