@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { userInfo } from 'node:os';
 import path from 'node:path';
@@ -58,6 +58,13 @@ async function startEmbeddedPostgres(config: Config, log: Logger): Promise<Embed
   const dir = path.join(config.dataDir, 'postgres');
   const secretFile = path.join(config.dataDir, 'embedded-postgres.json');
   await mkdir(config.dataDir, { recursive: true });
+  const asRoot = userInfo().uid === 0;
+  if (asRoot) {
+    // PostgreSQL refuses to run as root, so the package runs it as the `postgres` OS user, which must be
+    // able to reach its directory inside DATA_DIR.
+    const { mode } = await stat(config.dataDir);
+    if ((mode & 0o001) === 0) await chmod(config.dataDir, (mode & 0o777) | 0o711);
+  }
   const port = config.embeddedPgPort || (await freePort());
   const fresh = !existsSync(path.join(dir, 'PG_VERSION'));
   const password = fresh ? randomSecret(24) : (JSON.parse(await readFile(secretFile, 'utf8')) as { password: string }).password;
@@ -70,7 +77,7 @@ async function startEmbeddedPostgres(config: Config, log: Logger): Promise<Embed
     authMethod: 'scram-sha-256',
     persistent: true,
     // PostgreSQL refuses to run as root; the package runs it as the `postgres` OS user, creating one if needed.
-    createPostgresUser: userInfo().uid === 0,
+    createPostgresUser: asRoot,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1'],
     onLog: (message) => log.debug({ postgres: String(message).trim() }, 'embedded postgres'),
     onError: (message) => log.debug({ postgres: String(message).trim() }, 'embedded postgres'),
@@ -78,7 +85,12 @@ async function startEmbeddedPostgres(config: Config, log: Logger): Promise<Embed
 
   if (fresh) {
     log.info({ dir }, 'initialising embedded PostgreSQL (first start)');
-    await pg.initialise();
+    try {
+      await pg.initialise();
+    } catch (error) {
+      const hint = asRoot ? ' (running as root: the `postgres` OS user must be able to reach DATA_DIR and every parent directory)' : '';
+      throw new Error(`cannot initialise the embedded PostgreSQL in ${dir}${hint}: ${(error as Error).message}`);
+    }
     await writeFile(secretFile, JSON.stringify({ password }), { mode: 0o600 });
   }
   await pg.start();

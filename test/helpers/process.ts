@@ -1,0 +1,59 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+export const ROOT = path.resolve(new URL('../..', import.meta.url).pathname);
+/** Node 24 from the project's own dependencies, never the machine's Node (STACK.md). */
+export const NODE = path.join(ROOT, 'node_modules/.bin/node');
+
+export interface ServerProcess {
+  child: ChildProcess;
+  url: string;
+  lines: string[];
+  /** Resolves with the exit code. */
+  exited: Promise<number | null>;
+}
+
+function cleanEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  const base: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME };
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) base[key] = value;
+  return base;
+}
+
+/** Runs the built gateway (`dist/src/main.js`) as `npm start` would, and waits for its ready line. */
+export async function spawnGateway(env: Record<string, string | undefined>, timeoutMs = 60_000): Promise<ServerProcess> {
+  const child = spawn(NODE, ['dist/src/main.js'], { cwd: ROOT, env: cleanEnv({ HOST: '127.0.0.1', PORT: '0', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`gateway not ready in ${timeoutMs} ms:\n${lines.join('\n')}`)), timeoutMs);
+    const onLine = (chunk: Buffer) => {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) {
+        lines.push(line);
+        const match = line.match(/"url":"(http:\/\/[^"]+)"/);
+        if (match && line.includes('gateway ready')) {
+          clearTimeout(timer);
+          resolve(match[1]!);
+        }
+      }
+    };
+    child.stdout!.on('data', onLine);
+    child.stderr!.on('data', onLine);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`gateway exited with ${code} before ready:\n${lines.join('\n')}`));
+    });
+  });
+  return { child, url, lines, exited };
+}
+
+/** Runs a built CLI to completion. */
+export function runNode(args: string[], env: Record<string, string | undefined>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(NODE, args, { cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { DomainError } from '../../src/shared/errors.js';
+import { formatUsd } from '../../src/shared/money.js';
+import { intParam, parseInput } from '../../src/shared/validation.js';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+function issuesOf(fn: () => unknown) {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof DomainError) return error.issues;
+    throw error;
+  }
+  throw new Error('expected a validation error');
+}
+
+describe('parseInput', () => {
+  const schema = z.strictObject({ name: z.string().min(2), limit: intParam(1, 100, 25) });
+
+  it('reports missing, wrong type, unknown keys and bounds in SPEC.md shape', () => {
+    expect(issuesOf(() => parseInput(schema, {}))).toEqual([{ loc: ['name'], msg: 'Field required', type: 'missing' }]);
+    expect(issuesOf(() => parseInput(schema, { name: 5 }))).toEqual([{ loc: ['name'], msg: 'Input should be a valid string', type: 'string_type' }]);
+    expect(issuesOf(() => parseInput(schema, { name: 'ok', x: 1, y: 2 })).map((i) => [i.loc, i.type])).toEqual([
+      [['x'], 'extra_forbidden'],
+      [['y'], 'extra_forbidden'],
+    ]);
+    expect(issuesOf(() => parseInput(schema, { name: 'ok', limit: '0' }))[0]).toMatchObject({ loc: ['limit'], type: 'greater_than_equal' });
+    expect(issuesOf(() => parseInput(schema, { name: 'ok', limit: 101 }))[0]).toMatchObject({ loc: ['limit'], type: 'less_than_equal' });
+    expect(issuesOf(() => parseInput(schema, { name: 'ok', limit: '1e2' }))[0]).toMatchObject({ loc: ['limit'], type: 'int_parsing' });
+  });
+
+  it('applies the default and accepts digit strings', () => {
+    expect(parseInput(schema, { name: 'ok' })).toEqual({ name: 'ok', limit: 25 });
+    expect(parseInput(schema, { name: 'ok', limit: ' 100 ' })).toEqual({ name: 'ok', limit: 100 });
+  });
+
+  it('prefixes locations per transport', () => {
+    const error = new DomainError('validation_failed', 'x', { issues: [{ loc: ['limit'], msg: 'm', type: 't' }] });
+    expect(error.withLocPrefix(['query']).issues[0]!.loc).toEqual(['query', 'limit']);
+  });
+});
+
+describe('formatUsd', () => {
+  it.each([
+    ['0', '0'],
+    ['10.5000000000', '10.5'],
+    ['-0.0000000000', '0'],
+    ['0.00000000001', '0'],
+    ['0.00000000005', '0'],
+    ['0.00000000015', '0.0000000002'],
+    ['123456789012345678.1234567891', '123456789012345678.1234567891'],
+    ['1e-7', '0.0000001'],
+  ])('%s -> %s (10 places, half-even, no exponent)', (input, expected) => {
+    expect(formatUsd(input)).toBe(expected);
+  });
+});
+
+describe('loadConfig', () => {
+  it('uses documented defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ port: 8080, host: '0.0.0.0', databaseUrl: undefined, nodeEnv: 'development' });
+    expect(config.dataDir.endsWith('.data')).toBe(true);
+    expect(config.operator.brand.keyPrefix).toBe('baikal');
+  });
+
+  it('names every bad variable', () => {
+    expect(() => loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', NODE_ENV: 'staging' })).toThrow(ConfigError);
+    try {
+      loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', NODE_ENV: 'staging' });
+    } catch (error) {
+      const message = (error as Error).message;
+      expect(message).toContain('PORT');
+      expect(message).toContain('DATABASE_URL');
+      expect(message).toContain('NODE_ENV');
+    }
+  });
+
+  it('reads and validates the operator file', async () => {
+    const { writeFile, mkdtemp } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const dir = await mkdtemp(`${tmpdir()}/baikal-config-`);
+    await writeFile(`${dir}/ok.json`, JSON.stringify({ brand: { keyPrefix: 'acme' } }));
+    expect(loadConfig({ BAIKAL_CONFIG: `${dir}/ok.json` }).operator.brand.keyPrefix).toBe('acme');
+    await writeFile(`${dir}/bad.json`, JSON.stringify({ brand: { keyPrefix: 'Not Valid!' } }));
+    expect(() => loadConfig({ BAIKAL_CONFIG: `${dir}/bad.json` })).toThrow(/brand\.keyPrefix/);
+    expect(() => loadConfig({ BAIKAL_CONFIG: `${dir}/missing.json` })).toThrow(/BAIKAL_CONFIG: cannot read/);
+  });
+});
