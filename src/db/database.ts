@@ -69,6 +69,14 @@ async function startEmbeddedPostgres(config: Config, log: Logger): Promise<Embed
   const fresh = !existsSync(path.join(dir, 'PG_VERSION'));
   const password = fresh ? randomSecret(24) : (JSON.parse(await readFile(secretFile, 'utf8')) as { password: string }).password;
 
+  // PostgreSQL's own output, kept briefly so a failed start can say why.
+  const recent: string[] = [];
+  const remember = (message: unknown) => {
+    const text = (message instanceof Error ? message.message : String(message)).trim();
+    log.debug({ postgres: text }, 'embedded postgres');
+    recent.push(text);
+    if (recent.length > 5) recent.shift();
+  };
   const pg = new EmbeddedPostgres({
     databaseDir: dir,
     port,
@@ -79,8 +87,8 @@ async function startEmbeddedPostgres(config: Config, log: Logger): Promise<Embed
     // PostgreSQL refuses to run as root; the package runs it as the `postgres` OS user, creating one if needed.
     createPostgresUser: asRoot,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1'],
-    onLog: (message) => log.debug({ postgres: String(message).trim() }, 'embedded postgres'),
-    onError: (message) => log.debug({ postgres: String(message).trim() }, 'embedded postgres'),
+    onLog: (message) => remember(message),
+    onError: (message) => remember(message),
   });
 
   if (fresh) {
@@ -93,7 +101,12 @@ async function startEmbeddedPostgres(config: Config, log: Logger): Promise<Embed
     }
     await writeFile(secretFile, JSON.stringify({ password }), { mode: 0o600 });
   }
-  await pg.start();
+  try {
+    await pg.start();
+  } catch (error) {
+    const reason = recent.find((line) => /FATAL|ERROR|HINT/.test(line)) ?? (error instanceof Error ? error.message : String(error));
+    throw new Error(`cannot start the embedded PostgreSQL in ${dir} (is another Baikal using this DATA_DIR?): ${reason}`);
+  }
   await ensureDatabase(pg, EMBEDDED_DB);
   return {
     url: `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${EMBEDDED_DB}`,

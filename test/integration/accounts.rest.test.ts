@@ -273,3 +273,24 @@ describe('GET /auth/summary and /auth/transactions', () => {
     expectValidationError(await http(url, 'GET', `/auth/transactions?limit=${limit}`, { token }), ['query', 'limit'], type);
   });
 });
+
+describe('sign-in throttle per client address', () => {
+  let throttled: TestGateway;
+  beforeAll(async () => {
+    // Behind a trusted proxy the client address comes from X-Forwarded-For, which lets one test act as several clients.
+    throttled = await startTestGateway({ TRUST_PROXY: 'loopback', LOGIN_MAX_ATTEMPTS_PER_ADDRESS: '3', LOGIN_MAX_FAILURES_PER_ACCOUNT: '100' });
+  });
+  afterAll(async () => {
+    await throttled?.close();
+  });
+
+  it('limits attempts from one address across different logins, and not other addresses', async () => {
+    const attempt = (address: string, login: string) =>
+      http(throttled.url, 'POST', '/auth/login', { body: { login, password: 'whatever-it-is' }, headers: { 'x-forwarded-for': address } });
+    for (const login of ['first', 'second', 'third']) expect((await attempt('203.0.113.7', login)).status).toBe(401);
+    const limited = await attempt('203.0.113.7', 'fourth');
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(800);
+    expect((await attempt('203.0.113.8', 'fourth')).status).toBe(401);
+  });
+});

@@ -77,7 +77,7 @@ describe('loadConfig', () => {
   });
 
   it('reads and validates the operator file', async () => {
-    const { writeFile, mkdtemp } = await import('node:fs/promises');
+    const { writeFile, mkdtemp, rm } = await import('node:fs/promises');
     const { tmpdir } = await import('node:os');
     const dir = await mkdtemp(`${tmpdir()}/baikal-config-`);
     await writeFile(`${dir}/ok.json`, JSON.stringify({ brand: { keyPrefix: 'acme' } }));
@@ -85,5 +85,6 @@ describe('loadConfig', () => {
     await writeFile(`${dir}/bad.json`, JSON.stringify({ brand: { keyPrefix: 'Not Valid!' } }));
     expect(() => loadConfig({ BAIKAL_CONFIG: `${dir}/bad.json` })).toThrow(/brand\.keyPrefix/);
     expect(() => loadConfig({ BAIKAL_CONFIG: `${dir}/missing.json` })).toThrow(/BAIKAL_CONFIG: cannot read/);
+    await rm(dir, { recursive: true, force: true });
   });
 });
