@@ -82,6 +82,17 @@ function formatIssues(prefix: string, error: z.ZodError): string {
     .join('; ');
 }
 
+/** For entry points: the configuration, or a one-line message naming the bad setting and exit code 2. */
+export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`baikal: ${error.message}\n`);
+    process.exit(2);
+  }
+}
+
 /** Reads and validates configuration. Throws ConfigError naming every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(env);

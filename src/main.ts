@@ -1,19 +1,10 @@
 import 'reflect-metadata';
-import { ConfigError, loadConfig } from './config.js';
+import { loadConfigOrExit } from './config.js';
 import { createLogger } from './shared/logging.js';
 import { startGateway, type RunningGateway } from './server.js';
 
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`baikal: ${error.message}\n`);
-      process.exit(2);
-    }
-    throw error;
-  }
+  const config = loadConfigOrExit();
   const log = createLogger(config.logLevel);
   log.info({ nodeVersion: process.version, env: config.nodeEnv, pid: process.pid }, 'Baikal gateway starting');
 

@@ -1,20 +1,11 @@
 import 'reflect-metadata';
-import { ConfigError, loadConfig, type Config } from '../config.js';
+import { loadConfigOrExit, type Config } from '../config.js';
 import { migrate, openDatabase, type Database } from '../db/database.js';
 import { createLogger, type Logger } from '../shared/logging.js';
 
 /** Runs a command-line task against the configured database, migrated first; exit code 0/1/2. */
 export async function runCli(task: (db: Database, config: Config, log: Logger) => Promise<void>): Promise<void> {
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`baikal: ${error.message}\n`);
-      process.exit(2);
-    }
-    throw error;
-  }
+  const config = loadConfigOrExit();
   const log = createLogger(process.env.LOG_LEVEL ?? 'warn');
   const db = await openDatabase(config, log);
   let code = 0;
