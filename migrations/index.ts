@@ -1,5 +1,6 @@
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261122000000_accounts } from './Migration20261122000000_accounts.js';
+import { Migration20261122010000_catalog_billing } from './Migration20261122010000_catalog_billing.js';
 
 /**
  * Every migration, in order. Listed explicitly (not globbed from disk) so the same list runs from the
@@ -7,4 +8,5 @@ import { Migration20261122000000_accounts } from './Migration20261122000000_acco
  */
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122000000_accounts', class: Migration20261122000000_accounts },
+  { name: 'Migration20261122010000_catalog_billing', class: Migration20261122010000_catalog_billing },
 ];

@@ -3,8 +3,11 @@ import type { GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import type { PubSub } from '../src/shared/pubsub.js';
 import { AccountResolver } from './account.resolver.js';
+import { AdminResolver } from './admin.resolver.js';
+import { CatalogResolver } from './catalog.resolver.js';
+import { KeysResolver } from './keys.resolver.js';
 
-export const resolvers = [AccountResolver] as const;
+export const resolvers = [AccountResolver, KeysResolver, CatalogResolver, AdminResolver] as const;
 
 /** Builds the executable schema; `schema/schema.graphql` is this schema printed (a test keeps them equal). */
 export function buildGraphQLSchema(pubSub: PubSub): Promise<GraphQLSchema> {

@@ -133,7 +133,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   await apollo.start();
 
   const json = express.json({ limit: BODY_LIMIT, strict: false });
-  app.use(['/graphql', '/trpc', '/auth'], requireMigrated(readiness));
+  app.use(['/graphql', '/trpc', '/auth', '/keys', '/catalog'], requireMigrated(readiness));
   app.use('/graphql', json, withContext, expressMiddleware(apollo, { context: async ({ res }) => res.locals.ctx as RequestContext }));
   app.use('/trpc', json, withContext, createExpressMiddleware({ router: appRouter, createContext: ({ res }) => res.locals.ctx as RequestContext }));
   app.use(json, withContext, cabinetRouter());

@@ -27,6 +27,8 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Optional JSON file with operator data (catalog, upstreams, payment methods). */
   BAIKAL_CONFIG: optionalString,
+  /** Catalog file seeded into the database on first start (default: the shipped catalog of SPEC.md). */
+  BAIKAL_CATALOG: optionalString,
   /** Port for the embedded PostgreSQL; 0 picks a free one at every start. */
   EMBEDDED_PG_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   /** Set when the gateway is served over HTTPS (directly or behind a proxy): cookies get Secure and the __Host- prefix. */
@@ -74,6 +76,7 @@ export interface Config {
   shutdownGraceMs: number;
   operator: OperatorConfig;
   configFile?: string;
+  catalogFile?: string;
 }
 
 function formatIssues(prefix: string, error: z.ZodError): string {
@@ -130,5 +133,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,
     operator: operator.data,
     configFile: e.BAIKAL_CONFIG,
+    catalogFile: e.BAIKAL_CATALOG,
   };
 }

@@ -47,7 +47,12 @@ export async function startGateway(config: Config, log: Logger, clock: Clock = s
     await database.close();
     throw error;
   }
+  await services.catalog.load();
   readiness.migrated = true;
+  // Holds past their expiry already stop counting; the sweep closes them so the table stays small.
+  const sweeper = setInterval(() => {
+    services.billing.expireHolds().catch((error: unknown) => log.warn({ err: error }, 'hold sweep failed'));
+  }, 30_000).unref();
   const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
   log.info({ port: address.port, host: address.address, url }, `Baikal gateway ready on ${url}`);
 
@@ -61,7 +66,9 @@ export async function startGateway(config: Config, log: Logger, clock: Clock = s
     gateway,
     stop: () =>
       (stopping ??= (async () => {
+        clearInterval(sweeper);
         await gateway.close();
+        await services.keys.flushLastUsed();
         await database.close();
       })()),
   };

@@ -4,7 +4,7 @@ import { newId } from '../shared/ids.js';
 
 @Entity({ tableName: 'users' })
 export class User {
-  [OptionalProps]?: 'id' | 'username' | 'email' | 'emailVerified' | 'passwordHash' | 'isAdmin' | 'balancePaidUsd' | 'balanceBonusUsd' | 'createdAt' | 'updatedAt';
+  [OptionalProps]?: 'id' | 'username' | 'email' | 'emailVerified' | 'passwordHash' | 'isAdmin' | 'balancePaidUsd' | 'balanceBonusUsd' | 'trustedPartnerUntil' | 'creditLimitUsd' | 'createdAt' | 'updatedAt';
 
   @PrimaryKey({ type: 'uuid' })
   id: string = newId();
@@ -32,6 +32,13 @@ export class User {
 
   @Property({ type: 'decimal', precision: 30, scale: 10 })
   balanceBonusUsd: string = '0';
+
+  /** While in the future, the account may spend below zero down to creditLimitUsd. */
+  @Property({ type: 'timestamptz', nullable: true })
+  trustedPartnerUntil: Date | null = null;
+
+  @Property({ type: 'decimal', precision: 30, scale: 10 })
+  creditLimitUsd: string = '0';
 
   @Property({ type: 'timestamptz' })
   createdAt: Date = new Date();

@@ -1,8 +1,14 @@
 import { router } from './trpc.js';
 import { accountsRouter } from './routers/accounts.router.js';
+import { adminRouter } from './routers/admin.router.js';
+import { catalogRouter } from './routers/catalog.router.js';
+import { keysRouter } from './routers/keys.router.js';
 
 export const appRouter = router({
   accounts: accountsRouter,
+  keys: keysRouter,
+  catalog: catalogRouter,
+  admin: adminRouter,
 });
 
 /** Imported (as a type only) by TypeScript front ends and by the tests' tRPC client. */

@@ -1,0 +1,60 @@
+import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { requireActor, type RequestContext } from '../src/context.js';
+import type { CatalogModelInput, PricingPlanInput as PricingPlanInputData } from '../src/catalog/catalog.schemas.js';
+import { definedOnly } from './keys.resolver.js';
+import { AdjustBalanceInput, LedgerPosting, TrustedPartner, TrustedPartnerInput } from './types/billing.types.js';
+import { CatalogModel, PricingPlanInput, PricingPlanView } from './types/catalog.types.js';
+import { KeyLimits, KeyLimitsInput } from './types/keys.types.js';
+
+/** Operator mutations; every one answers FORBIDDEN unless the caller is an admin. */
+@Resolver()
+export class AdminResolver {
+  @Mutation(() => LedgerPosting, { description: 'Credits (positive) or debits (negative) an account, with a reason.' })
+  async adjustBalance(@Ctx() ctx: RequestContext, @Arg('input', () => AdjustBalanceInput) input: AdjustBalanceInput): Promise<LedgerPosting> {
+    return ctx.services.billing.adjustBalance(requireActor(ctx), definedOnly({ ...input, idempotencyKey: input.idempotencyKey ?? undefined }));
+  }
+
+  @Mutation(() => KeyLimits, { description: 'Overrides a key’s requests per minute, concurrency or monthly spend cap.' })
+  async setKeyLimits(@Ctx() ctx: RequestContext, @Arg('input', () => KeyLimitsInput) input: KeyLimitsInput): Promise<KeyLimits> {
+    return ctx.services.keys.setLimits(requireActor(ctx), definedOnly({ ...input }));
+  }
+
+  @Mutation(() => TrustedPartner)
+  async setTrustedPartner(@Ctx() ctx: RequestContext, @Arg('input', () => TrustedPartnerInput) input: TrustedPartnerInput): Promise<TrustedPartner> {
+    return ctx.services.billing.setTrustedPartner(requireActor(ctx), { ...input });
+  }
+
+  @Mutation(() => TrustedPartner)
+  async revokeTrustedPartner(@Ctx() ctx: RequestContext, @Arg('userId', () => ID) userId: string): Promise<TrustedPartner> {
+    return ctx.services.billing.revokeTrustedPartner(requireActor(ctx), userId);
+  }
+
+  @Mutation(() => PricingPlanView)
+  async upsertPricingPlan(@Ctx() ctx: RequestContext, @Arg('input', () => PricingPlanInput) input: PricingPlanInput): Promise<PricingPlanView> {
+    return ctx.services.catalog.upsertPlan(
+      requireActor(ctx),
+      definedOnly({ ...input, multiplier: input.multiplier ?? undefined, overrides: (input.overrides ?? undefined) as PricingPlanInputData['overrides'] }),
+    );
+  }
+
+  @Mutation(() => CatalogModel, { description: 'Sets a model’s public prices in one group; billing uses them from the next request.' })
+  async setModelPrices(
+    @Ctx() ctx: RequestContext,
+    @Arg('modelId', () => ID) modelId: string,
+    @Arg('group', () => ID) group: string,
+    @Arg('prices', () => GraphQLJSONObject, { description: '{tokens: {input, output, cacheRead, cacheWrite}} or {perGeneration} or {perSecond}' }) prices: Record<string, unknown>,
+  ): Promise<CatalogModel> {
+    return (await ctx.services.catalog.setModelPrices(requireActor(ctx), modelId, group, prices)) as CatalogModel;
+  }
+
+  @Mutation(() => CatalogModel, { description: 'Adds or replaces a catalog model (the catalog file’s model shape).' })
+  async upsertCatalogModel(@Ctx() ctx: RequestContext, @Arg('model', () => GraphQLJSONObject) model: Record<string, unknown>): Promise<CatalogModel> {
+    return (await ctx.services.catalog.upsertModel(requireActor(ctx), model as CatalogModelInput)) as CatalogModel;
+  }
+
+  @Mutation(() => Boolean)
+  async removeCatalogModel(@Ctx() ctx: RequestContext, @Arg('modelId', () => ID) modelId: string): Promise<boolean> {
+    return ctx.services.catalog.removeModel(requireActor(ctx), modelId);
+  }
+}

@@ -1,0 +1,107 @@
+import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { DateTimeISOResolver } from 'graphql-scalars';
+
+@ObjectType({ description: 'An API key (the secret itself is shown only at creation).' })
+export class ApiKey {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => String, { nullable: true })
+  label!: string | null;
+
+  @Field(() => String)
+  providerFamily!: string;
+
+  @Field(() => String)
+  routeGroup!: string;
+
+  @Field(() => String)
+  pricingPlan!: string;
+
+  @Field(() => String, { nullable: true })
+  monthlySpendCap!: string | null;
+
+  @Field(() => DateTimeISOResolver, { nullable: true })
+  lastUsed!: Date | null;
+
+  @Field(() => DateTimeISOResolver)
+  createdAt!: Date;
+}
+
+@ObjectType({ description: 'A new API key; `key` is the raw secret and is never shown again.' })
+export class CreatedApiKey {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => String)
+  key!: string;
+
+  @Field(() => String, { nullable: true })
+  label!: string | null;
+
+  @Field(() => String)
+  providerFamily!: string;
+
+  @Field(() => String)
+  routeGroup!: string;
+
+  @Field(() => String)
+  pricingPlan!: string;
+
+  @Field(() => String, { nullable: true })
+  monthlySpendCap!: string | null;
+
+  @Field(() => DateTimeISOResolver)
+  createdAt!: Date;
+}
+
+@InputType()
+export class CreateKeyInput {
+  @Field(() => String, { nullable: true, description: 'At most 128 characters.' })
+  label?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Default: the first family of the catalog.' })
+  providerFamily?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Default: cheap.' })
+  routeGroup?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Default: siberia.' })
+  pricingPlan?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'USD per calendar month (UTC), a decimal string.' })
+  monthlySpendCap?: string | null;
+}
+
+@ObjectType({ description: 'A key as the inference path sees it, with its limit overrides (admin view).' })
+export class KeyLimits {
+  @Field(() => ID)
+  keyId!: string;
+
+  @Field(() => ID)
+  userId!: string;
+
+  @Field(() => Int, { nullable: true })
+  rpmLimit!: number | null;
+
+  @Field(() => Int, { nullable: true })
+  concurrencyLimit!: number | null;
+
+  @Field(() => String, { nullable: true })
+  monthlySpendCap!: string | null;
+}
+
+@InputType()
+export class KeyLimitsInput {
+  @Field(() => ID)
+  keyId!: string;
+
+  @Field(() => Int, { nullable: true, description: 'Requests per minute; null restores the baseline.' })
+  rpmLimit?: number | null;
+
+  @Field(() => Int, { nullable: true, description: 'Concurrent requests; null restores the baseline.' })
+  concurrencyLimit?: number | null;
+
+  @Field(() => String, { nullable: true, description: 'USD per month; null removes the cap.' })
+  monthlySpendCap?: string | null;
+}

@@ -1,0 +1,339 @@
+import { Decimal } from 'decimal.js';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { requireAdmin } from '../catalog/catalog.service.js';
+import type { Actor } from '../shared/actor.js';
+import { DomainError } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import type { Logger } from '../shared/logging.js';
+import { formatUsd, money } from '../shared/money.js';
+import { parseInput } from '../shared/validation.js';
+import { USAGE_KINDS } from '../accounts/accounts.service.js';
+import { adjustBalanceInput, trustedPartnerInput, userIdInput, type AdjustBalanceInput, type TrustedPartnerInput } from './billing.schemas.js';
+
+/** How long a hold may outlive its request before it stops counting (and is swept). */
+export const DEFAULT_HOLD_TTL_MS = 10 * 60_000;
+
+export interface HoldRequest {
+  userId: string;
+  apiKeyId: string | null;
+  /** The request (or video task phase) this hold covers; a retried hold with the same id is the same hold. */
+  requestId: string;
+  amountUsd: Decimal.Value;
+  ttlMs?: number;
+}
+
+export interface HoldView {
+  id: string;
+  requestId: string;
+  userId: string;
+  apiKeyId: string | null;
+  amountUsd: string;
+  status: 'active' | 'settled' | 'released' | 'expired';
+  expiresAt: Date;
+}
+
+export interface SettleRequest {
+  requestId: string;
+  userId: string;
+  apiKeyId: string | null;
+  costUsd: Decimal.Value;
+  kind: (typeof USAGE_KINDS)[number];
+  /** The public provider family, never an upstream name. */
+  provider: string | null;
+  model: string | null;
+  promptTokens: number | null;
+  completionTokens: number | null;
+}
+
+export interface Settlement {
+  transactionId: string;
+  amountUsd: string;
+  /** False when this settlement had already been posted (a replay): nothing changed. */
+  applied: boolean;
+}
+
+export interface PostRequest {
+  userId: string;
+  amountUsd: Decimal.Value;
+  kind: string;
+  idempotencyKey: string;
+  /** Which balance a credit goes to; debits always spend bonus first. */
+  bucket?: 'paid' | 'bonus';
+  apiKeyId?: string | null;
+  provider?: string | null;
+  model?: string | null;
+  promptTokens?: number | null;
+  completionTokens?: number | null;
+  note?: string | null;
+}
+
+export interface TrustedPartnerView {
+  userId: string;
+  trustedPartnerUntil: Date | null;
+  creditLimitUsd: string;
+}
+
+interface UserMoneyRow {
+  balance_paid_usd: string;
+  balance_bonus_usd: string;
+  trusted_partner_until: Date | null;
+  credit_limit_usd: string;
+}
+
+const USAGE_KIND_LIST = USAGE_KINDS.map((k) => `'${k}'`).join(',');
+
+/**
+ * The ledger and the holds against it. Every money effect is one PostgreSQL transaction that locks
+ * the account row, so concurrent holds and settlements of one account serialise and stay exact; the
+ * account's cached balances move only together with an appended ledger row.
+ */
+export class BillingService {
+  constructor(private readonly deps: { orm: MikroORM; log: Logger }) {}
+
+  private em(): EntityManager {
+    return this.deps.orm.em.fork();
+  }
+
+  private async lockUser(tx: EntityManager, userId: string): Promise<UserMoneyRow> {
+    const [row] = await tx.execute<UserMoneyRow[]>(
+      'select balance_paid_usd, balance_bonus_usd, trusted_partner_until, credit_limit_usd from users where id = ? for update',
+      [userId],
+    );
+    if (!row) throw new DomainError('not_found', 'No such account');
+    return row;
+  }
+
+  /**
+   * Reserves `amountUsd` against the available balance (balance + active trusted-partner credit -
+   * active holds) and the key's monthly spend cap, atomically. 402 when it does not fit.
+   */
+  async hold(request: HoldRequest): Promise<HoldView> {
+    const amount = money(request.amountUsd);
+    if (amount.isNegative()) throw new Error('a hold cannot be negative');
+    return this.em().transactional(async (tx) => {
+      const user = await this.lockUser(tx, request.userId);
+      const existing = await this.findHold(tx, request.requestId);
+      if (existing) return existing;
+
+      const [{ held }] = (await tx.execute<{ held: string }[]>(
+        `select coalesce(sum(amount_usd), 0) as held from holds where user_id = ? and status = 'active' and expires_at > now()`,
+        [request.userId],
+      )) as [{ held: string }];
+      const partnerActive = user.trusted_partner_until !== null && new Date(user.trusted_partner_until).getTime() > Date.now();
+      const available = money(user.balance_paid_usd)
+        .plus(user.balance_bonus_usd)
+        .plus(partnerActive ? user.credit_limit_usd : 0)
+        .minus(held);
+      if (amount.greaterThan(available)) {
+        throw new DomainError('insufficient_balance', 'Insufficient balance for this request; top up to continue');
+      }
+
+      if (request.apiKeyId) {
+        const [key] = await tx.execute<{ monthly_spend_cap_usd: string | null }[]>(
+          'select monthly_spend_cap_usd from api_keys where id = ? and user_id = ? for update',
+          [request.apiKeyId, request.userId],
+        );
+        if (!key) throw new DomainError('not_found', 'No such key');
+        if (key.monthly_spend_cap_usd !== null) {
+          const [usage] = await tx.execute<{ spent: string; held: string }[]>(
+            `select
+               (select coalesce(-sum(amount_usd), 0) from transactions
+                 where api_key_id = ? and kind in (${USAGE_KIND_LIST})
+                   and created_at >= date_trunc('month', now() at time zone 'utc') at time zone 'utc') as spent,
+               (select coalesce(sum(amount_usd), 0) from holds
+                 where api_key_id = ? and status = 'active' and expires_at > now()) as held`,
+            [request.apiKeyId, request.apiKeyId],
+          );
+          if (money(usage!.spent).plus(usage!.held).plus(amount).greaterThan(key.monthly_spend_cap_usd)) {
+            throw new DomainError('spend_cap_reached', "This key's monthly spend cap is reached");
+          }
+        }
+      }
+
+      const [row] = await tx.execute<HoldRow[]>(
+        `insert into holds (id, user_id, api_key_id, request_id, amount_usd, expires_at)
+         values (?, ?, ?, ?, ?, now() + (? * interval '1 millisecond'))
+         returning id, request_id, user_id, api_key_id, amount_usd, status, expires_at`,
+        [newId(), request.userId, request.apiKeyId, request.requestId, amount.toFixed(), request.ttlMs ?? DEFAULT_HOLD_TTL_MS],
+      );
+      return toHoldView(row!);
+    });
+  }
+
+  private async findHold(tx: EntityManager, requestId: string, lock = false): Promise<HoldView | null> {
+    const [row] = await tx.execute<HoldRow[]>(
+      `select id, request_id, user_id, api_key_id, amount_usd, status, expires_at from holds where request_id = ?${lock ? ' for update' : ''}`,
+      [requestId],
+    );
+    return row ? toHoldView(row) : null;
+  }
+
+  /**
+   * Posts the real cost of a request and closes its hold. Idempotent per request id: a replay posts
+   * nothing and returns the first settlement.
+   */
+  async settle(request: SettleRequest): Promise<Settlement> {
+    const cost = money(request.costUsd);
+    if (cost.isNegative()) throw new Error('a cost cannot be negative');
+    return this.em().transactional(async (tx) => {
+      await this.lockUser(tx, request.userId);
+      const hold = await this.findHold(tx, request.requestId, true);
+      if (hold && hold.status === 'active' && cost.greaterThan(hold.amountUsd)) {
+        this.deps.log.warn({ requestId: request.requestId, hold: hold.amountUsd, cost: cost.toFixed() }, 'settlement exceeds its hold');
+      }
+      const settlement = await this.postLocked(tx, {
+        userId: request.userId,
+        amountUsd: cost.negated(),
+        kind: request.kind,
+        idempotencyKey: `${request.kind}:${request.requestId}`,
+        apiKeyId: request.apiKeyId,
+        provider: request.provider,
+        model: request.model,
+        promptTokens: request.promptTokens,
+        completionTokens: request.completionTokens,
+      });
+      if (hold && hold.status === 'active') {
+        await tx.execute(`update holds set status = 'settled', closed_at = now() where id = ?`, [hold.id]);
+      }
+      return settlement;
+    });
+  }
+
+  /** Releases a hold without charging (failed request). Returns whether an active hold was released. */
+  async release(requestId: string): Promise<boolean> {
+    const result = await this.em().execute<{ affectedRows?: number; rowCount?: number }>(
+      `update holds set status = 'released', closed_at = now() where request_id = ? and status = 'active'`,
+      [requestId],
+      'run',
+    );
+    return Number(result.affectedRows ?? result.rowCount ?? 0) > 0;
+  }
+
+  /** Marks holds past their expiry as expired (they already stopped counting); returns how many. */
+  async expireHolds(): Promise<number> {
+    const result = await this.em().execute<{ affectedRows?: number }>(
+      `update holds set status = 'expired', closed_at = now() where status = 'active' and expires_at <= now()`,
+      [],
+      'run',
+    );
+    const count = Number(result.affectedRows ?? 0);
+    if (count > 0) this.deps.log.warn({ count }, 'expired holds released');
+    return count;
+  }
+
+  /** Appends one ledger row (idempotent on its key) and moves the cached balances with it. */
+  async post(request: PostRequest): Promise<Settlement> {
+    return this.em().transactional(async (tx) => {
+      await this.lockUser(tx, request.userId);
+      return this.postLocked(tx, request);
+    });
+  }
+
+  /** As `post`, inside a transaction that already holds the account row lock. */
+  private async postLocked(tx: EntityManager, request: PostRequest): Promise<Settlement> {
+    const [existing] = await tx.execute<{ id: string; amount_usd: string }[]>(
+      'select id, amount_usd from transactions where idempotency_key = ?',
+      [request.idempotencyKey],
+    );
+    if (existing) return { transactionId: existing.id, amountUsd: formatUsd(existing.amount_usd), applied: false };
+
+    const amount = money(request.amountUsd);
+    const [user] = await tx.execute<UserMoneyRow[]>('select balance_paid_usd, balance_bonus_usd from users where id = ?', [request.userId]);
+    let bonusPart: Decimal;
+    if (amount.isNegative()) {
+      // Spending uses bonus first (it expires), then paid balance (which may go below zero on a credit line).
+      const bonus = Decimal.max(money(user!.balance_bonus_usd), 0);
+      bonusPart = Decimal.min(bonus, amount.negated()).negated();
+    } else {
+      bonusPart = request.bucket === 'bonus' ? amount : money(0);
+    }
+    const paidPart = amount.minus(bonusPart);
+    const id = newId();
+    await tx.execute(
+      `insert into transactions (id, user_id, amount_usd, paid_usd, bonus_usd, kind, api_key_id, provider, model,
+                                 prompt_tokens, completion_tokens, idempotency_key, note)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        id,
+        request.userId,
+        amount.toFixed(),
+        paidPart.toFixed(),
+        bonusPart.toFixed(),
+        request.kind,
+        request.apiKeyId ?? null,
+        request.provider ?? null,
+        request.model ?? null,
+        request.promptTokens ?? null,
+        request.completionTokens ?? null,
+        request.idempotencyKey,
+        request.note ?? null,
+      ],
+    );
+    await tx.execute(
+      'update users set balance_paid_usd = balance_paid_usd + ?, balance_bonus_usd = balance_bonus_usd + ?, updated_at = now() where id = ?',
+      [paidPart.toFixed(), bonusPart.toFixed(), request.userId],
+    );
+    return { transactionId: id, amountUsd: formatUsd(amount), applied: true };
+  }
+
+  /** Admin: credits or debits an account with a reason, recorded in the ledger. */
+  async adjustBalance(actor: Actor, raw: AdjustBalanceInput): Promise<Settlement> {
+    requireAdmin(actor);
+    const input = parseInput(adjustBalanceInput, raw);
+    const settlement = await this.post({
+      userId: input.userId,
+      amountUsd: input.amountUsd,
+      kind: 'adjustment',
+      bucket: 'paid',
+      idempotencyKey: `adjustment:${input.idempotencyKey ?? newId()}`,
+      note: `${input.reason} (by ${actor.userId})`,
+    });
+    this.deps.log.info({ admin: actor.userId, userId: input.userId, amountUsd: settlement.amountUsd, applied: settlement.applied }, 'balance adjusted');
+    return settlement;
+  }
+
+  /** Admin: grants (or extends) trusted-partner status: spending below zero down to the credit limit until `validUntil`. */
+  async setTrustedPartner(actor: Actor, raw: TrustedPartnerInput): Promise<TrustedPartnerView> {
+    requireAdmin(actor);
+    const input = parseInput(trustedPartnerInput, raw);
+    const [row] = await this.em().execute<{ id: string; trusted_partner_until: Date | null; credit_limit_usd: string }[]>(
+      'update users set trusted_partner_until = ?, credit_limit_usd = ?, updated_at = now() where id = ? returning id, trusted_partner_until, credit_limit_usd',
+      [input.validUntil, input.creditLimitUsd, input.userId],
+    );
+    if (!row) throw new DomainError('not_found', 'No such account');
+    return { userId: row.id, trustedPartnerUntil: row.trusted_partner_until ? new Date(row.trusted_partner_until) : null, creditLimitUsd: formatUsd(row.credit_limit_usd) };
+  }
+
+  async revokeTrustedPartner(actor: Actor, userId: string): Promise<TrustedPartnerView> {
+    requireAdmin(actor);
+    const input = parseInput(userIdInput, { userId });
+    const [row] = await this.em().execute<{ id: string }[]>(
+      `update users set trusted_partner_until = null, credit_limit_usd = 0, updated_at = now() where id = ? returning id`,
+      [input.userId],
+    );
+    if (!row) throw new DomainError('not_found', 'No such account');
+    return { userId: row.id, trustedPartnerUntil: null, creditLimitUsd: '0' };
+  }
+}
+
+interface HoldRow {
+  id: string;
+  request_id: string;
+  user_id: string;
+  api_key_id: string | null;
+  amount_usd: string;
+  status: HoldView['status'];
+  expires_at: Date;
+}
+
+function toHoldView(row: HoldRow): HoldView {
+  return {
+    id: row.id,
+    requestId: row.request_id,
+    userId: row.user_id,
+    apiKeyId: row.api_key_id,
+    amountUsd: formatUsd(row.amount_usd),
+    status: row.status,
+    expiresAt: new Date(row.expires_at),
+  };
+}

@@ -1,0 +1,230 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { CatalogService } from '../catalog/catalog.service.js';
+import { requireAdmin } from '../catalog/catalog.service.js';
+import type { Config } from '../config.js';
+import type { Actor } from '../shared/actor.js';
+import { DomainError, type ValidationIssue } from '../shared/errors.js';
+import { newId, randomSecret, sha256Hex } from '../shared/ids.js';
+import type { Logger } from '../shared/logging.js';
+import { formatUsd } from '../shared/money.js';
+import { parseInput } from '../shared/validation.js';
+import { createKeyInput, keyIdInput, keyLimitsInput, type CreateKeyInput, type KeyLimitsInput } from './keys.schemas.js';
+
+export interface KeyView {
+  id: string;
+  label: string | null;
+  providerFamily: string;
+  routeGroup: string;
+  /** The public plan name, or `custom` for an operator's private plan. */
+  pricingPlan: string;
+  monthlySpendCap: string | null;
+  lastUsed: Date | null;
+  createdAt: Date;
+}
+
+export interface CreatedKeyView extends Omit<KeyView, 'lastUsed'> {
+  /** The raw key, returned once and never stored. */
+  key: string;
+}
+
+/** What the inference path knows about a key after authenticating it. */
+export interface KeyPrincipal {
+  keyId: string;
+  userId: string;
+  providerFamily: string;
+  routeGroup: string;
+  pricingPlan: string;
+  monthlySpendCap: string | null;
+  rpmLimit: number | null;
+  concurrencyLimit: number | null;
+}
+
+interface KeyRow {
+  id: string;
+  user_id: string;
+  label: string | null;
+  provider_family: string;
+  route_group: string;
+  pricing_plan: string;
+  monthly_spend_cap_usd: string | null;
+  rpm_limit: number | null;
+  concurrency_limit: number | null;
+  last_used_at: Date | null;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
+/** Active keys one account may hold. */
+export const MAX_ACTIVE_KEYS = 100;
+/** How long an authenticated key stays cached; revocation on this process evicts it at once. */
+const KEY_CACHE_TTL_MS = 60_000;
+const LAST_USED_FLUSH_MS = 5_000;
+
+export class KeysService {
+  private readonly cache = new Map<string, { principal: KeyPrincipal; until: number }>();
+  private readonly usedSince = new Map<string, Date>();
+  private flushTimer?: NodeJS.Timeout;
+
+  constructor(private readonly deps: { orm: MikroORM; config: Config; log: Logger; catalog: CatalogService }) {}
+
+  private get prefix(): string {
+    return `${this.deps.config.operator.brand.keyPrefix}-sk-`;
+  }
+
+  async list(actor: Actor): Promise<KeyView[]> {
+    const rows = await this.deps.orm.em
+      .fork()
+      .execute<KeyRow[]>('select * from api_keys where user_id = ? and revoked_at is null order by created_at desc, id desc', [actor.userId]);
+    return rows.map((row) => this.toView(row));
+  }
+
+  async create(actor: Actor, raw: CreateKeyInput): Promise<CreatedKeyView> {
+    const input = parseInput(createKeyInput, raw ?? {});
+    const catalog = this.deps.catalog.snapshot;
+    const family = input.provider_family ?? catalog.data.families[0]!.id;
+    const group = input.route_group ?? 'cheap';
+    const plan = input.pricing_plan ?? catalog.defaultPlan;
+
+    const issues: ValidationIssue[] = [];
+    if (!catalog.families.has(family)) {
+      issues.push({ loc: ['provider_family'], msg: `Input should be one of: ${[...catalog.families.keys()].join(', ')}`, type: 'enum' });
+    } else {
+      const groups = catalog.publicGroupsOf(family);
+      if (!groups.includes(group)) issues.push({ loc: ['route_group'], msg: `Input should be a route group of ${family}: ${groups.join(', ') || 'none'}`, type: 'enum' });
+    }
+    const publicPlans = catalog.data.plans.filter((p) => p.public).map((p) => p.id);
+    if (!publicPlans.includes(plan)) issues.push({ loc: ['pricing_plan'], msg: `Input should be one of: ${publicPlans.join(', ')}`, type: 'enum' });
+    if (issues.length) throw new DomainError('validation_failed', 'Request validation failed', { issues });
+
+    const em = this.deps.orm.em.fork();
+    const [{ n }] = (await em.execute<{ n: string }[]>('select count(*) as n from api_keys where user_id = ? and revoked_at is null', [actor.userId])) as [{ n: string }];
+    if (Number(n) >= MAX_ACTIVE_KEYS) throw new DomainError('conflict', `An account may have at most ${MAX_ACTIVE_KEYS} active keys; revoke one first`, { reason: 'too_many_keys' });
+
+    const key = this.prefix + randomSecret(32);
+    const [row] = await em.execute<KeyRow[]>(
+      `insert into api_keys (id, user_id, label, key_hash, key_hint, provider_family, route_group, pricing_plan, monthly_spend_cap_usd)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?) returning *`,
+      [newId(), actor.userId, input.label ?? null, sha256Hex(key), key.slice(-4), family, group, plan, input.monthly_spend_cap ?? null],
+    );
+    this.deps.log.info({ keyId: row!.id, userId: actor.userId }, 'API key created');
+    const { lastUsed: _lastUsed, ...view } = this.toView(row!);
+    return { ...view, key };
+  }
+
+  /** Revokes one of the actor's keys; 404 for an unknown, revoked or someone else's key (ids cannot be probed). */
+  async revoke(actor: Actor, keyId: string): Promise<void> {
+    const { key_id } = parseInput(keyIdInput, { key_id: keyId });
+    const rows = await this.deps.orm.em
+      .fork()
+      .execute<{ key_hash: string }[]>(
+        'update api_keys set revoked_at = now() where id = ? and user_id = ? and revoked_at is null returning key_hash',
+        [key_id, actor.userId],
+      );
+    if (!rows[0]) throw new DomainError('not_found', 'No such key');
+    this.cache.delete(rows[0].key_hash);
+    this.deps.log.info({ keyId: key_id, userId: actor.userId }, 'API key revoked');
+  }
+
+  /**
+   * Resolves a raw key to its principal. The key is looked up by its SHA-256, so no comparison ever
+   * runs on the secret itself; results are cached so the inference path does not hit the database.
+   */
+  async authenticate(rawKey: string): Promise<KeyPrincipal | null> {
+    if (!rawKey.startsWith(this.prefix) || rawKey.length > 200) return null;
+    const hash = sha256Hex(rawKey);
+    const cached = this.cache.get(hash);
+    if (cached && cached.until > Date.now()) return cached.principal;
+    const [row] = await this.deps.orm.em.fork().execute<KeyRow[]>('select * from api_keys where key_hash = ? and revoked_at is null', [hash]);
+    if (!row) {
+      this.cache.delete(hash);
+      return null;
+    }
+    const principal = toPrincipal(row);
+    this.cache.set(hash, { principal, until: Date.now() + KEY_CACHE_TTL_MS });
+    return principal;
+  }
+
+  /** Notes a key's use; written in batches so requests never wait for it. */
+  markUsed(keyId: string, at = new Date()): void {
+    this.usedSince.set(keyId, at);
+    this.flushTimer ??= setTimeout(() => void this.flushLastUsed(), LAST_USED_FLUSH_MS).unref();
+  }
+
+  /** Writes pending last-used times in one statement (also called at shutdown). */
+  async flushLastUsed(): Promise<void> {
+    this.flushTimer = undefined;
+    if (this.usedSince.size === 0) return;
+    const batch = [...this.usedSince.entries()];
+    this.usedSince.clear();
+    const values = batch.map(() => '(?::uuid, ?::timestamptz)').join(', ');
+    try {
+      await this.deps.orm.em
+        .fork()
+        .execute(
+          `update api_keys k set last_used_at = greatest(coalesce(k.last_used_at, v.at), v.at) from (values ${values}) as v(id, at) where k.id = v.id`,
+          batch.flatMap(([id, at]) => [id, at]),
+        );
+    } catch (error) {
+      this.deps.log.warn({ err: error, keys: batch.length }, 'could not record key last-used times');
+    }
+  }
+
+  /** Admin: per-key overrides of the baseline limits and the monthly spend cap. */
+  async setLimits(actor: Actor, raw: KeyLimitsInput): Promise<KeyPrincipal> {
+    requireAdmin(actor);
+    const input = parseInput(keyLimitsInput, raw);
+    const sets: string[] = [];
+    const params: unknown[] = [];
+    if (input.rpmLimit !== undefined) (sets.push('rpm_limit = ?'), params.push(input.rpmLimit));
+    if (input.concurrencyLimit !== undefined) (sets.push('concurrency_limit = ?'), params.push(input.concurrencyLimit));
+    if (input.monthlySpendCap !== undefined) (sets.push('monthly_spend_cap_usd = ?'), params.push(input.monthlySpendCap));
+    const em = this.deps.orm.em.fork();
+    const [row] = sets.length
+      ? await em.execute<KeyRow[]>(`update api_keys set ${sets.join(', ')} where id = ? returning *`, [...params, input.keyId])
+      : await em.execute<KeyRow[]>('select * from api_keys where id = ?', [input.keyId]);
+    if (!row) throw new DomainError('not_found', 'No such key');
+    this.evictKey(row.id);
+    return toPrincipal(row);
+  }
+
+  /** The (family, group, plan) scopes of a user's active keys. */
+  async scopesOf(userId: string): Promise<{ family: string; group: string; plan: string }[]> {
+    const rows = await this.deps.orm.em
+      .fork()
+      .execute<{ provider_family: string; route_group: string; pricing_plan: string }[]>(
+        'select distinct provider_family, route_group, pricing_plan from api_keys where user_id = ? and revoked_at is null',
+        [userId],
+      );
+    return rows.map((r) => ({ family: r.provider_family, group: r.route_group, plan: r.pricing_plan }));
+  }
+
+  private evictKey(keyId: string): void {
+    for (const [hash, entry] of this.cache) if (entry.principal.keyId === keyId) this.cache.delete(hash);
+  }
+
+  private toView(row: KeyRow): KeyView {
+    return {
+      id: row.id,
+      label: row.label,
+      providerFamily: row.provider_family,
+      routeGroup: row.route_group,
+      pricingPlan: this.deps.catalog.snapshot.publicPlanName(row.pricing_plan),
+      monthlySpendCap: row.monthly_spend_cap_usd === null ? null : formatUsd(row.monthly_spend_cap_usd),
+      lastUsed: row.last_used_at ? new Date(row.last_used_at) : null,
+      createdAt: new Date(row.created_at),
+    };
+  }
+}
+
+function toPrincipal(row: KeyRow): KeyPrincipal {
+  return {
+    keyId: row.id,
+    userId: row.user_id,
+    providerFamily: row.provider_family,
+    routeGroup: row.route_group,
+    pricingPlan: row.pricing_plan,
+    monthlySpendCap: row.monthly_spend_cap_usd === null ? null : formatUsd(row.monthly_spend_cap_usd),
+    rpmLimit: row.rpm_limit,
+    concurrencyLimit: row.concurrency_limit,
+  };
+}
