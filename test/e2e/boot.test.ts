@@ -81,3 +81,40 @@ describe('the admin bootstrap CLI', () => {
     expect(weak.stderr).toContain('--password');
   });
 });
+
+describe('the catalog loader CLI', () => {
+  let db: TestDatabase;
+  let dir: string;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    dir = await mkdtemp(`${tmpdir()}/baikal-catalog-`);
+  });
+  afterAll(async () => {
+    await db.drop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('replaces the stored catalog with the operator file, and refuses an invalid one without changing anything', async () => {
+    const { writeFile } = await import('node:fs/promises');
+    const catalog = {
+      families: [{ id: 'acme', label: 'Acme' }],
+      groups: [{ id: 'fast', label: 'Fast' }],
+      plans: [{ id: 'standard', label: 'Standard', public: true }],
+      defaultPlan: 'standard',
+      models: [{ id: 'acme-1', label: 'Acme 1', family: 'acme', kind: 'text', endpoints: ['/v1/chat/completions'], groups: { fast: { tokens: { input: '1', output: '2' } } } }],
+    };
+    await writeFile(`${dir}/catalog.json`, JSON.stringify(catalog));
+    const loaded = await runNode(['dist/src/cli/admin.js', 'load-catalog'], { DATABASE_URL: db.url, BAIKAL_CATALOG: `${dir}/catalog.json` });
+    expect(loaded.stderr).toBe('');
+    expect(loaded.stdout).toContain('catalog version 2 loaded: 1 models');
+    const [row] = await db.query<{ ids: string[] }>(`select array(select jsonb_array_elements(data->'models')->>'id') as ids from catalog`);
+    expect(row!.ids).toEqual(['acme-1']);
+
+    await writeFile(`${dir}/bad.json`, JSON.stringify({ ...catalog, models: [{ ...catalog.models[0], family: 'nobody' }] }));
+    const refused = await runNode(['dist/src/cli/admin.js', 'load-catalog'], { DATABASE_URL: db.url, BAIKAL_CATALOG: `${dir}/bad.json` });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('unknown family nobody');
+    const [{ version }] = await db.query<{ version: number }>('select version from catalog');
+    expect(version).toBe(2);
+  });
+});
