@@ -1,8 +1,9 @@
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { DateTimeISOResolver } from 'graphql-scalars';
 
-@ObjectType({ description: 'An API key (the secret itself is shown only at creation).' })
-export class ApiKey {
+/** The fields every view of a key shares. */
+@ObjectType()
+abstract class ApiKeyFields {
   @Field(() => ID)
   id!: string;
 
@@ -21,38 +22,20 @@ export class ApiKey {
   @Field(() => String, { nullable: true })
   monthlySpendCap!: string | null;
 
-  @Field(() => DateTimeISOResolver, { nullable: true })
-  lastUsed!: Date | null;
-
   @Field(() => DateTimeISOResolver)
   createdAt!: Date;
+}
+
+@ObjectType({ description: 'An API key (the secret itself is shown only at creation).' })
+export class ApiKey extends ApiKeyFields {
+  @Field(() => DateTimeISOResolver, { nullable: true })
+  lastUsed!: Date | null;
 }
 
 @ObjectType({ description: 'A new API key; `key` is the raw secret and is never shown again.' })
-export class CreatedApiKey {
-  @Field(() => ID)
-  id!: string;
-
+export class CreatedApiKey extends ApiKeyFields {
   @Field(() => String)
   key!: string;
-
-  @Field(() => String, { nullable: true })
-  label!: string | null;
-
-  @Field(() => String)
-  providerFamily!: string;
-
-  @Field(() => String)
-  routeGroup!: string;
-
-  @Field(() => String)
-  pricingPlan!: string;
-
-  @Field(() => String, { nullable: true })
-  monthlySpendCap!: string | null;
-
-  @Field(() => DateTimeISOResolver)
-  createdAt!: Date;
 }
 
 @InputType()
