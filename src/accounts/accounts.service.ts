@@ -10,6 +10,7 @@ import { formatUsd, money } from '../shared/money.js';
 import { Topics, type PubSub } from '../shared/pubsub.js';
 import { WindowCounter } from '../shared/throttle.js';
 import { parseInput } from '../shared/validation.js';
+import { TOPUP_KINDS, USAGE_KINDS } from '../ledger/kinds.js';
 import { LedgerTransaction } from '../ledger/transaction.entity.js';
 import { loginInput, registerInput, transactionsQuery, type LoginInput, type RegisterInput, type TransactionsQuery } from './accounts.schemas.js';
 import { hashPassword, verifyDecoy, verifyPassword } from './password.js';
@@ -54,9 +55,6 @@ export interface SignedIn {
   expiresAt: Date;
 }
 
-/** Ledger kinds that are spending (shown as usage) and money paid in (shown as top-ups). */
-export const USAGE_KINDS = ['usage', 'video'] as const;
-export const TOPUP_KINDS = ['topup'] as const;
 
 const SESSION_TOKEN_PREFIX = 'bks_';
 /** lastSeenAt is refreshed at most this often, so authenticated reads are not all writes. */

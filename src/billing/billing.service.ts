@@ -7,7 +7,7 @@ import { newId } from '../shared/ids.js';
 import type { Logger } from '../shared/logging.js';
 import { formatUsd, money } from '../shared/money.js';
 import { parseInput } from '../shared/validation.js';
-import { USAGE_KINDS } from '../accounts/accounts.service.js';
+import { USAGE_KINDS, type UsageKind } from '../ledger/kinds.js';
 import { adjustBalanceInput, trustedPartnerInput, userIdInput, type AdjustBalanceInput, type TrustedPartnerInput } from './billing.schemas.js';
 
 /** How long a hold may outlive its request before it stops counting (and is swept). */
@@ -37,7 +37,7 @@ export interface SettleRequest {
   userId: string;
   apiKeyId: string | null;
   costUsd: Decimal.Value;
-  kind: (typeof USAGE_KINDS)[number];
+  kind: UsageKind;
   /** The public provider family, never an upstream name. */
   provider: string | null;
   model: string | null;
