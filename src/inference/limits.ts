@@ -1,0 +1,98 @@
+import { DomainError } from '../shared/errors.js';
+
+/** SPEC.md section 8 baselines; a key's own overrides win. */
+export interface LimitBaselines {
+  requestsPerMinute: number;
+  concurrentPerKey: number;
+  concurrentGlobal: number;
+}
+
+export const DEFAULT_LIMITS: LimitBaselines = { requestsPerMinute: 120, concurrentPerKey: 8, concurrentGlobal: 48 };
+
+export interface KeyLimitOverrides {
+  rpmLimit: number | null;
+  concurrencyLimit: number | null;
+}
+
+/** A held concurrency slot. `release()` is idempotent, so every exit path may call it. */
+export interface Slot {
+  release(): void;
+}
+
+const WINDOW_MS = 60_000;
+
+/**
+ * Per-process request limits: a sliding one-minute log per key (exact: the 121st request inside any
+ * 60 s is refused), and concurrency counters per key and overall. A refused request consumes nothing.
+ * Several processes share these through Redis (the scale-out capability).
+ */
+export class Limiter {
+  private readonly recent = new Map<string, number[]>();
+  private readonly inFlight = new Map<string, number>();
+  private global = 0;
+
+  constructor(
+    private readonly baselines: LimitBaselines = DEFAULT_LIMITS,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  acquire(keyId: string, overrides: KeyLimitOverrides): Slot {
+    const concurrency = overrides.concurrencyLimit ?? this.baselines.concurrentPerKey;
+    const rpm = overrides.rpmLimit ?? this.baselines.requestsPerMinute;
+
+    if (this.global >= this.baselines.concurrentGlobal) {
+      throw new DomainError('rate_limited', 'The service is at capacity; retry shortly', { retryAfterSeconds: 1, reason: 'capacity_limited' });
+    }
+    const running = this.inFlight.get(keyId) ?? 0;
+    if (running >= concurrency) {
+      throw new DomainError('rate_limited', `Too many concurrent requests for this key (limit ${concurrency})`, { retryAfterSeconds: 1, reason: 'concurrency_limited' });
+    }
+    const now = this.now();
+    const log = this.windowOf(keyId, now);
+    if (log.length >= rpm) {
+      const retryAfterSeconds = Math.max(1, Math.ceil((log[log.length - rpm]! + WINDOW_MS - now) / 1000));
+      throw new DomainError('rate_limited', `Rate limit of ${rpm} requests per minute reached for this key`, { retryAfterSeconds, reason: 'rate_limited' });
+    }
+
+    log.push(now);
+    this.inFlight.set(keyId, running + 1);
+    this.global += 1;
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        this.global -= 1;
+        const left = (this.inFlight.get(keyId) ?? 1) - 1;
+        if (left <= 0) this.inFlight.delete(keyId);
+        else this.inFlight.set(keyId, left);
+      },
+    };
+  }
+
+  /** Slots held now, for /ready, metrics and tests. */
+  get inFlightTotal(): number {
+    return this.global;
+  }
+
+  inFlightFor(keyId: string): number {
+    return this.inFlight.get(keyId) ?? 0;
+  }
+
+  private windowOf(keyId: string, now: number): number[] {
+    let log = this.recent.get(keyId);
+    if (!log) {
+      log = [];
+      this.recent.set(keyId, log);
+      if (this.recent.size > 50_000) this.sweep(now);
+    }
+    let expired = 0;
+    while (expired < log.length && log[expired]! <= now - WINDOW_MS) expired += 1;
+    if (expired) log.splice(0, expired);
+    return log;
+  }
+
+  private sweep(now: number): void {
+    for (const [key, log] of this.recent) if (!log.length || log[log.length - 1]! <= now - WINDOW_MS) this.recent.delete(key);
+  }
+}
