@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { resolveUpstreams, upstreamsSchema, type Upstream } from './inference/upstreams.config.js';
 
 /** Thrown at boot when the environment or the operator file is wrong; the message names the bad setting. */
 export class ConfigError extends Error {
@@ -55,6 +56,7 @@ const operatorFileSchema = z
         keyPrefix: z.string().regex(/^[a-z0-9]{2,16}$/).default('baikal'),
       })
       .prefault({}),
+    upstreams: upstreamsSchema,
   })
   .loose();
 
@@ -77,6 +79,8 @@ export interface Config {
   operator: OperatorConfig;
   configFile?: string;
   catalogFile?: string;
+  /** Upstreams with their credentials resolved; never logged, never shown. */
+  upstreams: Upstream[];
 }
 
 function formatIssues(prefix: string, error: z.ZodError): string {
@@ -113,6 +117,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const operator = operatorFileSchema.safeParse(operatorRaw);
   if (!operator.success) throw new ConfigError(`Invalid operator config ${e.BAIKAL_CONFIG}: ${formatIssues('', operator.error)}`);
 
+  let upstreams: Upstream[];
+  try {
+    upstreams = resolveUpstreams(operator.data.upstreams, env);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+
   return {
     port: e.PORT,
     host: e.HOST,
@@ -134,5 +145,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     operator: operator.data,
     configFile: e.BAIKAL_CONFIG,
     catalogFile: e.BAIKAL_CATALOG,
+    upstreams,
   };
 }

@@ -88,3 +88,45 @@ describe('loadConfig', () => {
     await rm(dir, { recursive: true, force: true });
   });
 });
+
+describe('upstream configuration', () => {
+  async function configWith(upstreams: unknown, env: Record<string, string> = {}) {
+    const { writeFile, mkdtemp, rm } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const dir = await mkdtemp(`${tmpdir()}/baikal-upstreams-`);
+    try {
+      await writeFile(`${dir}/operator.json`, JSON.stringify({ upstreams }));
+      return loadConfig({ BAIKAL_CONFIG: `${dir}/operator.json`, ...env });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+  const primary = {
+    id: 'primary',
+    kind: 'openai-compatible',
+    baseUrl: 'https://canary.invalid/v1',
+    credentialEnv: 'PRIMARY_KEY',
+    routes: [{ group: 'cheap', models: ['gen-5.6-luna'] }],
+  };
+
+  it('resolves credentials from the environment, with default timeouts and weights', async () => {
+    const config = await configWith([primary], { PRIMARY_KEY: 'sk-CANARY-123' });
+    expect(config.upstreams).toHaveLength(1);
+    expect(config.upstreams[0]).toMatchObject({ id: 'primary', credential: 'sk-CANARY-123', timeouts: { connectMs: 5000, firstByteMs: 60000, idleMs: 120000 } });
+    expect(config.upstreams[0]!.routes[0]!.weight).toBe(1);
+    expect((await configWith(undefined)).upstreams).toEqual([]);
+  });
+
+  it('names a missing credential variable without printing any value', async () => {
+    await expect(configWith([primary], {})).rejects.toThrow(/primary: PRIMARY_KEY is not set/);
+  });
+
+  it('refuses credentials in URLs, unknown fallbacks and duplicate ids', async () => {
+    await expect(configWith([{ ...primary, baseUrl: 'https://user:sk-secret@canary.invalid/v1' }], { PRIMARY_KEY: 'x' })).rejects.toThrow(/must not carry credentials/);
+    await expect(configWith([{ ...primary, baseUrl: 'ftp://canary.invalid' }], { PRIMARY_KEY: 'x' })).rejects.toThrow(/http\(s\) URL/);
+    await expect(configWith([{ ...primary, fallback: ['nowhere'] }], { PRIMARY_KEY: 'x' })).rejects.toThrow(/unknown upstream nowhere/);
+    await expect(configWith([primary, primary], { PRIMARY_KEY: 'x' })).rejects.toThrow(/duplicate upstream id primary/);
+    const error = await configWith([{ ...primary, baseUrl: 'https://user:sk-secret@canary.invalid/v1' }], { PRIMARY_KEY: 'x' }).catch((e: Error) => e);
+    expect((error as Error).message).not.toContain('sk-secret');
+  });
+});
