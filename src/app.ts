@@ -11,6 +11,7 @@ import { WebSocketServer } from 'ws';
 import { formatGraphQLError } from '../resolvers/errors.js';
 import { buildGraphQLSchema } from '../resolvers/schema.js';
 import { cabinetRouter, errorHandler, healthRouter } from '../rest-shim/index.js';
+import { v1Router } from '../rest-shim/v1/router.js';
 import type { Config } from './config.js';
 import {
   createLoaders,
@@ -133,7 +134,8 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   await apollo.start();
 
   const json = express.json({ limit: BODY_LIMIT, strict: false });
-  app.use(['/graphql', '/trpc', '/auth', '/keys', '/catalog'], requireMigrated(readiness));
+  app.use(['/graphql', '/trpc', '/auth', '/keys', '/catalog', '/v1'], requireMigrated(readiness));
+  app.use('/v1', v1Router(services));
   app.use('/graphql', json, withContext, expressMiddleware(apollo, { context: async ({ res }) => res.locals.ctx as RequestContext }));
   app.use('/trpc', json, withContext, createExpressMiddleware({ router: appRouter, createContext: ({ res }) => res.locals.ctx as RequestContext }));
   app.use(json, withContext, cabinetRouter());

@@ -1,0 +1,40 @@
+import type { Request } from 'express';
+import type { KeyPrincipal, KeysService } from '../../src/keys/keys.service.js';
+import { DomainError } from '../../src/shared/errors.js';
+
+/** The key of a chat-completions-style request: `Authorization: Bearer` only (SPEC.md section 5). */
+export function bearerKeyOf(req: Request): string | null {
+  return req.get('authorization')?.match(/^Bearer\s+(\S+)\s*$/i)?.[1] ?? null;
+}
+
+/**
+ * Authenticates an API key. Every failure is one of three 401s with our own wording: no key, a key in
+ * the wrong header, or a key that is malformed, unknown or revoked (indistinguishable on purpose).
+ */
+export async function requireKey(req: Request, keys: KeysService): Promise<KeyPrincipal> {
+  const raw = bearerKeyOf(req);
+  if (!raw) {
+    if (req.get('x-api-key')) {
+      throw new DomainError('unauthenticated', 'Send the API key as "Authorization: Bearer <key>" on this endpoint', { reason: 'wrong_auth_header' });
+    }
+    throw new DomainError('unauthenticated', 'Missing API key: send "Authorization: Bearer <key>"', { reason: 'missing_api_key' });
+  }
+  const principal = await keys.authenticate(raw);
+  if (!principal) throw new DomainError('unauthenticated', 'Invalid API key', { reason: 'invalid_api_key' });
+  keys.markUsed(principal.keyId);
+  return principal;
+}
+
+/**
+ * An optional key (GET /v1/models): absent is fine, but a presented key must be valid. Anthropic-style
+ * callers may send it as `x-api-key` together with `anthropic-version`; `x-api-key` alone is the wrong header.
+ */
+export async function optionalKey(req: Request, keys: KeysService): Promise<KeyPrincipal | null> {
+  const headerKey = req.get('x-api-key');
+  if (!bearerKeyOf(req) && headerKey && req.get('anthropic-version')) {
+    const principal = await keys.authenticate(headerKey);
+    if (!principal) throw new DomainError('unauthenticated', 'Invalid API key', { reason: 'invalid_api_key' });
+    return principal;
+  }
+  return bearerKeyOf(req) || headerKey ? requireKey(req, keys) : null;
+}

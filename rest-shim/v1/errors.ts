@@ -1,0 +1,44 @@
+import type { Response } from 'express';
+import { httpStatusOf } from '../errors.js';
+import { DomainError, unreachable, type ErrorCode } from '../../src/shared/errors.js';
+
+/** OpenAI's error `type` for each of our codes; `code` carries our own stable reason. */
+function openAiTypeOf(code: ErrorCode): string {
+  switch (code) {
+    case 'validation_failed':
+    case 'not_found':
+    case 'conflict':
+      return 'invalid_request_error';
+    case 'unauthenticated':
+    case 'invalid_credentials':
+      return 'authentication_error';
+    case 'forbidden':
+      return 'permission_error';
+    case 'insufficient_balance':
+    case 'spend_cap_reached':
+      return 'insufficient_quota';
+    case 'rate_limited':
+      return 'rate_limit_error';
+    case 'unavailable':
+      return 'service_unavailable';
+    default:
+      return unreachable(code);
+  }
+}
+
+/**
+ * The OpenAI error shape used on every /v1 path except /v1/messages:
+ * `{"error": {"message", "type", "code", "param"}}`. Messages are our own; never upstream text.
+ */
+export function sendOpenAiError(res: Response, error: DomainError): void {
+  if (error.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(error.retryAfterSeconds));
+  const first = error.issues[0];
+  res.status(httpStatusOf(error.code)).json({
+    error: {
+      message: first ? `${error.message}: ${first.loc.join('.')}: ${first.msg}` : error.message,
+      type: openAiTypeOf(error.code),
+      code: error.reason,
+      param: first ? first.loc.join('.') : null,
+    },
+  });
+}
