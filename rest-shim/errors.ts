@@ -68,7 +68,7 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
       res.status(parserError.status).json({ detail: 'Malformed request', code: 'bad_request' });
       return;
     }
-    (res.locals.log as Logger | undefined ?? log).error({ err: error, path: req.path }, 'unhandled error');
+    log.error({ err: error, path: req.path }, 'unhandled error');
     res.status(500).json({ detail: 'Internal server error', code: 'internal_error' });
   };
 }

@@ -14,7 +14,7 @@ import { cabinetRouter, errorHandler, healthRouter } from '../rest-shim/index.js
 import { v1Router } from '../rest-shim/v1/router.js';
 import type { Config } from './config.js';
 import {
-  createLoaders,
+  createRequestContext,
   isCrossSiteWrite,
   readCookie,
   resolveHttpActor,
@@ -64,19 +64,14 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   app.use(requestLogging(log));
   app.use(healthRouter(readiness, startedAt));
 
-  const buildContext = async (req: Request, res: Response): Promise<RequestContext> => {
-    const em = deps.orm.em.fork();
-    return {
+  const buildContext = async (req: Request, res: Response): Promise<RequestContext> =>
+    createRequestContext(deps.orm, services, {
       requestId: res.locals.requestId as string,
-      log: res.locals.log as Logger,
+      log,
       ...(await resolveHttpActor(req, config, services)),
       caller: { clientAddress: req.ip ?? null, userAgent: req.get('user-agent') ?? null },
-      services,
-      em,
-      loaders: createLoaders(em),
       sessionCookie: httpSessionCookie(res, config),
-    };
-  };
+    });
   const withContext = (req: Request, res: Response, next: NextFunction) => {
     buildContext(req, res).then((ctx) => {
       res.locals.ctx = ctx;
@@ -103,20 +98,17 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
         result.errors ? { ...result, errors: result.errors.map((error) => formatError(error.toJSON(), error)) } : undefined,
       onError: (_ctx, _id, _payload, errors) => errors.map((error) => formatError(error.toJSON(), error)),
       context: (ctx): RequestContext => {
-        const em = deps.orm.em.fork();
         const requestId = requestIdFrom(undefined);
-        return {
+        const actor = wsActors.get(ctx.extra) ?? null;
+        return createRequestContext(deps.orm, services, {
           requestId,
           log: log.child({ requestId, transport: 'graphql-ws' }),
-          actor: wsActors.get(ctx.extra) ?? null,
-          authVia: wsActors.get(ctx.extra) ? 'connection' : null,
+          actor,
+          authVia: actor ? 'connection' : null,
           authProblem: null,
           caller: { clientAddress: ctx.extra.request.socket.remoteAddress ?? null, userAgent: ctx.extra.request.headers['user-agent'] ?? null },
-          services,
-          em,
-          loaders: createLoaders(em),
           sessionCookie: { set: () => undefined, clear: () => undefined },
-        };
+        });
       },
     },
     wsServer,
@@ -167,7 +159,6 @@ function requestLogging(log: Logger) {
     const requestId = requestIdFrom(req.get('x-request-id'));
     const started = process.hrtime.bigint();
     res.locals.requestId = requestId;
-    res.locals.log = log;
     res.setHeader('x-request-id', requestId);
     res.on('close', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;

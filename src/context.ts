@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import DataLoader from 'dataloader';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { AccountView } from './accounts/accounts.service.js';
 import { toAccountView } from './accounts/accounts.service.js';
 import { User } from './accounts/user.entity.js';
@@ -38,6 +38,16 @@ export interface RequestContext {
   em: EntityManager;
   loaders: Loaders;
   sessionCookie: SessionCookie;
+}
+
+/** Builds a context: the transport supplies identity and caller; the unit-of-work parts are made here, once. */
+export function createRequestContext(
+  orm: MikroORM,
+  services: Services,
+  parts: Pick<RequestContext, 'requestId' | 'log' | 'actor' | 'authVia' | 'authProblem' | 'caller' | 'sessionCookie'>,
+): RequestContext {
+  const em = orm.em.fork();
+  return { ...parts, services, em, loaders: createLoaders(em) };
 }
 
 export function requireActor(ctx: Pick<RequestContext, 'actor' | 'authProblem'>): Actor {

@@ -125,7 +125,7 @@ export class AccountsService {
     this.attemptsByAddress.hit(addressKey);
 
     const em = this.em();
-    const user = await em.findOne(User, { id: { $in: await this.findUserIdsByLogin(em, accountKey) } });
+    const user = await this.findUserByLogin(em, accountKey);
     const valid = user?.passwordHash ? await verifyPassword(user.passwordHash, input.password) : await verifyDecoy(input.password);
     if (!user || !valid) {
       this.failuresByAccount.hit(accountKey);
@@ -136,10 +136,11 @@ export class AccountsService {
     return this.startSession(em, user, caller);
   }
 
-  private async findUserIdsByLogin(em: EntityManager, login: string): Promise<string[]> {
-    const column = login.includes('@') ? 'email' : 'username';
-    const rows = await em.execute<{ id: string }[]>(`select id from users where lower(${column}) = ? limit 1`, [login]);
-    return rows.map((row) => row.id);
+  /** A login with "@" is an e-mail (stored lower-case), otherwise a username (matched case-insensitively). */
+  private async findUserByLogin(em: EntityManager, login: string): Promise<User | null> {
+    if (login.includes('@')) return em.findOne(User, { email: login });
+    const [row] = await em.execute<{ id: string }[]>('select id from users where lower(username) = ?', [login]);
+    return row ? em.findOne(User, { id: row.id }) : null;
   }
 
   private async startSession(em: EntityManager, user: User, caller: Caller): Promise<SignedIn> {
