@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { afterAll, beforeAll } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startGateway, type RunningGateway } from '../../src/server.js';
 import { createLogger } from '../../src/shared/logging.js';
@@ -41,4 +42,19 @@ export async function startTestGateway(env: Record<string, string> = {}): Promis
     await db.drop();
     throw error;
   }
+}
+
+/**
+ * Starts a test gateway before the file's tests and closes it (dropping its database) after them.
+ * The returned object is filled in by `beforeAll`; use it inside tests and later hooks.
+ */
+export function useTestGateway(env: Record<string, string> = {}): TestGateway {
+  const handle = {} as TestGateway;
+  beforeAll(async () => {
+    Object.assign(handle, await startTestGateway(env));
+  });
+  afterAll(async () => {
+    await handle.close?.();
+  });
+  return handle;
 }

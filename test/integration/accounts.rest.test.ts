@@ -1,18 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { useTestGateway } from '../helpers/gateway.js';
 import { http, newAccountInput, registerRest } from '../helpers/clients.js';
 import { seedLedger } from '../helpers/ledger.js';
 
-let gw: TestGateway;
-let url: string;
-
-beforeAll(async () => {
-  gw = await startTestGateway({ LOGIN_MAX_FAILURES_PER_ACCOUNT: '3', LOGIN_MAX_ATTEMPTS_PER_ADDRESS: '1000' });
-  url = gw.url;
-});
-afterAll(async () => {
-  await gw?.close();
-});
+const gw = useTestGateway({ LOGIN_MAX_FAILURES_PER_ACCOUNT: '3', LOGIN_MAX_ATTEMPTS_PER_ADDRESS: '1000' });
 
 /** Asserts a body is exactly SPEC.md's Account shape. */
 function expectAccountShape(body: Record<string, unknown>) {
@@ -38,7 +29,7 @@ function expectValidationError(response: { status: number; body: any }, loc: (st
 describe('POST /auth/register', () => {
   it('creates an account (201 Account), signs it in by cookie and session token', async () => {
     const input = newAccountInput();
-    const response = await http(url, 'POST', '/auth/register', { body: input });
+    const response = await http(gw.url, 'POST', '/auth/register', { body: input });
     expect(response.status).toBe(201);
     expectAccountShape(response.body);
     expect(response.body).toMatchObject({ username: input.username, email: input.email, email_verified: false, balance_usd: '0', is_admin: false });
@@ -55,11 +46,11 @@ describe('POST /auth/register', () => {
 
   it('stores e-mail in lower case and refuses a taken username or e-mail with 409, case-insensitively', async () => {
     const input = newAccountInput();
-    await registerRest(url, { ...input, email: input.email.toUpperCase() });
-    const sameName = await http(url, 'POST', '/auth/register', { body: { ...newAccountInput(), username: input.username.toUpperCase() } });
+    await registerRest(gw.url, { ...input, email: input.email.toUpperCase() });
+    const sameName = await http(gw.url, 'POST', '/auth/register', { body: { ...newAccountInput(), username: input.username.toUpperCase() } });
     expect(sameName.status).toBe(409);
     expect(sameName.body).toEqual({ detail: 'This username is already taken', code: 'username_taken' });
-    const sameEmail = await http(url, 'POST', '/auth/register', { body: { ...newAccountInput(), email: input.email } });
+    const sameEmail = await http(gw.url, 'POST', '/auth/register', { body: { ...newAccountInput(), email: input.email } });
     expect(sameEmail.status).toBe(409);
     expect(sameEmail.body.code).toBe('email_taken');
   });
@@ -67,7 +58,7 @@ describe('POST /auth/register', () => {
   it('admits exactly one of many concurrent registrations of the same username', async () => {
     const base = newAccountInput();
     const results = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => http(url, 'POST', '/auth/register', { body: { ...newAccountInput(), username: base.username, email: `race${i}-${base.email}` } })),
+      Array.from({ length: 8 }, (_, i) => http(gw.url, 'POST', '/auth/register', { body: { ...newAccountInput(), username: base.username, email: `race${i}-${base.email}` } })),
     );
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     expect(results.filter((r) => r.status === 409)).toHaveLength(7);
@@ -86,22 +77,22 @@ describe('POST /auth/register', () => {
     ['an array body', [1, 2], ['body'], 'dict_type'],
   ])('422 for %s, and writes nothing', async (_name, body, loc, type) => {
     const before = await gw.db.query('select count(*)::int as n from users');
-    const response = await http(url, 'POST', '/auth/register', { body });
+    const response = await http(gw.url, 'POST', '/auth/register', { body });
     expectValidationError(response, loc, type);
     const after = await gw.db.query('select count(*)::int as n from users');
     expect(after[0]!.n).toBe(before[0]!.n);
   });
 
   it('422 json_invalid for malformed JSON, and 422 missing for no body', async () => {
-    const malformed = await http(url, 'POST', '/auth/register', { rawBody: '{"username": "x",' });
+    const malformed = await http(gw.url, 'POST', '/auth/register', { rawBody: '{"username": "x",' });
     expectValidationError(malformed, ['body'], 'json_invalid');
-    const empty = await http(url, 'POST', '/auth/register');
+    const empty = await http(gw.url, 'POST', '/auth/register');
     expectValidationError(empty, ['body'], 'missing');
   });
 
   it('accepts exactly 8 and 128 character passwords', async () => {
     for (const password of ['x'.repeat(8), 'y'.repeat(128)]) {
-      const response = await http(url, 'POST', '/auth/register', { body: { ...newAccountInput(), password } });
+      const response = await http(gw.url, 'POST', '/auth/register', { body: { ...newAccountInput(), password } });
       expect(response.status).toBe(201);
     }
   });
@@ -109,9 +100,9 @@ describe('POST /auth/register', () => {
 
 describe('POST /auth/login', () => {
   it('signs in by username or by e-mail (any case) with a fresh session', async () => {
-    const { input, account, token } = await registerRest(url);
+    const { input, account, token } = await registerRest(gw.url);
     for (const login of [input.username, input.email.toUpperCase()]) {
-      const response = await http(url, 'POST', '/auth/login', { body: { login, password: input.password } });
+      const response = await http(gw.url, 'POST', '/auth/login', { body: { login, password: input.password } });
       expect(response.status).toBe(200);
       expectAccountShape(response.body);
       expect(response.body.user_id).toBe(account.user_id);
@@ -122,9 +113,9 @@ describe('POST /auth/login', () => {
   });
 
   it('gives the same 401 for a wrong password and an unknown account', async () => {
-    const { input } = await registerRest(url);
-    const wrong = await http(url, 'POST', '/auth/login', { body: { login: input.username, password: 'wrong-password' } });
-    const unknown = await http(url, 'POST', '/auth/login', { body: { login: 'nobody-here', password: 'wrong-password' } });
+    const { input } = await registerRest(gw.url);
+    const wrong = await http(gw.url, 'POST', '/auth/login', { body: { login: input.username, password: 'wrong-password' } });
+    const unknown = await http(gw.url, 'POST', '/auth/login', { body: { login: 'nobody-here', password: 'wrong-password' } });
     expect(wrong.status).toBe(401);
     expect(unknown.status).toBe(401);
     expect(wrong.body).toEqual(unknown.body);
@@ -132,31 +123,31 @@ describe('POST /auth/login', () => {
   });
 
   it('throttles an account after repeated failures (429 with Retry-After), even for the right password', async () => {
-    const { input } = await registerRest(url);
+    const { input } = await registerRest(gw.url);
     for (let i = 0; i < 3; i++) {
-      const response = await http(url, 'POST', '/auth/login', { body: { login: input.username, password: 'nope-nope' } });
+      const response = await http(gw.url, 'POST', '/auth/login', { body: { login: input.username, password: 'nope-nope' } });
       expect(response.status).toBe(401);
     }
-    const throttled = await http(url, 'POST', '/auth/login', { body: { login: input.username, password: input.password } });
+    const throttled = await http(gw.url, 'POST', '/auth/login', { body: { login: input.username, password: input.password } });
     expect(throttled.status).toBe(429);
     expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(throttled.body.code).toBe('login_throttled');
   });
 
   it('422 for a missing password and for unknown fields', async () => {
-    expectValidationError(await http(url, 'POST', '/auth/login', { body: { login: 'someone' } }), ['body', 'password'], 'missing');
-    expectValidationError(await http(url, 'POST', '/auth/login', { body: { login: 'a', password: 'b', remember: true } }), ['body', 'remember'], 'extra_forbidden');
-    expectValidationError(await http(url, 'POST', '/auth/login', { body: { login: ['a'], password: 'b' } }), ['body', 'login'], 'string_type');
+    expectValidationError(await http(gw.url, 'POST', '/auth/login', { body: { login: 'someone' } }), ['body', 'password'], 'missing');
+    expectValidationError(await http(gw.url, 'POST', '/auth/login', { body: { login: 'a', password: 'b', remember: true } }), ['body', 'remember'], 'extra_forbidden');
+    expectValidationError(await http(gw.url, 'POST', '/auth/login', { body: { login: ['a'], password: 'b' } }), ['body', 'login'], 'string_type');
   });
 });
 
 describe('sessions: me, logout', () => {
   it('GET /auth/me works with the Bearer session token and with the cookie', async () => {
-    const { account, token } = await registerRest(url);
-    const bearer = await http(url, 'GET', '/auth/me', { token });
+    const { account, token } = await registerRest(gw.url);
+    const bearer = await http(gw.url, 'GET', '/auth/me', { token });
     expect(bearer.status).toBe(200);
     expect(bearer.body).toEqual(account);
-    const cookie = await http(url, 'GET', '/auth/me', { headers: { cookie: `other=1; baikal_session=${token}` } });
+    const cookie = await http(gw.url, 'GET', '/auth/me', { headers: { cookie: `other=1; baikal_session=${token}` } });
     expect(cookie.status).toBe(200);
     expect(cookie.body).toEqual(account);
   });
@@ -169,54 +160,54 @@ describe('sessions: me, logout', () => {
     ['an unknown cookie', { cookie: 'baikal_session=bks_nope' }],
   ])('401 for %s', async (_name, headers) => {
     for (const path of ['/auth/me', '/auth/summary', '/auth/transactions']) {
-      const response = await http(url, 'GET', path, { headers });
+      const response = await http(gw.url, 'GET', path, { headers });
       expect(response.status).toBe(401);
       expect(response.body).toEqual({ detail: 'Not signed in', code: 'unauthenticated' });
     }
-    expect((await http(url, 'POST', '/auth/logout', { headers })).status).toBe(401);
+    expect((await http(gw.url, 'POST', '/auth/logout', { headers })).status).toBe(401);
   });
 
   it('POST /auth/logout answers 204 with no body, revokes only that session, and clears the cookie', async () => {
-    const { input, token } = await registerRest(url);
-    const other = await http(url, 'POST', '/auth/login', { body: { login: input.username, password: input.password } });
+    const { input, token } = await registerRest(gw.url);
+    const other = await http(gw.url, 'POST', '/auth/login', { body: { login: input.username, password: input.password } });
     const otherToken = other.headers.get('x-session-token')!;
-    const response = await fetch(`${url}/auth/logout`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+    const response = await fetch(`${gw.url}/auth/logout`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
     expect(response.status).toBe(204);
     expect(await response.text()).toBe('');
     expect(response.headers.get('set-cookie')).toMatch(/baikal_session=;.*Expires=Thu, 01 Jan 1970/);
-    expect((await http(url, 'GET', '/auth/me', { token })).status).toBe(401);
-    expect((await http(url, 'GET', '/auth/me', { token: otherToken })).status).toBe(200);
+    expect((await http(gw.url, 'GET', '/auth/me', { token })).status).toBe(401);
+    expect((await http(gw.url, 'GET', '/auth/me', { token: otherToken })).status).toBe(200);
   });
 
   it('refuses a cookie-authenticated write from another site (403), but not the same request by token', async () => {
-    const { token } = await registerRest(url);
-    const crossSite = await http(url, 'POST', '/auth/logout', { headers: { cookie: `baikal_session=${token}`, 'sec-fetch-site': 'cross-site' } });
+    const { token } = await registerRest(gw.url);
+    const crossSite = await http(gw.url, 'POST', '/auth/logout', { headers: { cookie: `baikal_session=${token}`, 'sec-fetch-site': 'cross-site' } });
     expect(crossSite.status).toBe(403);
     expect(crossSite.body.code).toBe('cross_site_request');
-    const foreignOrigin = await http(url, 'POST', '/auth/logout', { headers: { cookie: `baikal_session=${token}`, origin: 'https://evil.example' } });
+    const foreignOrigin = await http(gw.url, 'POST', '/auth/logout', { headers: { cookie: `baikal_session=${token}`, origin: 'https://evil.example' } });
     expect(foreignOrigin.status).toBe(403);
-    expect((await http(url, 'GET', '/auth/me', { token })).status).toBe(200);
-    const sameOrigin = await http(url, 'POST', '/auth/logout', { headers: { cookie: `baikal_session=${token}`, 'sec-fetch-site': 'same-origin' } });
+    expect((await http(gw.url, 'GET', '/auth/me', { token })).status).toBe(200);
+    const sameOrigin = await http(gw.url, 'POST', '/auth/logout', { headers: { cookie: `baikal_session=${token}`, 'sec-fetch-site': 'same-origin' } });
     expect(sameOrigin.status).toBe(204);
   });
 
   it('expires a session past its absolute lifetime', async () => {
-    const { token, account } = await registerRest(url);
+    const { token, account } = await registerRest(gw.url);
     await gw.db.query(`update sessions set expires_at = now() - interval '1 second' where user_id = $1`, [account.user_id]);
-    expect((await http(url, 'GET', '/auth/me', { token })).status).toBe(401);
+    expect((await http(gw.url, 'GET', '/auth/me', { token })).status).toBe(401);
   });
 
   it('expires an idle session', async () => {
-    const { token, account } = await registerRest(url);
+    const { token, account } = await registerRest(gw.url);
     await gw.db.query(`update sessions set last_seen_at = now() - interval '8 days' where user_id = $1`, [account.user_id]);
-    expect((await http(url, 'GET', '/auth/me', { token })).status).toBe(401);
+    expect((await http(gw.url, 'GET', '/auth/me', { token })).status).toBe(401);
   });
 });
 
 describe('GET /auth/summary and /auth/transactions', () => {
   it('summarises balance, usage and top-ups from the ledger', async () => {
-    const { account, token } = await registerRest(url);
-    const empty = await http(url, 'GET', '/auth/summary', { token });
+    const { account, token } = await registerRest(gw.url);
+    const empty = await http(gw.url, 'GET', '/auth/summary', { token });
     expect(empty.status).toBe(200);
     expect(empty.body).toEqual({ user_id: account.user_id, email: account.email, balance_usd: '0', active_keys: 0, usage_usd: '0', topup_usd: '0' });
 
@@ -226,7 +217,7 @@ describe('GET /auth/summary and /auth/transactions', () => {
       { amountUsd: '-1.5', kind: 'video', model: 'alpha-3.0' },
       { amountUsd: '2', kind: 'adjustment' },
     ]);
-    const summary = await http(url, 'GET', '/auth/summary', { token });
+    const summary = await http(gw.url, 'GET', '/auth/summary', { token });
     expect(summary.body).toEqual({
       user_id: account.user_id,
       email: account.email,
@@ -240,13 +231,13 @@ describe('GET /auth/summary and /auth/transactions', () => {
   });
 
   it('lists own transactions newest first with SPEC.md fields, limited (default 25)', async () => {
-    const { account, token } = await registerRest(url);
-    const other = await registerRest(url);
+    const { account, token } = await registerRest(gw.url);
+    const other = await registerRest(gw.url);
     const start = Date.now() - 60 * 60_000;
     await seedLedger(gw.db, account.user_id, Array.from({ length: 30 }, (_, i) => ({ amountUsd: `${i + 1}`, kind: 'topup', createdAt: new Date(start + i * 1000) })));
     await seedLedger(gw.db, other.account.user_id, [{ amountUsd: '99', kind: 'topup' }]);
 
-    const page = await http(url, 'GET', '/auth/transactions', { token });
+    const page = await http(gw.url, 'GET', '/auth/transactions', { token });
     expect(page.status).toBe(200);
     expect(page.body).toHaveLength(25);
     expect(page.body.map((t: any) => t.amount_usd).slice(0, 3)).toEqual(['30', '29', '28']);
@@ -258,8 +249,8 @@ describe('GET /auth/summary and /auth/transactions', () => {
     expect(new Date(first.created_at).toISOString()).toBe(first.created_at);
     expect(page.body.every((t: any) => t.user_id === account.user_id)).toBe(true);
 
-    expect((await http(url, 'GET', '/auth/transactions?limit=100', { token })).body).toHaveLength(30);
-    expect((await http(url, 'GET', '/auth/transactions?limit=1', { token })).body).toHaveLength(1);
+    expect((await http(gw.url, 'GET', '/auth/transactions?limit=100', { token })).body).toHaveLength(30);
+    expect((await http(gw.url, 'GET', '/auth/transactions?limit=1', { token })).body).toHaveLength(1);
   });
 
   it.each([
@@ -269,20 +260,14 @@ describe('GET /auth/summary and /auth/transactions', () => {
     ['abc', 'int_parsing'],
     ['1.5', 'int_parsing'],
   ])('422 for limit=%s', async (limit, type) => {
-    const { token } = await registerRest(url);
-    expectValidationError(await http(url, 'GET', `/auth/transactions?limit=${limit}`, { token }), ['query', 'limit'], type);
+    const { token } = await registerRest(gw.url);
+    expectValidationError(await http(gw.url, 'GET', `/auth/transactions?limit=${limit}`, { token }), ['query', 'limit'], type);
   });
 });
 
 describe('sign-in throttle per client address', () => {
-  let throttled: TestGateway;
-  beforeAll(async () => {
-    // Behind a trusted proxy the client address comes from X-Forwarded-For, which lets one test act as several clients.
-    throttled = await startTestGateway({ TRUST_PROXY: 'loopback', LOGIN_MAX_ATTEMPTS_PER_ADDRESS: '3', LOGIN_MAX_FAILURES_PER_ACCOUNT: '100' });
-  });
-  afterAll(async () => {
-    await throttled?.close();
-  });
+  // Behind a trusted proxy the client address comes from X-Forwarded-For, which lets one test act as several clients.
+  const throttled = useTestGateway({ TRUST_PROXY: 'loopback', LOGIN_MAX_ATTEMPTS_PER_ADDRESS: '3', LOGIN_MAX_FAILURES_PER_ACCOUNT: '100' });
 
   it('limits attempts from one address across different logins, and not other addresses', async () => {
     const attempt = (address: string, login: string) =>

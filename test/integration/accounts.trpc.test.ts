@@ -1,20 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TRPCClientError } from '@trpc/client';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { useTestGateway } from '../helpers/gateway.js';
 import { graphql, http, newAccountInput, registerRest, trpcClient } from '../helpers/clients.js';
 import { seedLedger } from '../helpers/ledger.js';
 import { AccountSummaryDocument, MeDocument, TransactionsDocument } from '../graphql/generated.js';
 
-let gw: TestGateway;
-let url: string;
-
-beforeAll(async () => {
-  gw = await startTestGateway();
-  url = gw.url;
-});
-afterAll(async () => {
-  await gw?.close();
-});
+const gw = useTestGateway();
 
 async function trpcError(promise: Promise<unknown>): Promise<TRPCClientError<any>> {
   try {
@@ -29,9 +20,9 @@ async function trpcError(promise: Promise<unknown>): Promise<TRPCClientError<any
 describe('tRPC accounts procedures', () => {
   it('register, me, summary, transactions, logout', async () => {
     const input = newAccountInput();
-    const signedIn = await trpcClient(url).accounts.register.mutate(input);
+    const signedIn = await trpcClient(gw.url).accounts.register.mutate(input);
     expect(signedIn.account).toMatchObject({ username: input.username, email: input.email, balanceUsd: '0', isAdmin: false, emailVerified: false });
-    const client = trpcClient(url, signedIn.sessionToken);
+    const client = trpcClient(gw.url, signedIn.sessionToken);
     expect(await client.accounts.me.query()).toEqual(signedIn.account);
     expect(await client.accounts.summary.query()).toEqual({ userId: signedIn.account.userId, email: input.email, balanceUsd: '0', activeKeys: 0, usageUsd: '0', topupUsd: '0' });
     expect(await client.accounts.transactions.query()).toEqual([]);
@@ -41,42 +32,42 @@ describe('tRPC accounts procedures', () => {
   });
 
   it('login by username; wrong credentials are UNAUTHORIZED', async () => {
-    const { input, account } = await registerRest(url);
-    const signedIn = await trpcClient(url).accounts.login.mutate({ login: input.username, password: input.password });
+    const { input, account } = await registerRest(gw.url);
+    const signedIn = await trpcClient(gw.url).accounts.login.mutate({ login: input.username, password: input.password });
     expect(signedIn.account.userId).toBe(account.user_id);
-    const wrong = await trpcError(trpcClient(url).accounts.login.mutate({ login: input.username, password: 'not-it-at-all' }));
+    const wrong = await trpcError(trpcClient(gw.url).accounts.login.mutate({ login: input.username, password: 'not-it-at-all' }));
     expect(wrong.message).toBe('Wrong login or password');
     expect(wrong.data).toMatchObject({ code: 'UNAUTHORIZED', reason: 'invalid_credentials' });
   });
 
   it('validation failures are UNPROCESSABLE_CONTENT (422) with SPEC.md-shaped issues', async () => {
-    const error = await trpcError(trpcClient(url).accounts.register.mutate({ username: 'ok-name', email: 'x@example.test', password: 'short' }));
+    const error = await trpcError(trpcClient(gw.url).accounts.register.mutate({ username: 'ok-name', email: 'x@example.test', password: 'short' }));
     expect(error.data).toMatchObject({ code: 'UNPROCESSABLE_CONTENT', httpStatus: 422, issues: [{ loc: ['password'], type: 'string_too_short' }] });
-    const token = (await registerRest(url)).token;
-    const limit = await trpcError(trpcClient(url, token).accounts.transactions.query({ limit: 0 }));
+    const token = (await registerRest(gw.url)).token;
+    const limit = await trpcError(trpcClient(gw.url, token).accounts.transactions.query({ limit: 0 }));
     expect(limit.data).toMatchObject({ code: 'UNPROCESSABLE_CONTENT', issues: [{ loc: ['limit'], type: 'greater_than_equal' }] });
   });
 });
 
 describe('one accounts service behind three transports', () => {
   it('returns the same account, summary and transactions through REST, GraphQL and tRPC', async () => {
-    const { account, token } = await registerRest(url);
+    const { account, token } = await registerRest(gw.url);
     await seedLedger(gw.db, account.user_id, [
       { amountUsd: '20', kind: 'topup' },
       { amountUsd: '-0.0123456789', kind: 'usage', model: 'gen-5.6-sol', provider: 'family_a', promptTokens: 1000, completionTokens: 250 },
     ]);
 
     const rest = {
-      me: (await http(url, 'GET', '/auth/me', { token })).body,
-      summary: (await http(url, 'GET', '/auth/summary', { token })).body,
-      transactions: (await http(url, 'GET', '/auth/transactions', { token })).body,
+      me: (await http(gw.url, 'GET', '/auth/me', { token })).body,
+      summary: (await http(gw.url, 'GET', '/auth/summary', { token })).body,
+      transactions: (await http(gw.url, 'GET', '/auth/transactions', { token })).body,
     };
     const gql = {
-      me: (await graphql(url, MeDocument, {}, token)).data!.me,
-      summary: (await graphql(url, AccountSummaryDocument, {}, token)).data!.accountSummary,
-      transactions: (await graphql(url, TransactionsDocument, {}, token)).data!.transactions,
+      me: (await graphql(gw.url, MeDocument, {}, token)).data!.me,
+      summary: (await graphql(gw.url, AccountSummaryDocument, {}, token)).data!.accountSummary,
+      transactions: (await graphql(gw.url, TransactionsDocument, {}, token)).data!.transactions,
     };
-    const client = trpcClient(url, token);
+    const client = trpcClient(gw.url, token);
     const trpc = {
       me: await client.accounts.me.query(),
       summary: await client.accounts.summary.query(),

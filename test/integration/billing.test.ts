@@ -1,20 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Decimal } from 'decimal.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../src/shared/errors.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { useTestGateway } from '../helpers/gateway.js';
 import { graphql } from '../helpers/clients.js';
 import { ledgerBalance, newAdmin, newFundedAccount } from '../helpers/accounts.js';
 import { AdjustBalanceDocument, SetTrustedPartnerDocument } from '../graphql/generated.js';
 
-let gw: TestGateway;
-
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => {
-  await gw?.close();
-});
+const gw = useTestGateway();
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {
   try {

@@ -1,15 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { useTestGateway } from '../helpers/gateway.js';
 import { http } from '../helpers/clients.js';
 
-let gw: TestGateway;
-
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => {
-  await gw?.close();
-});
+const gw = useTestGateway();
 
 describe('health endpoints (SPEC.md 4.5)', () => {
   it.each(['/status', '/health', '/live'])('%s answers 200 with an object of string values', async (path) => {

@@ -1,20 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TRPCClientError } from '@trpc/client';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { useTestGateway } from '../helpers/gateway.js';
 import { graphql, http, trpcClient } from '../helpers/clients.js';
 import { newAdmin, newFundedAccount } from '../helpers/accounts.js';
 import { CreateKeyDocument, KeysDocument, RevokeKeyDocument, SetKeyLimitsDocument } from '../graphql/generated.js';
 
-let gw: TestGateway;
-let url: string;
-
-beforeAll(async () => {
-  gw = await startTestGateway();
-  url = gw.url;
-});
-afterAll(async () => {
-  await gw?.close();
-});
+const gw = useTestGateway();
 
 const KEY_FIELDS = ['created_at', 'id', 'label', 'last_used', 'monthly_spend_cap', 'pricing_plan', 'provider_family', 'route_group'];
 const CREATED_FIELDS = ['created_at', 'id', 'key', 'label', 'monthly_spend_cap', 'pricing_plan', 'provider_family', 'route_group'];
@@ -22,7 +13,7 @@ const CREATED_FIELDS = ['created_at', 'id', 'key', 'label', 'monthly_spend_cap',
 describe('REST /keys (SPEC.md 4.2)', () => {
   it('creates a key with the defaults, shows the raw key once, stores only its hash', async () => {
     const { token, userId } = await newFundedAccount(gw);
-    const created = await http(url, 'POST', '/keys', { token, body: {} });
+    const created = await http(gw.url, 'POST', '/keys', { token, body: {} });
     expect(created.status).toBe(201);
     expect(Object.keys(created.body).sort()).toEqual(CREATED_FIELDS);
     expect(created.body).toMatchObject({ label: null, provider_family: 'family_a', route_group: 'cheap', pricing_plan: 'siberia', monthly_spend_cap: null });
@@ -33,7 +24,7 @@ describe('REST /keys (SPEC.md 4.2)', () => {
     expect(JSON.stringify(stored)).not.toContain(created.body.key);
     expect(JSON.stringify(stored)).not.toContain(created.body.key.slice('baikal-sk-'.length, -4));
 
-    const list = await http(url, 'GET', '/keys', { token });
+    const list = await http(gw.url, 'GET', '/keys', { token });
     expect(list.status).toBe(200);
     expect(list.body).toHaveLength(1);
     expect(Object.keys(list.body[0]).sort()).toEqual(KEY_FIELDS);
@@ -43,15 +34,15 @@ describe('REST /keys (SPEC.md 4.2)', () => {
 
   it('accepts every documented field: label, family, group, plan, spend cap as number or decimal string', async () => {
     const { token } = await newFundedAccount(gw);
-    const fromNumber = await http(url, 'POST', '/keys', { token, body: { label: 'ci', provider_family: 'family_b', route_group: 'cheap', pricing_plan: 'siberia', monthly_spend_cap: 12.5 } });
+    const fromNumber = await http(gw.url, 'POST', '/keys', { token, body: { label: 'ci', provider_family: 'family_b', route_group: 'cheap', pricing_plan: 'siberia', monthly_spend_cap: 12.5 } });
     expect(fromNumber.status).toBe(201);
     expect(fromNumber.body).toMatchObject({ label: 'ci', provider_family: 'family_b', monthly_spend_cap: '12.5' });
-    const fromString = await http(url, 'POST', '/keys', { token, body: { monthly_spend_cap: '0.0000000001', label: 'x'.repeat(128) } });
+    const fromString = await http(gw.url, 'POST', '/keys', { token, body: { monthly_spend_cap: '0.0000000001', label: 'x'.repeat(128) } });
     expect(fromString.status).toBe(201);
     expect(fromString.body.monthly_spend_cap).toBe('0.0000000001');
-    const nullCap = await http(url, 'POST', '/keys', { token, body: { monthly_spend_cap: null, label: null } });
+    const nullCap = await http(gw.url, 'POST', '/keys', { token, body: { monthly_spend_cap: null, label: null } });
     expect(nullCap.status).toBe(201);
-    const list = await http(url, 'GET', '/keys', { token });
+    const list = await http(gw.url, 'GET', '/keys', { token });
     expect(list.body.map((k: any) => k.id)).toEqual([nullCap.body.id, fromString.body.id, fromNumber.body.id]);
   });
 
@@ -69,7 +60,7 @@ describe('REST /keys (SPEC.md 4.2)', () => {
     ['a non-object body', ['x'], ['body'], 'dict_type'],
   ])('422 for %s, and no key is written', async (_name, body, loc, type) => {
     const { token, userId } = await newFundedAccount(gw);
-    const response = await http(url, 'POST', '/keys', { token, body });
+    const response = await http(gw.url, 'POST', '/keys', { token, body });
     expect(response.status).toBe(422);
     const issue = response.body.detail.find((i: any) => JSON.stringify(i.loc) === JSON.stringify(loc));
     expect(issue, JSON.stringify(response.body)).toBeTruthy();
@@ -79,30 +70,30 @@ describe('REST /keys (SPEC.md 4.2)', () => {
 
   it('revokes a key (204): it leaves the list and stops authenticating at once', async () => {
     const { token, actor } = await newFundedAccount(gw);
-    const created = (await http(url, 'POST', '/keys', { token, body: { label: 'to revoke' } })).body;
+    const created = (await http(gw.url, 'POST', '/keys', { token, body: { label: 'to revoke' } })).body;
     expect(await gw.services.keys.authenticate(created.key)).toMatchObject({ keyId: created.id, userId: actor.userId, providerFamily: 'family_a', routeGroup: 'cheap' });
-    const revoked = await fetch(`${url}/keys/${created.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
+    const revoked = await fetch(`${gw.url}/keys/${created.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
     expect(revoked.status).toBe(204);
     expect(await revoked.text()).toBe('');
     expect(await gw.services.keys.authenticate(created.key)).toBeNull();
-    expect((await http(url, 'GET', '/keys', { token })).body).toEqual([]);
-    expect((await http(url, 'DELETE', `/keys/${created.id}`, { token })).status).toBe(404);
+    expect((await http(gw.url, 'GET', '/keys', { token })).body).toEqual([]);
+    expect((await http(gw.url, 'DELETE', `/keys/${created.id}`, { token })).status).toBe(404);
   });
 
   it("404 for someone else's key or an unknown id, 422 for a malformed id, 401 without a session", async () => {
     const owner = await newFundedAccount(gw);
     const stranger = await newFundedAccount(gw);
-    const key = (await http(url, 'POST', '/keys', { token: owner.token, body: {} })).body;
-    const foreign = await http(url, 'DELETE', `/keys/${key.id}`, { token: stranger.token });
+    const key = (await http(gw.url, 'POST', '/keys', { token: owner.token, body: {} })).body;
+    const foreign = await http(gw.url, 'DELETE', `/keys/${key.id}`, { token: stranger.token });
     expect(foreign.status).toBe(404);
     expect(foreign.body).toEqual({ detail: 'No such key', code: 'not_found' });
     expect(await gw.services.keys.authenticate(key.key)).not.toBeNull();
-    expect((await http(url, 'DELETE', `/keys/00000000-0000-4000-8000-000000000000`, { token: owner.token })).status).toBe(404);
-    const malformed = await http(url, 'DELETE', '/keys/not-a-uuid', { token: owner.token });
+    expect((await http(gw.url, 'DELETE', `/keys/00000000-0000-4000-8000-000000000000`, { token: owner.token })).status).toBe(404);
+    const malformed = await http(gw.url, 'DELETE', '/keys/not-a-uuid', { token: owner.token });
     expect(malformed.status).toBe(422);
     expect(malformed.body.detail[0].loc).toEqual(['path', 'key_id']);
-    expect((await http(url, 'GET', '/keys')).status).toBe(401);
-    expect((await http(url, 'POST', '/keys', { body: {} })).status).toBe(401);
+    expect((await http(gw.url, 'GET', '/keys')).status).toBe(401);
+    expect((await http(gw.url, 'POST', '/keys', { body: {} })).status).toBe(401);
   });
 
   it('refuses unknown, malformed and foreign-prefix raw keys', async () => {
@@ -113,25 +104,25 @@ describe('REST /keys (SPEC.md 4.2)', () => {
 
   it('records last use in batches, without a write per request', async () => {
     const { token } = await newFundedAccount(gw);
-    const key = (await http(url, 'POST', '/keys', { token, body: {} })).body;
+    const key = (await http(gw.url, 'POST', '/keys', { token, body: {} })).body;
     const at = new Date('2026-11-22T01:02:03.000Z');
     gw.services.keys.markUsed(key.id, new Date(at.getTime() - 1000));
     gw.services.keys.markUsed(key.id, at);
-    expect((await http(url, 'GET', '/keys', { token })).body[0].last_used).toBeNull();
+    expect((await http(gw.url, 'GET', '/keys', { token })).body[0].last_used).toBeNull();
     await gw.services.keys.flushLastUsed();
-    expect((await http(url, 'GET', '/keys', { token })).body[0].last_used).toBe(at.toISOString());
+    expect((await http(gw.url, 'GET', '/keys', { token })).body[0].last_used).toBe(at.toISOString());
   });
 
   it('shows a private plan as custom', async () => {
     const admin = await newAdmin(gw);
     await gw.services.catalog.upsertPlan(admin.actor, { id: 'acme-private', label: 'Acme', public: false, multiplier: '0.8' });
     const { token, userId } = await newFundedAccount(gw);
-    const key = (await http(url, 'POST', '/keys', { token, body: {} })).body;
+    const key = (await http(gw.url, 'POST', '/keys', { token, body: {} })).body;
     await gw.db.query(`update api_keys set pricing_plan = 'acme-private' where id = $1`, [key.id]);
-    const list = await http(url, 'GET', '/keys', { token });
+    const list = await http(gw.url, 'GET', '/keys', { token });
     expect(list.body[0].pricing_plan).toBe('custom');
     expect(list.text).not.toContain('acme');
-    const refused = await http(url, 'POST', '/keys', { token, body: { pricing_plan: 'acme-private' } });
+    const refused = await http(gw.url, 'POST', '/keys', { token, body: { pricing_plan: 'acme-private' } });
     expect(refused.status).toBe(422);
     expect(refused.text).not.toContain('acme');
     expect(userId).toBeTruthy();
@@ -142,22 +133,22 @@ describe('keys over GraphQL and tRPC', () => {
   it('GraphQL keys, createKey, revokeKey; other users get NOT_FOUND', async () => {
     const { token } = await newFundedAccount(gw);
     const stranger = await newFundedAccount(gw);
-    const created = await graphql(url, CreateKeyDocument, { input: { label: 'gql', monthlySpendCap: '3.50' } }, token);
+    const created = await graphql(gw.url, CreateKeyDocument, { input: { label: 'gql', monthlySpendCap: '3.50' } }, token);
     expect(created.data!.createKey).toMatchObject({ label: 'gql', providerFamily: 'family_a', routeGroup: 'cheap', pricingPlan: 'siberia', monthlySpendCap: '3.5' });
     expect(created.data!.createKey.key).toMatch(/^baikal-sk-/);
-    const list = await graphql(url, KeysDocument, {}, token);
+    const list = await graphql(gw.url, KeysDocument, {}, token);
     expect(list.data!.keys.map((k) => k.id)).toEqual([created.data!.createKey.id]);
-    const invalid = await graphql(url, CreateKeyDocument, { input: { monthlySpendCap: 'lots' } }, token);
+    const invalid = await graphql(gw.url, CreateKeyDocument, { input: { monthlySpendCap: 'lots' } }, token);
     expect(invalid.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', issues: [{ loc: ['monthly_spend_cap'], type: 'decimal_parsing' }] });
-    const foreign = await graphql(url, RevokeKeyDocument, { id: created.data!.createKey.id }, stranger.token);
+    const foreign = await graphql(gw.url, RevokeKeyDocument, { id: created.data!.createKey.id }, stranger.token);
     expect(foreign.errors![0]!.extensions!.code).toBe('NOT_FOUND');
-    expect((await graphql(url, RevokeKeyDocument, { id: created.data!.createKey.id }, token)).data!.revokeKey).toBe(true);
-    expect((await graphql(url, KeysDocument, {}, token)).data!.keys).toEqual([]);
+    expect((await graphql(gw.url, RevokeKeyDocument, { id: created.data!.createKey.id }, token)).data!.revokeKey).toBe(true);
+    expect((await graphql(gw.url, KeysDocument, {}, token)).data!.keys).toEqual([]);
   });
 
   it('tRPC keys.list, keys.create, keys.revoke', async () => {
     const { token } = await newFundedAccount(gw);
-    const client = trpcClient(url, token);
+    const client = trpcClient(gw.url, token);
     const created = await client.keys.create.mutate({ label: 'trpc', provider_family: 'family_c' });
     expect(created).toMatchObject({ label: 'trpc', providerFamily: 'family_c', routeGroup: 'cheap' });
     expect((await client.keys.list.query()).map((k) => k.id)).toEqual([created.id]);
@@ -170,23 +161,23 @@ describe('keys over GraphQL and tRPC', () => {
   it('admins override a key’s limits and spend cap; the cached principal follows at once', async () => {
     const admin = await newAdmin(gw);
     const owner = await newFundedAccount(gw);
-    const key = (await http(url, 'POST', '/keys', { token: owner.token, body: {} })).body;
+    const key = (await http(gw.url, 'POST', '/keys', { token: owner.token, body: {} })).body;
     expect(await gw.services.keys.authenticate(key.key)).toMatchObject({ rpmLimit: null, monthlySpendCap: null });
-    const set = await graphql(url, SetKeyLimitsDocument, { input: { keyId: key.id, rpmLimit: 600, concurrencyLimit: 16, monthlySpendCap: '25' } }, admin.token);
+    const set = await graphql(gw.url, SetKeyLimitsDocument, { input: { keyId: key.id, rpmLimit: 600, concurrencyLimit: 16, monthlySpendCap: '25' } }, admin.token);
     expect(set.data!.setKeyLimits).toEqual({ keyId: key.id, userId: owner.userId, rpmLimit: 600, concurrencyLimit: 16, monthlySpendCap: '25' });
     expect(await gw.services.keys.authenticate(key.key)).toMatchObject({ rpmLimit: 600, concurrencyLimit: 16, monthlySpendCap: '25' });
-    expect((await http(url, 'GET', '/keys', { token: owner.token })).body[0].monthly_spend_cap).toBe('25');
-    const cleared = await graphql(url, SetKeyLimitsDocument, { input: { keyId: key.id, rpmLimit: null } }, admin.token);
+    expect((await http(gw.url, 'GET', '/keys', { token: owner.token })).body[0].monthly_spend_cap).toBe('25');
+    const cleared = await graphql(gw.url, SetKeyLimitsDocument, { input: { keyId: key.id, rpmLimit: null } }, admin.token);
     expect(cleared.data!.setKeyLimits).toMatchObject({ rpmLimit: null, concurrencyLimit: 16 });
-    const denied = await graphql(url, SetKeyLimitsDocument, { input: { keyId: key.id, rpmLimit: 100000 } }, owner.token);
+    const denied = await graphql(gw.url, SetKeyLimitsDocument, { input: { keyId: key.id, rpmLimit: 100000 } }, owner.token);
     expect(denied.errors![0]!.extensions!.code).toBe('FORBIDDEN');
   });
 
   it('the summary counts active keys', async () => {
     const { token } = await newFundedAccount(gw);
-    const a = (await http(url, 'POST', '/keys', { token, body: {} })).body;
-    await http(url, 'POST', '/keys', { token, body: {} });
-    await http(url, 'DELETE', `/keys/${a.id}`, { token });
-    expect((await http(url, 'GET', '/auth/summary', { token })).body.active_keys).toBe(1);
+    const a = (await http(gw.url, 'POST', '/keys', { token, body: {} })).body;
+    await http(gw.url, 'POST', '/keys', { token, body: {} });
+    await http(gw.url, 'DELETE', `/keys/${a.id}`, { token });
+    expect((await http(gw.url, 'GET', '/auth/summary', { token })).body.active_keys).toBe(1);
   });
 });

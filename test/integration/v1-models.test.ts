@@ -1,19 +1,15 @@
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestGateway } from '../helpers/gateway.js';
 import { http } from '../helpers/clients.js';
 import { newAdmin, newFundedAccount } from '../helpers/accounts.js';
 
-let gw: TestGateway;
+const gw = useTestGateway();
 let key: string;
 
 beforeAll(async () => {
-  gw = await startTestGateway();
   const { actor } = await newFundedAccount(gw);
   key = (await gw.services.keys.create(actor, { provider_family: 'family_c' })).key;
-});
-afterAll(async () => {
-  await gw?.close();
 });
 
 function client(apiKey: string) {

@@ -70,7 +70,10 @@ describe('the OpenAI-compatible upstream simulator, read by the official openai 
 
   it('fails like an upstream: errors with status and detail, 429 with retry-after, cuts, hangs, bad keys', async () => {
     await expect(client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: '[sim:status=503]' }] })).rejects.toMatchObject({ status: 503 });
-    const limited = await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: '[sim:status=429]' }] }).catch((e: unknown) => e as InstanceType<typeof OpenAI.APIError>);
+    const limited = (await client.chat.completions
+      .create({ model: 'm', messages: [{ role: 'user', content: '[sim:status=429]' }] })
+      .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    expect(limited).toBeInstanceOf(OpenAI.RateLimitError);
     expect(limited.status).toBe(429);
     expect(limited.headers?.get('retry-after')).toBe('1');
     expect(limited.message).toContain('canary.invalid');
