@@ -22,6 +22,12 @@ export function httpStatusOf(code: ErrorCode): number {
       return 429;
     case 'unavailable':
       return 503;
+    case 'bad_request':
+      return 400;
+    case 'payload_too_large':
+      return 413;
+    case 'bad_gateway':
+      return 502;
     default:
       return unreachable(code);
   }

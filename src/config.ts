@@ -124,6 +124,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError((error as Error).message);
   }
 
+  if (e.NODE_ENV === 'production' && upstreams.length === 0) {
+    throw new ConfigError(
+      'No upstreams configured: in production BAIKAL_CONFIG must name at least one upstream (see README "Upstreams"); outside production the built-in simulator is used',
+    );
+  }
+
   return {
     port: e.PORT,
     host: e.HOST,

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { createGateway, type Gateway } from './app.js';
 import type { Config } from './config.js';
 import { migrate, openDatabase, type Database } from './db/database.js';
+import { startDemoMode, type DemoMode } from './demo.js';
 import { Readiness } from './readiness.js';
 import { createServices, type Services } from './services.js';
 import { systemClock, type Clock } from './shared/clock.js';
@@ -48,9 +49,24 @@ export async function startGateway(config: Config, log: Logger, clock: Clock = s
     throw error;
   }
   await services.catalog.load();
+  let demo: DemoMode | null = null;
+  if (!config.upstreams.length && config.nodeEnv === 'development') {
+    try {
+      demo = await startDemoMode(config, services, log);
+    } catch (error) {
+      await gateway.close();
+      await database.close();
+      throw error;
+    }
+  } else if (!config.upstreams.length) {
+    log.warn('no upstreams configured: inference requests will answer 503 no_route');
+  } else {
+    log.info({ upstreams: services.inference.routes.upstreamIds }, 'upstream routes loaded');
+  }
   readiness.migrated = true;
   // Holds past their expiry already stop counting; the sweep closes them so the table stays small.
   const sweeper = setInterval(() => {
+    // Also drops in-memory holds past their expiry and idle accounts.
     services.billing.expireHolds().catch((error: unknown) => log.warn({ err: error }, 'hold sweep failed'));
   }, 30_000).unref();
   const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
@@ -69,6 +85,12 @@ export async function startGateway(config: Config, log: Logger, clock: Clock = s
         clearInterval(sweeper);
         await gateway.close();
         await services.keys.flushLastUsed();
+        // Every finished request's usage and ledger row is written before the database goes away.
+        await services.usage.flush(Date.now() + config.shutdownGraceMs).catch((error: unknown) => {
+          log.error({ err: error, pending: services.usage.pending }, 'usage records could not be written at shutdown');
+        });
+        await services.upstreams.close();
+        await demo?.close();
         await database.close();
       })()),
   };

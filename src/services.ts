@@ -1,12 +1,18 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { AccountsService } from './accounts/accounts.service.js';
 import { BillingService } from './billing/billing.service.js';
+import { Wallets } from './billing/wallets.js';
 import { CatalogService } from './catalog/catalog.service.js';
+import { InferenceService } from './inference/inference.service.js';
+import { Limiter } from './inference/limits.js';
+import { RouteTable } from './inference/routes.js';
+import { UpstreamClient } from './inference/upstream-client.js';
 import { KeysService } from './keys/keys.service.js';
 import type { Config } from './config.js';
 import type { Clock } from './shared/clock.js';
 import type { Logger } from './shared/logging.js';
 import type { PubSub } from './shared/pubsub.js';
+import { UsageRecorder } from './usage/usage-recorder.js';
 
 /** The domain services, one instance each per process, shared by every transport. */
 export interface Services {
@@ -14,6 +20,11 @@ export interface Services {
   catalog: CatalogService;
   keys: KeysService;
   billing: BillingService;
+  wallets: Wallets;
+  limiter: Limiter;
+  usage: UsageRecorder;
+  upstreams: UpstreamClient;
+  inference: InferenceService;
 }
 
 export interface ServiceDeps {
@@ -26,10 +37,20 @@ export interface ServiceDeps {
 
 export function createServices(deps: ServiceDeps): Services {
   const catalog = new CatalogService(deps);
+  const accounts = new AccountsService(deps);
+  const wallets = new Wallets(deps);
+  const limiter = new Limiter();
+  const usage = new UsageRecorder(deps);
+  const upstreams = new UpstreamClient();
   return {
-    accounts: new AccountsService(deps),
+    accounts,
     catalog,
     keys: new KeysService({ ...deps, catalog }),
-    billing: new BillingService(deps),
+    billing: new BillingService({ ...deps, wallets }),
+    wallets,
+    limiter,
+    usage,
+    upstreams,
+    inference: new InferenceService({ catalog, accounts, wallets, limiter, routes: new RouteTable(deps.config.upstreams), upstreams, recorder: usage, log: deps.log }),
   };
 }

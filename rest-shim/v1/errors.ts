@@ -8,6 +8,8 @@ function openAiTypeOf(code: ErrorCode): string {
     case 'validation_failed':
     case 'not_found':
     case 'conflict':
+    case 'bad_request':
+    case 'payload_too_large':
       return 'invalid_request_error';
     case 'unauthenticated':
     case 'invalid_credentials':
@@ -20,6 +22,7 @@ function openAiTypeOf(code: ErrorCode): string {
     case 'rate_limited':
       return 'rate_limit_error';
     case 'unavailable':
+    case 'bad_gateway':
       return 'service_unavailable';
     default:
       return unreachable(code);
@@ -29,16 +32,23 @@ function openAiTypeOf(code: ErrorCode): string {
 /**
  * The OpenAI error shape used on every /v1 path except /v1/messages:
  * `{"error": {"message", "type", "code", "param"}}`. Messages are our own; never upstream text.
+ * A 422 also carries SPEC.md's validation shape (`detail: [{loc, msg, type}]`), so both OpenAI
+ * clients and clients of the spec read it.
  */
-export function sendOpenAiError(res: Response, error: DomainError): void {
-  if (error.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(error.retryAfterSeconds));
+export function openAiErrorBody(error: DomainError): object {
   const first = error.issues[0];
-  res.status(httpStatusOf(error.code)).json({
+  return {
     error: {
       message: first ? `${error.message}: ${first.loc.join('.')}: ${first.msg}` : error.message,
       type: openAiTypeOf(error.code),
       code: error.reason,
       param: first ? first.loc.join('.') : null,
     },
-  });
+    ...(error.code === 'validation_failed' ? { detail: error.issues } : {}),
+  };
+}
+
+export function sendOpenAiError(res: Response, error: DomainError): void {
+  if (error.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(error.retryAfterSeconds));
+  res.status(httpStatusOf(error.code)).json(openAiErrorBody(error));
 }

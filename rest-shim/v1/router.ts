@@ -1,9 +1,13 @@
-import { Router, type NextFunction, type Request, type Response } from 'express';
+import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import type { CatalogModel } from '../../src/catalog/catalog.schemas.js';
 import type { Services } from '../../src/services.js';
 import { DomainError } from '../../src/shared/errors.js';
-import { optionalKey } from './auth.js';
+import { optionalKey, requireKey } from './auth.js';
 import { sendOpenAiError } from './errors.js';
+import { responseSink } from './sink.js';
+
+/** SPEC.md section 8: the normal request body limit. */
+export const V1_BODY_LIMIT_BYTES = 25 * 1024 * 1024;
 
 /** SPEC.md section 1: endpoints the gateway deliberately does not offer. */
 const UNSUPPORTED = [
@@ -48,6 +52,36 @@ export function v1Router(services: Services): Router {
     res.json(openAiModel(model));
   }));
 
+  router.get('/me', handle(async (req, res) => {
+    const status = await services.inference.keyStatus(await requireKey(req, services.keys));
+    res.json({
+      object: 'api_key',
+      id: status.keyId,
+      provider_family: status.providerFamily,
+      route_group: status.routeGroup,
+      pricing_plan: status.pricingPlan,
+      monthly_spend_cap: status.monthlySpendCap,
+      month_spend_usd: status.monthSpendUsd,
+      account: { id: status.userId, username: status.username },
+      balance_usd: status.balanceUsd,
+      available_usd: status.availableUsd,
+      can_spend: status.canSpend,
+    });
+  }));
+
+  // The key is checked before the body is read, so an unauthenticated caller cannot make us read 25 MiB.
+  const json = express.json({ limit: V1_BODY_LIMIT_BYTES, strict: false });
+  router.post('/chat/completions', handle(async (req, res) => {
+    const principal = await requireKey(req, services.keys);
+    await new Promise<void>((resolve, reject) => json(req, res, (error?: unknown) => (error ? reject(error) : resolve())));
+    const call = { principal, requestId: String(res.locals.requestId ?? ''), endpoint: '/v1/chat/completions' as const, clientSurface: 'api' };
+    try {
+      await services.inference.chatCompletions(call, req.body, responseSink(req, res));
+    } catch (error) {
+      throw error instanceof DomainError ? error.withLocPrefix(['body']) : error;
+    }
+  }));
+
   for (const path of UNSUPPORTED) {
     router.all(path, (_req, res) => {
       sendOpenAiError(res, new DomainError('not_found', 'This endpoint is not supported by this gateway', { reason: 'unsupported_endpoint' }));
@@ -58,7 +92,19 @@ export function v1Router(services: Services): Router {
     sendOpenAiError(res, new DomainError('not_found', 'Unknown endpoint', { reason: 'not_found' }));
   });
   router.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) {
+      // A stream already under way ends its own way; nothing more can be said in this response.
+      if (!res.writableEnded) res.end();
+      return;
+    }
     if (error instanceof DomainError) return sendOpenAiError(res, error);
+    const parserError = error as { type?: string; message?: string };
+    if (parserError?.type === 'entity.too.large') {
+      return sendOpenAiError(res, new DomainError('payload_too_large', `Request body is larger than ${V1_BODY_LIMIT_BYTES / 1024 / 1024} MiB`, { reason: 'payload_too_large' }));
+    }
+    if (parserError?.type === 'entity.parse.failed') {
+      return sendOpenAiError(res, new DomainError('validation_failed', 'Request validation failed', { issues: [{ loc: ['body'], msg: `JSON decode error: ${parserError.message}`, type: 'json_invalid' }] }));
+    }
     next(error);
   });
   return router;

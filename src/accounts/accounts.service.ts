@@ -189,7 +189,12 @@ export class AccountsService {
   }
 
   async me(actor: Actor): Promise<AccountView> {
-    return toAccountView(await this.loadUser(this.em(), actor.userId));
+    return this.accountOf(actor.userId);
+  }
+
+  /** The account behind an API key (for /v1/me, where there is no session). */
+  async accountOf(userId: string): Promise<AccountView> {
+    return toAccountView(await this.loadUser(this.em(), userId));
   }
 
   async summary(actor: Actor): Promise<AccountSummaryView> {

@@ -7,7 +7,8 @@ import { newId } from '../shared/ids.js';
 import type { Logger } from '../shared/logging.js';
 import { formatUsd, money } from '../shared/money.js';
 import { parseInput } from '../shared/validation.js';
-import { USAGE_KINDS, type UsageKind } from '../ledger/kinds.js';
+import type { UsageKind } from '../ledger/kinds.js';
+import type { Wallets } from './wallets.js';
 import { adjustBalanceInput, trustedPartnerInput, userIdInput, type AdjustBalanceInput, type TrustedPartnerInput } from './billing.schemas.js';
 
 /** How long a hold may outlive its request before it stops counting (and is swept). */
@@ -80,15 +81,14 @@ interface UserMoneyRow {
   credit_limit_usd: string;
 }
 
-const USAGE_KIND_LIST = USAGE_KINDS.map((k) => `'${k}'`).join(',');
-
 /**
- * The ledger and the holds against it. Every money effect is one PostgreSQL transaction that locks
- * the account row, so concurrent holds and settlements of one account serialise and stay exact; the
- * account's cached balances move only together with an appended ledger row.
+ * The ledger and the holds against it. Every ledger append is one PostgreSQL transaction that locks
+ * the account row, so concurrent settlements of one account serialise and stay exact; the account's
+ * stored balances move only together with an appended ledger row. Admission (is there room for this
+ * hold?) is decided by the in-memory `Wallets`, which every committed change here keeps current.
  */
 export class BillingService {
-  constructor(private readonly deps: { orm: MikroORM; log: Logger }) {}
+  constructor(private readonly deps: { orm: MikroORM; log: Logger; wallets: Wallets }) {}
 
   private em(): EntityManager {
     return this.deps.orm.em.fork();
@@ -104,60 +104,45 @@ export class BillingService {
   }
 
   /**
-   * Reserves `amountUsd` against the available balance (balance + active trusted-partner credit -
-   * active holds) and the key's monthly spend cap, atomically. 402 when it does not fit.
+   * A durable hold (it survives restarts; video tasks use it): reserved in the in-memory wallet, which
+   * admits atomically against balance, credit line, other holds and the key's monthly cap, then
+   * written down. 402 when it does not fit.
    */
   async hold(request: HoldRequest): Promise<HoldView> {
     const amount = money(request.amountUsd);
     if (amount.isNegative()) throw new Error('a hold cannot be negative');
-    return this.em().transactional(async (tx) => {
-      const user = await this.lockUser(tx, request.userId);
-      const existing = await this.findHold(tx, request.requestId);
-      if (existing) return existing;
+    const em = this.em();
+    const existing = await this.findHold(em, request.requestId);
+    if (existing) return existing;
 
-      const [{ held }] = (await tx.execute<{ held: string }[]>(
-        `select coalesce(sum(amount_usd), 0) as held from holds where user_id = ? and status = 'active' and expires_at > now()`,
-        [request.userId],
-      )) as [{ held: string }];
-      const partnerActive = user.trusted_partner_until !== null && new Date(user.trusted_partner_until).getTime() > Date.now();
-      const available = money(user.balance_paid_usd)
-        .plus(user.balance_bonus_usd)
-        .plus(partnerActive ? user.credit_limit_usd : 0)
-        .minus(held);
-      if (amount.greaterThan(available)) {
-        throw new DomainError('insufficient_balance', 'Insufficient balance for this request; top up to continue');
-      }
-
-      if (request.apiKeyId) {
-        const [key] = await tx.execute<{ monthly_spend_cap_usd: string | null }[]>(
-          'select monthly_spend_cap_usd from api_keys where id = ? and user_id = ? for update',
-          [request.apiKeyId, request.userId],
-        );
-        if (!key) throw new DomainError('not_found', 'No such key');
-        if (key.monthly_spend_cap_usd !== null) {
-          const [usage] = await tx.execute<{ spent: string; held: string }[]>(
-            `select
-               (select coalesce(-sum(amount_usd), 0) from transactions
-                 where api_key_id = ? and kind in (${USAGE_KIND_LIST})
-                   and created_at >= date_trunc('month', now() at time zone 'utc') at time zone 'utc') as spent,
-               (select coalesce(sum(amount_usd), 0) from holds
-                 where api_key_id = ? and status = 'active' and expires_at > now()) as held`,
-            [request.apiKeyId, request.apiKeyId],
-          );
-          if (money(usage!.spent).plus(usage!.held).plus(amount).greaterThan(key.monthly_spend_cap_usd)) {
-            throw new DomainError('spend_cap_reached', "This key's monthly spend cap is reached");
-          }
-        }
-      }
-
-      const [row] = await tx.execute<HoldRow[]>(
+    let monthlySpendCap: string | null = null;
+    if (request.apiKeyId) {
+      const [key] = await em.execute<{ monthly_spend_cap_usd: string | null }[]>(
+        'select monthly_spend_cap_usd from api_keys where id = ? and user_id = ?',
+        [request.apiKeyId, request.userId],
+      );
+      if (!key) throw new DomainError('not_found', 'No such key');
+      monthlySpendCap = key.monthly_spend_cap_usd;
+    }
+    const { wallets } = this.deps;
+    await wallets.warm(request.userId, request.apiKeyId);
+    const fresh = !wallets.has(request.requestId);
+    const ttlMs = request.ttlMs ?? DEFAULT_HOLD_TTL_MS;
+    wallets.reserve({ id: request.requestId, userId: request.userId, keyId: request.apiKeyId, monthlySpendCap, amount, ttlMs });
+    try {
+      const [row] = await em.execute<HoldRow[]>(
         `insert into holds (id, user_id, api_key_id, request_id, amount_usd, expires_at)
          values (?, ?, ?, ?, ?, now() + (? * interval '1 millisecond'))
+         on conflict (request_id) do nothing
          returning id, request_id, user_id, api_key_id, amount_usd, status, expires_at`,
-        [newId(), request.userId, request.apiKeyId, request.requestId, amount.toFixed(), request.ttlMs ?? DEFAULT_HOLD_TTL_MS],
+        [newId(), request.userId, request.apiKeyId, request.requestId, amount.toFixed(), ttlMs],
       );
-      return toHoldView(row!);
-    });
+      // A concurrent hold of the same request won the insert: it is the same hold.
+      return row ? toHoldView(row) : (await this.findHold(em, request.requestId))!;
+    } catch (error) {
+      if (fresh) wallets.release(request.requestId);
+      throw error;
+    }
   }
 
   private async findHold(tx: EntityManager, requestId: string, lock = false): Promise<HoldView | null> {
@@ -175,7 +160,7 @@ export class BillingService {
   async settle(request: SettleRequest): Promise<Settlement> {
     const cost = money(request.costUsd);
     if (cost.isNegative()) throw new Error('a cost cannot be negative');
-    return this.em().transactional(async (tx) => {
+    const { settlement, hold } = await this.em().transactional(async (tx) => {
       await this.lockUser(tx, request.userId);
       const hold = await this.findHold(tx, request.requestId, true);
       if (hold && hold.status === 'active' && cost.greaterThan(hold.amountUsd)) {
@@ -195,18 +180,23 @@ export class BillingService {
       if (hold && hold.status === 'active') {
         await tx.execute(`update holds set status = 'settled', closed_at = now() where id = ?`, [hold.id]);
       }
-      return settlement;
+      return { settlement, hold };
     });
+    const owner = { userId: request.userId, keyId: request.apiKeyId, durableAmount: hold?.status === 'active' ? hold.amountUsd : undefined };
+    if (settlement.applied) this.deps.wallets.settle(request.requestId, cost, owner);
+    else this.deps.wallets.release(request.requestId, owner);
+    return settlement;
   }
 
   /** Releases a hold without charging (failed request). Returns whether an active hold was released. */
   async release(requestId: string): Promise<boolean> {
-    const result = await this.em().execute<{ affectedRows?: number; rowCount?: number }>(
-      `update holds set status = 'released', closed_at = now() where request_id = ? and status = 'active'`,
+    const [row] = await this.em().execute<{ user_id: string; api_key_id: string | null; amount_usd: string }[]>(
+      `update holds set status = 'released', closed_at = now() where request_id = ? and status = 'active' returning user_id, api_key_id, amount_usd`,
       [requestId],
-      'run',
     );
-    return Number(result.affectedRows ?? result.rowCount ?? 0) > 0;
+    if (!row) return false;
+    this.deps.wallets.release(requestId, { userId: row.user_id, keyId: row.api_key_id, durableAmount: row.amount_usd });
+    return true;
   }
 
   /** Marks holds past their expiry as expired (they already stopped counting); returns how many. */
@@ -216,17 +206,19 @@ export class BillingService {
       [],
       'run',
     );
-    const count = Number(result.affectedRows ?? 0);
+    const count = Number(result.affectedRows ?? 0) + this.deps.wallets.sweep();
     if (count > 0) this.deps.log.warn({ count }, 'expired holds released');
     return count;
   }
 
   /** Appends one ledger row (idempotent on its key) and moves the cached balances with it. */
   async post(request: PostRequest): Promise<Settlement> {
-    return this.em().transactional(async (tx) => {
+    const settlement = await this.em().transactional(async (tx) => {
       await this.lockUser(tx, request.userId);
       return this.postLocked(tx, request);
     });
+    if (settlement.applied) this.deps.wallets.credit(request.userId, settlement.amountUsd);
+    return settlement;
   }
 
   /** As `post`, inside a transaction that already holds the account row lock. */
@@ -301,7 +293,9 @@ export class BillingService {
       [input.validUntil, input.creditLimitUsd, input.userId],
     );
     if (!row) throw new DomainError('not_found', 'No such account');
-    return { userId: row.id, trustedPartnerUntil: row.trusted_partner_until ? new Date(row.trusted_partner_until) : null, creditLimitUsd: formatUsd(row.credit_limit_usd) };
+    const until = row.trusted_partner_until ? new Date(row.trusted_partner_until) : null;
+    this.deps.wallets.setCreditLine(row.id, until, row.credit_limit_usd);
+    return { userId: row.id, trustedPartnerUntil: until, creditLimitUsd: formatUsd(row.credit_limit_usd) };
   }
 
   async revokeTrustedPartner(actor: Actor, userId: string): Promise<TrustedPartnerView> {
@@ -312,6 +306,7 @@ export class BillingService {
       [input.userId],
     );
     if (!row) throw new DomainError('not_found', 'No such account');
+    this.deps.wallets.setCreditLine(row.id, null, 0);
     return { userId: row.id, trustedPartnerUntil: null, creditLimitUsd: '0' };
   }
 }

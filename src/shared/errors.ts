@@ -13,7 +13,13 @@ export type ErrorCode =
   | 'rate_limited'
   | 'insufficient_balance'
   | 'spend_cap_reached'
-  | 'unavailable';
+  | 'unavailable'
+  /** A malformed request the model itself refused (400). */
+  | 'bad_request'
+  /** A request body over the size limit (413). */
+  | 'payload_too_large'
+  /** The route behind the gateway failed (502); never carries the upstream's own words. */
+  | 'bad_gateway';
 
 /** One validation problem, in SPEC.md's shape: where (`loc`), what (`msg`), which rule (`type`). */
 export interface ValidationIssue {

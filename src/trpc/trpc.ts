@@ -23,6 +23,12 @@ export function trpcCodeOf(code: ErrorCode): TRPC_ERROR_CODE_KEY {
       return 'TOO_MANY_REQUESTS';
     case 'unavailable':
       return 'SERVICE_UNAVAILABLE';
+    case 'bad_request':
+      return 'BAD_REQUEST';
+    case 'payload_too_large':
+      return 'PAYLOAD_TOO_LARGE';
+    case 'bad_gateway':
+      return 'BAD_GATEWAY';
     default:
       return unreachable(code);
   }

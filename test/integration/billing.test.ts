@@ -170,8 +170,13 @@ describe('bonus, adjustments and trusted partners', () => {
     expect(after.balance).toBe('-5.0000000000');
     expect(after.ledger).toBe(after.balance);
 
-    // When the status expires, nothing more fits.
-    await gw.db.query(`update users set trusted_partner_until = now() - interval '1 second' where id = $1`, [partner.userId]);
+    // A larger line that lasts a moment: it admits while it lasts, and nothing fits once it has expired.
+    const shortly = new Date(Date.now() + 400).toISOString();
+    await graphql(gw.url, SetTrustedPartnerDocument, { input: { userId: partner.userId, validUntil: shortly, creditLimitUsd: '6' } }, admin.token);
+    const whileValid = randomUUID();
+    expect(await codeOf(gw.services.billing.hold({ userId: partner.userId, apiKeyId: null, requestId: whileValid, amountUsd: '0.50' }))).toBe('ok');
+    await gw.services.billing.release(whileValid);
+    await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await codeOf(gw.services.billing.hold({ userId: partner.userId, apiKeyId: null, requestId: randomUUID(), amountUsd: '0.01' }))).toBe('insufficient_balance');
   });
 });

@@ -1,0 +1,266 @@
+import { Decimal } from 'decimal.js';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { DomainError } from '../shared/errors.js';
+import { money } from '../shared/money.js';
+import { USAGE_KINDS } from '../ledger/kinds.js';
+
+/** How long an in-memory hold may live before the sweep drops it (its request is long gone by then). */
+export const WALLET_HOLD_TTL_MS = 10 * 60_000;
+/** Accounts idle this long with nothing held are dropped from memory and reloaded on next use. */
+const IDLE_EVICT_MS = 10 * 60_000;
+
+interface AccountState {
+  /** Ledger balance (paid + bonus) as loaded, moved by every settlement and credit since. */
+  balance: Decimal;
+  creditLimit: Decimal;
+  partnerUntil: number | null;
+  held: Decimal;
+  lastUsed: number;
+}
+
+interface KeySpend {
+  /** UTC month, `YYYY-MM`, the figures below belong to. */
+  month: string;
+  spent: Decimal;
+  held: Decimal;
+}
+
+export interface WalletHold {
+  readonly id: string;
+  readonly userId: string;
+  readonly keyId: string | null;
+  readonly amount: Decimal;
+  readonly expiresAt: number;
+}
+
+export interface HoldOwner {
+  userId: string;
+  keyId: string | null;
+  /** For a durable hold this process did not create: the amount it still holds. */
+  durableAmount?: Decimal.Value;
+}
+
+export interface ReserveRequest {
+  /** Unique per request (or video task phase): reserving the same id twice returns the first hold. */
+  id: string;
+  userId: string;
+  keyId: string | null;
+  /** The key's monthly spend cap, if any (from the authenticated key). */
+  monthlySpendCap: string | null;
+  amount: Decimal.Value;
+  ttlMs?: number;
+}
+
+export interface WalletView {
+  balance: Decimal;
+  held: Decimal;
+  available: Decimal;
+  keyMonthSpent: Decimal | null;
+}
+
+const USAGE_KIND_LIST = USAGE_KINDS.map((k) => `'${k}'`).join(',');
+
+function monthOf(at: number): string {
+  return new Date(at).toISOString().slice(0, 7);
+}
+
+/**
+ * The admission side of billing, in memory: per-account balances and per-key month spend, loaded
+ * once from PostgreSQL and then moved by this process's own settlements and credits. A reservation is
+ * a synchronous check-and-add in one event-loop turn, so concurrent requests can never overspend and
+ * the /v1 hot path never waits on the database once an account is warm. PostgreSQL stays the truth
+ * for money: every settlement is appended to the ledger (in batches); this is its admission cache.
+ * Several processes share it through Redis (the scale-out capability).
+ */
+export class Wallets {
+  private readonly accounts = new Map<string, AccountState>();
+  private readonly keys = new Map<string, KeySpend>();
+  private readonly holds = new Map<string, WalletHold>();
+  private readonly loading = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly deps: { orm: MikroORM },
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** True when `reserve` for this account and key can run without loading anything. */
+  isWarm(userId: string, keyId: string | null): boolean {
+    const key = keyId === null ? true : this.keys.get(keyId)?.month === monthOf(this.now());
+    return this.accounts.has(userId) && key;
+  }
+
+  /** Loads the account (and key) figures once; concurrent callers share one load. */
+  async warm(userId: string, keyId: string | null): Promise<void> {
+    if (this.isWarm(userId, keyId)) return;
+    const loadKey = `${userId}:${keyId ?? ''}`;
+    let pending = this.loading.get(loadKey);
+    if (!pending) {
+      pending = this.load(userId, keyId).finally(() => this.loading.delete(loadKey));
+      this.loading.set(loadKey, pending);
+    }
+    await pending;
+  }
+
+  private async load(userId: string, keyId: string | null): Promise<void> {
+    const em = this.deps.orm.em.fork();
+    const month = monthOf(this.now());
+    const [row] = await em.execute<{ balance: string; trusted_partner_until: Date | null; credit_limit_usd: string; durable_held: string; key_spent: string | null; key_held: string | null }[]>(
+      `select u.balance_paid_usd + u.balance_bonus_usd as balance, u.trusted_partner_until, u.credit_limit_usd,
+              (select coalesce(sum(amount_usd), 0) from holds h where h.user_id = u.id and h.status = 'active' and h.expires_at > now()) as durable_held,
+              case when ?::uuid is null then null else
+                (select coalesce(-sum(amount_usd), 0) from transactions t
+                  where t.api_key_id = ?::uuid and t.kind in (${USAGE_KIND_LIST})
+                    and t.created_at >= date_trunc('month', now() at time zone 'utc') at time zone 'utc') end as key_spent,
+              case when ?::uuid is null then null else
+                (select coalesce(sum(amount_usd), 0) from holds h where h.api_key_id = ?::uuid and h.status = 'active' and h.expires_at > now()) end as key_held
+         from users u where u.id = ?`,
+      [keyId, keyId, keyId, keyId, userId],
+    );
+    if (!row) throw new DomainError('not_found', 'No such account');
+    // A concurrent load or an earlier warm-up may have filled these in; the in-memory figures are newer.
+    if (!this.accounts.has(userId)) {
+      this.accounts.set(userId, {
+        balance: money(row.balance),
+        creditLimit: money(row.credit_limit_usd),
+        partnerUntil: row.trusted_partner_until ? new Date(row.trusted_partner_until).getTime() : null,
+        held: money(row.durable_held),
+        lastUsed: this.now(),
+      });
+    }
+    if (keyId !== null && this.keys.get(keyId)?.month !== month) {
+      this.keys.set(keyId, { month, spent: money(row.key_spent ?? 0), held: money(row.key_held ?? 0) });
+    }
+  }
+
+  /**
+   * Reserves `amount` against available balance (balance + active credit line - holds) and the key's
+   * monthly cap. Synchronous: call `warm` first. Throws 402 `insufficient_balance` / `spend_cap_reached`.
+   */
+  reserve(request: ReserveRequest): WalletHold {
+    const existing = this.holds.get(request.id);
+    if (existing) return existing;
+    const account = this.accounts.get(request.userId);
+    if (!account) throw new Error(`wallet of ${request.userId} is not loaded`);
+    const amount = money(request.amount);
+    if (amount.isNegative()) throw new Error('a hold cannot be negative');
+    const now = this.now();
+
+    if (amount.greaterThan(this.availableOf(account, now)) && (this.sweepExpired(now) === 0 || amount.greaterThan(this.availableOf(account, now)))) {
+      throw new DomainError('insufficient_balance', 'Insufficient balance for this request; top up to continue');
+    }
+    const key = request.keyId === null ? null : this.keySpendOf(request.keyId, now);
+    if (key && request.monthlySpendCap !== null && key.spent.plus(key.held).plus(amount).greaterThan(request.monthlySpendCap)) {
+      throw new DomainError('spend_cap_reached', "This key's monthly spend cap is reached");
+    }
+
+    account.held = account.held.plus(amount);
+    account.lastUsed = now;
+    if (key) key.held = key.held.plus(amount);
+    const hold: WalletHold = { id: request.id, userId: request.userId, keyId: request.keyId, amount, expiresAt: now + (request.ttlMs ?? WALLET_HOLD_TTL_MS) };
+    this.holds.set(hold.id, hold);
+    return hold;
+  }
+
+  /** Closes a hold and books its real cost (already appended, or about to be, to the ledger). */
+  settle(holdId: string, cost: Decimal.Value, owner: HoldOwner): void {
+    this.close(holdId, owner);
+    const charged = money(cost);
+    const account = this.accounts.get(owner.userId);
+    if (account) account.balance = account.balance.minus(charged);
+    const key = owner.keyId ? this.keys.get(owner.keyId) : undefined;
+    if (key && key.month === monthOf(this.now())) key.spent = key.spent.plus(charged);
+  }
+
+  /** Closes a hold without charging. Idempotent. */
+  release(holdId: string, owner?: HoldOwner): boolean {
+    return this.close(holdId, owner) !== null;
+  }
+
+  /**
+   * Closes a hold. A durable hold made before this process loaded the account is not tracked one by
+   * one (it arrived in the loaded total); `owner.durableAmount` takes it out of that total.
+   */
+  private close(holdId: string, owner?: HoldOwner): WalletHold | null {
+    const hold = this.holds.get(holdId);
+    if (hold) this.holds.delete(holdId);
+    const amount = hold?.amount ?? (owner?.durableAmount === undefined ? null : money(owner.durableAmount));
+    if (amount === null) return null;
+    const account = this.accounts.get(hold?.userId ?? owner!.userId);
+    if (account) account.held = Decimal.max(0, account.held.minus(amount));
+    const keyId = hold ? hold.keyId : owner!.keyId;
+    const key = keyId ? this.keys.get(keyId) : undefined;
+    if (key) key.held = Decimal.max(0, key.held.minus(amount));
+    return hold ?? null;
+  }
+
+  private sweepExpired(now: number): number {
+    let expired = 0;
+    for (const hold of this.holds.values()) {
+      if (hold.expiresAt <= now) {
+        this.close(hold.id);
+        expired += 1;
+      }
+    }
+    return expired;
+  }
+
+  /** A committed ledger change made outside a settlement (top-up, adjustment, refund). */
+  credit(userId: string, amount: Decimal.Value): void {
+    const account = this.accounts.get(userId);
+    if (account) account.balance = account.balance.plus(amount);
+  }
+
+  /** The trusted-partner credit line changed. */
+  setCreditLine(userId: string, until: Date | null, limit: Decimal.Value): void {
+    const account = this.accounts.get(userId);
+    if (!account) return;
+    account.partnerUntil = until ? until.getTime() : null;
+    account.creditLimit = money(limit);
+  }
+
+  view(userId: string, keyId: string | null): WalletView | null {
+    const account = this.accounts.get(userId);
+    if (!account) return null;
+    const now = this.now();
+    return {
+      balance: account.balance,
+      held: account.held,
+      available: this.availableOf(account, now),
+      keyMonthSpent: keyId === null ? null : this.keySpendOf(keyId, now).spent,
+    };
+  }
+
+  /** Drops holds past their expiry and accounts idle with nothing held; returns how many holds expired. */
+  sweep(): number {
+    const now = this.now();
+    const expired = this.sweepExpired(now);
+    for (const [userId, account] of this.accounts) {
+      if (account.held.isZero() && account.lastUsed < now - IDLE_EVICT_MS && !this.loading.size) this.accounts.delete(userId);
+    }
+    return expired;
+  }
+
+  has(holdId: string): boolean {
+    return this.holds.has(holdId);
+  }
+
+  get activeHolds(): number {
+    return this.holds.size;
+  }
+
+  private availableOf(account: AccountState, now: number): Decimal {
+    const partner = account.partnerUntil !== null && account.partnerUntil > now;
+    return account.balance.plus(partner ? account.creditLimit : 0).minus(account.held);
+  }
+
+  private keySpendOf(keyId: string, now: number): KeySpend {
+    const month = monthOf(now);
+    let key = this.keys.get(keyId);
+    if (!key || key.month !== month) {
+      // A new month starts with nothing spent; holds carried over still count.
+      key = { month, spent: money(0), held: key?.held ?? money(0) };
+      this.keys.set(keyId, key);
+    }
+    return key;
+  }
+}

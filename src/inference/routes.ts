@@ -1,0 +1,77 @@
+import type { Upstream } from './upstreams.config.js';
+
+/** One way to serve a model in a group: an upstream and the name the upstream knows the model by. */
+export interface RouteCandidate {
+  upstream: Upstream;
+  upstreamModel: string;
+}
+
+interface WeightedRoute extends RouteCandidate {
+  weight: number;
+}
+
+/**
+ * Which upstreams serve which (model, group), and in which order to try them. Built once from
+ * configuration; never shown to users.
+ */
+export class RouteTable {
+  private readonly routes = new Map<string, WeightedRoute[]>();
+  private ids: string[] = [];
+  constructor(
+    upstreams: Upstream[],
+    private readonly random: () => number = Math.random,
+  ) {
+    this.replace(upstreams);
+  }
+
+  /** Swaps in a new set of upstreams (the demo upstream is only known once the catalog is loaded). */
+  replace(upstreams: Upstream[]): void {
+    this.routes.clear();
+    for (const upstream of upstreams) {
+      for (const route of upstream.routes) {
+        for (const model of route.models) {
+          const key = routeKey(model, route.group);
+          const list = this.routes.get(key) ?? [];
+          list.push({ upstream, upstreamModel: route.modelMap[model] ?? model, weight: route.weight });
+          this.routes.set(key, list);
+        }
+      }
+    }
+    this.ids = upstreams.map((u) => u.id);
+  }
+
+  /** Ids of the configured upstreams (for the operator's logs). */
+  get upstreamIds(): readonly string[] {
+    return this.ids;
+  }
+
+  /**
+   * Upstreams to try for `model` in `group`: one picked by weight, then that upstream's configured
+   * fallbacks (in their order) among those serving the model, then the rest by weight. Empty when
+   * nothing serves it.
+   */
+  candidates(model: string, group: string): RouteCandidate[] {
+    const [first, ...rest] = this.weightedOrder(this.routes.get(routeKey(model, group)) ?? []);
+    if (!first) return [];
+    const preferred = first.upstream.fallback.flatMap((id) => rest.filter((r) => r.upstream.id === id));
+    const others = rest.filter((r) => !preferred.includes(r));
+    return [first, ...preferred, ...others].map(({ upstream, upstreamModel }) => ({ upstream, upstreamModel }));
+  }
+
+  private weightedOrder(routes: WeightedRoute[]): WeightedRoute[] {
+    const left = [...routes];
+    const order: WeightedRoute[] = [];
+    while (left.length) {
+      const total = left.reduce((sum, r) => sum + r.weight, 0);
+      let pick = this.random() * total;
+      let index = left.findIndex((r) => (pick -= r.weight) < 0);
+      if (index < 0) index = left.length - 1;
+      order.push(...left.splice(index, 1));
+    }
+    return order;
+  }
+}
+
+function routeKey(model: string, group: string): string {
+  return `${group}\u0000${model}`;
+}

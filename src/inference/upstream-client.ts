@@ -1,0 +1,88 @@
+import { Pool, type Dispatcher } from 'undici';
+import type { Upstream } from './upstreams.config.js';
+
+/** Why an upstream call failed, in our own terms; the upstream's words stay in the operator log. */
+export type UpstreamFailureKind = 'timeout' | 'connection' | 'rate_limited' | 'server_error' | 'rejected' | 'misconfigured';
+
+export class UpstreamFailure extends Error {
+  constructor(
+    readonly kind: UpstreamFailureKind,
+    readonly upstreamId: string,
+    /** Operator-facing detail (status, error code, a short excerpt). Never sent to a client. */
+    readonly detail: string,
+    readonly status: number | null = null,
+    readonly retryAfterSeconds: number | null = null,
+  ) {
+    super(`upstream ${upstreamId}: ${kind}`);
+    this.name = 'UpstreamFailure';
+  }
+
+  /** Worth trying another route (before any byte reached the client). */
+  get retryable(): boolean {
+    return this.kind !== 'rejected';
+  }
+}
+
+export interface UpstreamResponse {
+  status: number;
+  headers: Dispatcher.ResponseData['headers'];
+  body: Dispatcher.ResponseData['body'];
+}
+
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+/** Classifies an error thrown while calling or reading an upstream. */
+export function failureOf(error: unknown, upstreamId: string): UpstreamFailure {
+  if (error instanceof UpstreamFailure) return error;
+  const code = (error as { code?: string })?.code ?? '';
+  const message = (error as Error)?.message ?? String(error);
+  if (TIMEOUT_CODES.has(code)) return new UpstreamFailure('timeout', upstreamId, `${code}: ${message}`);
+  return new UpstreamFailure('connection', upstreamId, `${code || 'error'}: ${message}`);
+}
+
+/**
+ * HTTP to upstreams: one keep-alive undici pool per upstream, with the upstream's connect,
+ * first-byte (headers) and idle (between body chunks) timeouts. Redirects are never followed, and the
+ * target is always the configured base URL: nothing in a client request can steer it elsewhere.
+ */
+export class UpstreamClient {
+  private readonly pools = new Map<string, Pool>();
+
+  private poolOf(upstream: Upstream): Pool {
+    let pool = this.pools.get(upstream.id);
+    if (!pool) {
+      pool = new Pool(new URL(upstream.baseUrl).origin, {
+        connections: 512,
+        keepAliveTimeout: 30_000,
+        connect: { timeout: upstream.timeouts.connectMs },
+        headersTimeout: upstream.timeouts.firstByteMs,
+        bodyTimeout: upstream.timeouts.idleMs,
+      });
+      this.pools.set(upstream.id, pool);
+    }
+    return pool;
+  }
+
+  /** POSTs JSON to `<baseUrl><path>`; resolves when the response headers arrive. */
+  async post(upstream: Upstream, path: string, body: string, headers: Record<string, string>, signal: AbortSignal): Promise<UpstreamResponse> {
+    const base = new URL(upstream.baseUrl);
+    try {
+      const response = await this.poolOf(upstream).request({
+        method: 'POST',
+        path: base.pathname.replace(/\/+$/, '') + path + base.search,
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        body,
+        signal,
+      });
+      return { status: response.statusCode, headers: response.headers, body: response.body };
+    } catch (error) {
+      if (signal.aborted) throw error;
+      throw failureOf(error, upstream.id);
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.pools.values()].map((pool) => pool.close().catch(() => pool.destroy())));
+    this.pools.clear();
+  }
+}
