@@ -16,6 +16,8 @@ export function ormConfig(clientUrl: string, log?: Logger) {
       allOrNothing: true,
       emit: 'ts',
       path: 'migrations',
+      // Migrations are hand-written SQL; no schema snapshot files are wanted (tests would write one per database).
+      snapshot: false,
     },
     // Requests share no identity map; every unit of work forks its own EntityManager.
     allowGlobalContext: false,

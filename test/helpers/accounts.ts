@@ -24,7 +24,7 @@ export async function newAdmin(gw: TestGateway) {
  * The invariant of DESIGN.md Ledger, checked with plain SQL: the cached paid and bonus balances equal
  * the sums of the account's ledger rows. Returns the balance as text.
  */
-export async function ledgerBalance(gw: TestGateway, userId: string): Promise<{ balance: string; ledger: string; paidMatches: boolean; bonusMatches: boolean }> {
+export async function ledgerBalance(gw: Pick<TestGateway, 'db'>, userId: string): Promise<{ balance: string; ledger: string; paidMatches: boolean; bonusMatches: boolean }> {
   const [row] = await gw.db.query<{ balance: string; ledger: string; paid_ok: boolean; bonus_ok: boolean }>(
     `select (u.balance_paid_usd + u.balance_bonus_usd)::text as balance,
             coalesce((select sum(amount_usd) from transactions t where t.user_id = u.id), 0)::text as ledger,

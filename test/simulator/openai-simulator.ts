@@ -18,12 +18,15 @@ import type { AddressInfo } from 'node:net';
  *   cached=N       report N prompt tokens as cached
  *   tool=NAME      call function NAME (from the request's tools) instead of answering in text
  *   no-usage       omit usage even when asked for
+ *   down=NAME      the simulator started with that `name` answers 503 (to exercise failover)
  */
 export interface SimulatorOptions {
   /** The credential the simulator requires (`Authorization: Bearer`). */
   apiKey: string;
   /** Text planted in error messages, as real upstreams leak hostnames and account ids. */
   errorDetail?: string;
+  /** This instance's name, for the `down=NAME` directive. */
+  name?: string;
 }
 
 export interface RecordedRequest {
@@ -52,6 +55,7 @@ interface Directives {
   cached: number;
   tool?: string;
   noUsage: boolean;
+  down?: string;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -91,6 +95,7 @@ export function parseDirectives(messages: { content?: unknown }[]): Directives {
     cached: int('cached', 0),
     tool: options.get('tool'),
     noUsage: options.has('no-usage'),
+    down: options.get('down'),
   };
 }
 
@@ -148,6 +153,9 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     const sim = parseDirectives(messages);
     if (sim.hang) return; // never answer; the caller's timeout must act
     if (sim.latency) await sleep(sim.latency);
+    if (sim.down !== undefined && sim.down === options.name) {
+      return sendError(res, 503, `Simulated outage of ${options.name} ${detail}`, 'server_error', 'service_unavailable');
+    }
     if (sim.status) {
       const type = sim.status === 429 ? 'rate_limit_exceeded' : sim.status >= 500 ? 'server_error' : 'invalid_request_error';
       return sendError(res, sim.status, `Simulated ${sim.status} from upstream ${detail}`, type, type);

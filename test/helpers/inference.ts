@@ -1,0 +1,192 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import OpenAI from 'openai';
+import defaultCatalog from '../../src/catalog/default-catalog.json' with { type: 'json' };
+import { startSimulator, type Simulator } from '../simulator/openai-simulator.js';
+import { AdjustBalanceDocument, SetKeyLimitsDocument } from '../graphql/generated.js';
+import { graphql, http, registerRest } from './clients.js';
+import { createTestDatabase, type TestDatabase } from './db.js';
+import { spawnGateway, type ServerProcess } from './process.js';
+
+/**
+ * Secrets and internals planted in the upstream configuration and the upstream's own error texts.
+ * None of them may ever appear in anything a client receives.
+ */
+export interface Canaries {
+  credential: string;
+  backupCredential: string;
+  errorDetail: string;
+  upstreamIds: string[];
+  upstreamModelPrefix: string;
+  hosts: string[];
+  all(): string[];
+}
+
+export interface InferenceStack {
+  url: string;
+  db: TestDatabase;
+  gateway: ServerProcess;
+  primary: Simulator;
+  backup: Simulator;
+  canaries: Canaries;
+  /** Every body the tests' clients received (JSON and each SSE byte), for the leak search. */
+  received: string[];
+  close(): Promise<void>;
+}
+
+const CHAT_MODELS = defaultCatalog.models.filter((m) => m.endpoints.includes('/v1/chat/completions')).map((m) => m.id);
+
+/**
+ * The built gateway as a separate process (as `npm start` runs it), with its own database and two
+ * upstream simulators: `primary` (chosen first) and `backup` (its fallback), each with canary
+ * credentials, model names and error texts.
+ */
+export async function startInferenceStack(extraEnv: Record<string, string> = {}): Promise<InferenceStack> {
+  const tag = randomBytes(6).toString('hex');
+  const errorDetail = `CANARY-upstream-internal.example acct_canary_${tag}`;
+  const canaryPrimary = `sk-canary-primary-${tag}`;
+  const canaryBackup = `sk-canary-backup-${tag}`;
+  const primary = await startSimulator({ apiKey: canaryPrimary, errorDetail, name: 'primary' });
+  const backup = await startSimulator({ apiKey: canaryBackup, errorDetail, name: 'backup' });
+  const upstreamModelPrefix = `canary-model-${tag}-`;
+  const modelMap = Object.fromEntries(CHAT_MODELS.map((m) => [m, `${upstreamModelPrefix}${m}`]));
+  const upstream = (id: string, sim: Simulator, credentialEnv: string, weight: number, fallback: string[]) => ({
+    id,
+    kind: 'openai-compatible',
+    baseUrl: `${sim.url}/v1`,
+    credentialEnv,
+    timeouts: { connectMs: 1_000, firstByteMs: 1_500, idleMs: 3_000 },
+    routes: [{ group: 'cheap', models: CHAT_MODELS, modelMap, weight }],
+    fallback,
+  });
+  const primaryId = `canary-primary-${tag}`;
+  const backupId = `canary-backup-${tag}`;
+  const dir = await mkdtemp(path.join(tmpdir(), 'baikal-inference-'));
+  const configFile = path.join(dir, 'baikal.json');
+  // The backup's weight makes the primary the first choice in practice; it is the primary's fallback.
+  await writeFile(configFile, JSON.stringify({ upstreams: [upstream(primaryId, primary, 'CANARY_PRIMARY_KEY', 1, [backupId]), upstream(backupId, backup, 'CANARY_BACKUP_KEY', 1e-9, [])] }));
+
+  const db = await createTestDatabase();
+  let gateway: ServerProcess;
+  try {
+    gateway = await spawnGateway({
+      DATABASE_URL: db.url,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info', // the ready line is at info
+      BAIKAL_CONFIG: configFile,
+      CANARY_PRIMARY_KEY: canaryPrimary,
+      CANARY_BACKUP_KEY: canaryBackup,
+      DATA_DIR: dir,
+      ...extraEnv,
+    });
+  } catch (error) {
+    await Promise.all([db.drop(), primary.close(), backup.close(), rm(dir, { recursive: true, force: true })]);
+    throw error;
+  }
+  const canaries: Canaries = {
+    credential: canaryPrimary,
+    backupCredential: canaryBackup,
+    errorDetail,
+    upstreamIds: [primaryId, backupId],
+    upstreamModelPrefix,
+    hosts: [new URL(primary.url).host, new URL(backup.url).host],
+    all: () => [canaryPrimary, canaryBackup, errorDetail, 'CANARY', tag, primaryId, backupId, upstreamModelPrefix, new URL(primary.url).host, new URL(backup.url).host],
+  };
+  return {
+    url: gateway.url,
+    db,
+    gateway,
+    primary,
+    backup,
+    canaries,
+    received: [],
+    close: async () => {
+      gateway.child.kill('SIGTERM');
+      await gateway.exited;
+      await Promise.all([db.drop(), primary.close(), backup.close(), rm(dir, { recursive: true, force: true })]);
+    },
+  };
+}
+
+/** A `fetch` that records every response body (streams included, byte for byte) while passing it on. */
+export function recordingFetch(received: string[]): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    if (!response.body) return response;
+    const [forClient, forRecord] = response.body.tee();
+    void new Response(forRecord).text().then((text) => received.push(text), () => undefined);
+    return new Response(forClient, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
+
+/** The official OpenAI client pointed at the gateway, with every response recorded. */
+export function openaiClient(stack: InferenceStack, apiKey: string, options: { maxRetries?: number } = {}): OpenAI {
+  return new OpenAI({ apiKey, baseURL: `${stack.url}/v1`, maxRetries: options.maxRetries ?? 0, fetch: recordingFetch(stack.received), timeout: 30_000 });
+}
+
+export interface ApiAccount {
+  userId: string;
+  token: string;
+  key: string;
+  keyId: string;
+}
+
+/** An account with one key of the given scope, funded by an admin adjustment (the ledger path a real operator uses). */
+export async function apiAccount(stack: InferenceStack, admin: { token: string }, balanceUsd: string | null, scope: { provider_family?: string; route_group?: string } = {}): Promise<ApiAccount> {
+  const registered = await registerRest(stack.url);
+  const key = await createKey(stack, registered.token, scope);
+  const userId = registered.account.user_id as string;
+  if (balanceUsd) await fund(stack, admin, userId, balanceUsd);
+  return { userId, token: registered.token, key: key.key, keyId: key.id };
+}
+
+export async function createKey(stack: InferenceStack, token: string, scope: { provider_family?: string; route_group?: string; label?: string } = {}) {
+  const created = await http(stack.url, 'POST', '/keys', { token, body: scope });
+  if (created.status !== 201 && created.status !== 200) throw new Error(`key creation failed: ${created.status} ${created.text}`);
+  return created.body as { id: string; key: string };
+}
+
+export async function fund(stack: InferenceStack, admin: { token: string }, userId: string, amountUsd: string): Promise<void> {
+  const result = await graphql(stack.url, AdjustBalanceDocument, { input: { userId, amountUsd, reason: 'test funding', idempotencyKey: `fund-${randomBytes(8).toString('hex')}` } }, admin.token);
+  if (result.errors) throw new Error(`funding failed: ${JSON.stringify(result.errors)}`);
+}
+
+export async function setKeyLimits(stack: InferenceStack, admin: { token: string }, keyId: string, limits: { rpmLimit?: number | null; concurrencyLimit?: number | null; monthlySpendCap?: string | null }): Promise<void> {
+  const result = await graphql(stack.url, SetKeyLimitsDocument, { input: { keyId, ...limits } }, admin.token);
+  if (result.errors) throw new Error(`setKeyLimits failed: ${JSON.stringify(result.errors)}`);
+}
+
+/** An admin session on the gateway process: registered, then promoted in the database as the admin CLI does. */
+export async function processAdmin(stack: InferenceStack): Promise<{ token: string; userId: string }> {
+  const registered = await registerRest(stack.url);
+  await stack.db.query('update users set is_admin = true where id = $1', [registered.account.user_id]);
+  return { token: registered.token, userId: registered.account.user_id };
+}
+
+/** Waits until the usage event of a request (by its x-request-id) has been written by the batch writer. */
+export async function usageEventOf(stack: InferenceStack, requestId: string, timeoutMs = 5_000): Promise<Record<string, any>> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const [row] = await stack.db.query<Record<string, any>>('select * from usage_events where request_id = $1', [requestId]);
+    if (row) return row;
+    if (Date.now() > until) throw new Error(`no usage event for ${requestId}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** Waits until the gateway has written every usage record of an account (no request of it in flight). */
+export async function settled(stack: InferenceStack, userId: string, expectedEvents: number, timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const [{ n }] = (await stack.db.query<{ n: number }>('select count(*)::int as n from usage_events where user_id = $1', [userId])) as [{ n: number }];
+    if (n >= expectedEvents) return;
+    if (Date.now() > until) throw new Error(`only ${n} of ${expectedEvents} usage events written`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+export function requestId(label: string): string {
+  return `test-${label}-${randomBytes(6).toString('hex')}`;
+}
