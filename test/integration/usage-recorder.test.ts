@@ -1,0 +1,57 @@
+import { randomUUID } from 'node:crypto';
+import { Decimal } from 'decimal.js';
+import { describe, expect, it } from 'vitest';
+import type { UsageRecord } from '../../src/usage/usage-recorder.js';
+import { ledgerBalance, newFundedAccount } from '../helpers/accounts.js';
+import { useTestGateway } from '../helpers/gateway.js';
+
+const gw = useTestGateway();
+
+function record(userId: string, amountUsd: string): UsageRecord {
+  const now = new Date();
+  return {
+    id: randomUUID(), userId, apiKeyId: null, requestId: `req-${randomUUID()}`, clientSurface: 'api', createdAt: now, completedAt: now,
+    providerFamily: 'family_a', routeGroup: 'cheap', routeGroupLabel: 'Cheap', endpoint: '/v1/chat/completions', model: 'gen-5.6-luna',
+    status: amountUsd === '0' ? 'error' : 'success', errorCode: null, latencyMs: 12, promptTokens: 10, completionTokens: 5, cacheReadTokens: null,
+    cacheWriteTokens: null, totalTokens: 15, cacheHitRatio: null, publicInputUsdPer1m: '0.016', publicOutputUsdPer1m: '0.04',
+    publicCacheReadUsdPer1m: '0.0016', publicCacheWriteUsdPer1m: '0.018', publicRequestUsdPerGeneration: null, amountUsd,
+    officialCostUsd: null, savedUsd: null, upstreamId: 'primary',
+  };
+}
+
+describe('batched usage settlement', () => {
+  it('writes 500 records from many accounts in batches: one ledger row per billed record, bonus first, ledger = balance', async () => {
+    const accounts = await Promise.all(Array.from({ length: 5 }, () => newFundedAccount(gw, '1')));
+    await gw.services.billing.post({ userId: accounts[0]!.userId, amountUsd: '0.0005', kind: 'bonus', bucket: 'bonus', idempotencyKey: `bonus:${randomUUID()}` });
+    const records = Array.from({ length: 500 }, (_, i) => record(accounts[i % 5]!.userId, i % 10 === 0 ? '0' : '0.0000123457'));
+    for (const r of records) gw.services.usage.record(r);
+    await gw.services.usage.flush();
+
+    const [{ events }] = (await gw.db.query<{ events: number }>('select count(*)::int as events from usage_events where id = any($1::uuid[])', [records.map((r) => r.id)])) as [{ events: number }];
+    expect(events).toBe(500);
+    const [{ rows }] = (await gw.db.query<{ rows: number }>(`select count(*)::int as rows from transactions where kind = 'usage' and idempotency_key = any($1)`, [records.map((r) => `usage:${r.id}`)])) as [{ rows: number }];
+    expect(rows).toBe(450); // zero-cost records are events only
+    for (const account of accounts) {
+      const balance = await ledgerBalance(gw, account.userId);
+      expect(balance.ledger).toBe(balance.balance);
+      expect(balance.paidMatches && balance.bonusMatches).toBe(true);
+    }
+    const first = await ledgerBalance(gw, accounts[0]!.userId);
+    expect(new Decimal(first.balance).equals(new Decimal('1.0005').minus(new Decimal('0.0000123457').times(50)))).toBe(true);
+    const [bonus] = await gw.db.query<{ bonus: string }>('select balance_bonus_usd::text as bonus from users where id = $1', [accounts[0]!.userId]);
+    expect(bonus!.bonus).toBe('0.0000000000'); // spent before paid balance
+  });
+
+  it('a record written twice (a retried batch) is billed once', async () => {
+    const account = await newFundedAccount(gw, '1');
+    const twice = record(account.userId, '0.25');
+    gw.services.usage.record(twice);
+    await gw.services.usage.flush();
+    gw.services.usage.record(twice);
+    await gw.services.usage.flush();
+    const balance = await ledgerBalance(gw, account.userId);
+    expect(balance.balance).toBe('0.7500000000');
+    expect(balance.ledger).toBe(balance.balance);
+    expect(await gw.db.query('select 1 from usage_events where id = $1', [twice.id])).toHaveLength(1);
+  });
+});

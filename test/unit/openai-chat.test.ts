@@ -1,0 +1,128 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { RouteTable } from '../../src/inference/routes.js';
+import { estimateTokens, SseSplitter } from '../../src/inference/sse.js';
+import {
+  deliveredTextOf,
+  parseChatRequest,
+  promptTokenBound,
+  publicChunk,
+  publicCompletion,
+  usageOf,
+} from '../../src/inference/translate/openai-chat.js';
+import type { Upstream } from '../../src/inference/upstreams.config.js';
+import { DomainError } from '../../src/shared/errors.js';
+
+const fixture = (name: string) => readFileSync(new URL(`../fixtures/openai-chat/${name}`, import.meta.url), 'utf8');
+const who = { id: 'chatcmpl-ours', model: 'gen-5.6-luna', created: 1 };
+// Fields an OpenAI-compatible aggregator adds, which say where a request went or what it cost us.
+const PRIVATE = ['vendor/secret-model-v2', 'SecretCloud', 'eu-west-secret', 'fp_vendor', 'gen-1732-upstream', 'gen-99-upstream', 'cost', 'native_finish_reason'];
+
+describe('SSE splitting', () => {
+  it('yields the same events however the bytes are cut, keeping only the unfinished tail', () => {
+    const bytes = Buffer.from(fixture('stream-with-extras.sse'));
+    const whole = new SseSplitter().push(bytes);
+    expect(whole.map((e) => e.data.slice(0, 20))).toHaveLength(6);
+    expect(whole.at(-1)!.data).toBe('[DONE]');
+    for (const size of [1, 7, 64, 333]) {
+      const splitter = new SseSplitter();
+      const events = [];
+      for (let i = 0; i < bytes.length; i += size) events.push(...splitter.push(bytes.subarray(i, i + size)));
+      events.push(...splitter.end());
+      expect(events).toEqual(whole);
+    }
+  });
+
+  it('decodes multi-byte characters split across chunks, and CRLF framing', () => {
+    const text = Buffer.from('data: {"c":"Байкал 🌊"}\r\n\r\n');
+    const splitter = new SseSplitter();
+    const events = [...splitter.push(text.subarray(0, 15)), ...splitter.push(text.subarray(15))];
+    expect(events).toEqual([{ event: null, data: '{"c":"Байкал 🌊"}' }]);
+  });
+});
+
+describe('the OpenAI chat wire format', () => {
+  it('rewrites stream chunks to our id and public model, dropping every field the upstream added', () => {
+    const events = new SseSplitter().push(Buffer.from(fixture('stream-with-extras.sse'))).filter((e) => e.data !== '[DONE]');
+    const chunks = events.map((e) => JSON.parse(e.data));
+    const out = chunks.map((c) => publicChunk(c, who, usageOf(c.usage)));
+    const text = JSON.stringify(out);
+    for (const secret of PRIVATE) expect(text, secret).not.toContain(secret);
+    expect(out[1]).toEqual({ id: 'chatcmpl-ours', object: 'chat.completion.chunk', created: 1, model: 'gen-5.6-luna', choices: [{ index: 0, delta: { content: 'Hello' }, logprobs: null, finish_reason: null }] });
+    expect(out.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 12, completion_tokens: 2, total_tokens: 14, prompt_tokens_details: { cached_tokens: 4 } } });
+    expect(chunks.map(deliveredTextOf).join('')).toBe('Hello world');
+  });
+
+  it('rewrites a completion the same way and reads its usage; cache usage not reported stays null', () => {
+    const upstream = JSON.parse(fixture('completion-with-extras.json'));
+    const usage = usageOf(upstream.usage);
+    expect(usage).toEqual({ inputTokens: 9, outputTokens: 2, cacheReadTokens: null, cacheWriteTokens: null });
+    const out = publicCompletion(upstream, who, usage);
+    for (const secret of PRIVATE) expect(JSON.stringify(out), secret).not.toContain(secret);
+    expect(out).toEqual({
+      id: 'chatcmpl-ours',
+      object: 'chat.completion',
+      created: 1,
+      model: 'gen-5.6-luna',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'Hi there', refusal: null }, logprobs: null, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 },
+    });
+    expect(usageOf({ prompt_tokens: 'x' })).toBeNull();
+  });
+
+  it('bounds the prompt by its bytes, counting an image as a fixed allowance rather than its base64 size', () => {
+    const small = parseChatRequest({ model: 'm', messages: [{ role: 'user', content: 'héllo' }] });
+    expect(promptTokenBound(small)).toBe(Buffer.byteLength(JSON.stringify({ messages: small.messages, tools: null })));
+    const image = parseChatRequest({ model: 'm', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${'A'.repeat(1_000_000)}` } }] }] });
+    expect(promptTokenBound(image)).toBeLessThan(3_000);
+    expect(promptTokenBound(image)).toBeGreaterThanOrEqual(2_000);
+  });
+
+  it('refuses malformed requests with every problem located', () => {
+    try {
+      parseChatRequest({ model: '', messages: [{ role: 'robot', content: 5 }], stream: 'yes', n: 2, tools: [{ type: 'function', function: { name: 'bad name!' } }] });
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(DomainError);
+      const locs = (error as DomainError).issues.map((i) => i.loc.join('.')).sort();
+      expect(locs).toEqual(['messages.0.content', 'messages.0.role', 'model', 'n', 'stream', 'tools.0.function.name']);
+    }
+  });
+
+  it('estimates about four characters a token for text the upstream never counted', () => {
+    expect(estimateTokens('')).toBe(0);
+    expect(estimateTokens('abcd')).toBe(1);
+    expect(estimateTokens('abcde')).toBe(2);
+  });
+});
+
+describe('route order', () => {
+  const upstream = (id: string, weight: number, fallback: string[] = []): Upstream => ({
+    id,
+    kind: 'openai-compatible',
+    baseUrl: `http://${id}.internal/v1`,
+    credentialEnv: 'X',
+    credential: 'x',
+    timeouts: { connectMs: 1, firstByteMs: 1, idleMs: 1 },
+    routes: [{ group: 'cheap', models: ['m'], modelMap: id === 'b' ? { m: 'b-model' } : {}, weight }],
+    fallback,
+  });
+
+  it('picks by weight, then tries the first choice’s fallbacks in order, then the rest', () => {
+    const sequence = [0.0, 0.1, 0.5]; // by weight alone: a, b, c
+    let call = 0;
+    const table = new RouteTable([upstream('a', 1, ['c']), upstream('b', 1), upstream('c', 1)], () => sequence[call++ % sequence.length]!);
+    const order = table.candidates('m', 'cheap').map((r) => `${r.upstream.id}:${r.upstreamModel}`);
+    expect(order).toEqual(['a:m', 'c:m', 'b:b-model']);
+    expect(table.candidates('m', 'other')).toEqual([]);
+    expect(table.candidates('unknown', 'cheap')).toEqual([]);
+  });
+
+  it('shares traffic in proportion to weight', () => {
+    const table = new RouteTable([upstream('a', 3), upstream('b', 1)]);
+    const firsts = Array.from({ length: 4_000 }, () => table.candidates('m', 'cheap')[0]!.upstream.id);
+    const share = firsts.filter((id) => id === 'a').length / firsts.length;
+    expect(share).toBeGreaterThan(0.7);
+    expect(share).toBeLessThan(0.8);
+  });
+});
