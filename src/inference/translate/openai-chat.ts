@@ -140,26 +140,24 @@ export interface PublicIdentity {
   created: number;
 }
 
-export function publicCompletion(upstream: any, who: PublicIdentity, usage: TokenUsage | null): object {
+/** A response body (`chat.completion`) or stream chunk (`chat.completion.chunk`) as clients see it. */
+function publicBody(object: 'chat.completion' | 'chat.completion.chunk', upstream: any, who: PublicIdentity, usage: TokenUsage | null): object {
   return {
     id: who.id,
-    object: 'chat.completion',
+    object,
     created: who.created,
     model: who.model,
-    choices: publicChoices(upstream?.choices, 'message'),
+    choices: publicChoices(upstream?.choices, object === 'chat.completion' ? 'message' : 'delta'),
     ...(usage ? { usage: publicUsage(usage) } : {}),
   };
 }
 
+export function publicCompletion(upstream: any, who: PublicIdentity, usage: TokenUsage | null): object {
+  return publicBody('chat.completion', upstream, who, usage);
+}
+
 export function publicChunk(upstream: any, who: PublicIdentity, usage: TokenUsage | null): object {
-  return {
-    id: who.id,
-    object: 'chat.completion.chunk',
-    created: who.created,
-    model: who.model,
-    choices: publicChoices(upstream?.choices, 'delta'),
-    ...(usage ? { usage: publicUsage(usage) } : {}),
-  };
+  return publicBody('chat.completion.chunk', upstream, who, usage);
 }
 
 /** The text a chunk delivers (content and tool-call arguments), for counting what a cut stream produced. */
