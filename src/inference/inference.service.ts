@@ -85,20 +85,22 @@ interface Outcome {
   upstreamId: string | null;
 }
 
-const UPSTREAM_OF = new WeakMap<DomainError, string>();
+/** An upstream failure on its way to the client: the public error, and (for the operator's usage record) where it happened. */
+class RoutedFailure extends Error {
+  constructor(
+    readonly publicError: DomainError,
+    readonly upstreamId: string,
+  ) {
+    super(publicError.message);
+  }
+}
 
-function upstreamOf(error: DomainError): string | null {
-  return UPSTREAM_OF.get(error) ?? null;
+function routedFailure(failure: UpstreamFailure): RoutedFailure {
+  return new RoutedFailure(clientErrorOf(failure), failure.upstreamId);
 }
 
 /** What a failed upstream call becomes for the client: our code and words, never the upstream's. */
 function clientErrorOf(failure: UpstreamFailure): DomainError {
-  const error = publicErrorOf(failure);
-  UPSTREAM_OF.set(error, failure.upstreamId); // for the operator's usage record only
-  return error;
-}
-
-function publicErrorOf(failure: UpstreamFailure): DomainError {
   switch (failure.kind) {
     case 'rate_limited':
       return new DomainError('rate_limited', 'The model is receiving too many requests right now; retry shortly', { retryAfterSeconds: failure.retryAfterSeconds ?? 5, reason: 'upstream_rate_limited' });
@@ -176,7 +178,11 @@ export class InferenceService {
     try {
       outcome = await this.forwardChat(call, request, admission, sink);
     } catch (error) {
-      if (error instanceof DomainError) outcome = { ...outcome, errorCode: error.reason, upstreamId: upstreamOf(error) };
+      if (error instanceof RoutedFailure) {
+        outcome = { ...outcome, errorCode: error.publicError.reason, upstreamId: error.upstreamId };
+        throw error.publicError;
+      }
+      if (error instanceof DomainError) outcome = { ...outcome, errorCode: error.reason };
       throw error;
     } finally {
       this.finish(call, admission, outcome);
@@ -233,7 +239,6 @@ export class InferenceService {
 
   /** Tries the routes in order until one answers; a failure before the first byte moves on to the next. */
   private async connect(
-    call: InferenceCall,
     routes: RouteCandidate[],
     signal: AbortSignal,
     send: (route: RouteCandidate) => Promise<UpstreamResponse>,
@@ -246,7 +251,8 @@ export class InferenceService {
       } catch (error) {
         if (signal.aborted) break;
         failure = failureOf(error, route.upstream.id);
-        this.deps.log.warn({ upstream: route.upstream.id, kind: failure.kind, status: failure.status, detail: failure.detail, requestId: call.requestId }, 'upstream call failed');
+        // The request id is on this line through the logging scope; the detail is for the operator only.
+        this.deps.log.warn({ upstream: route.upstream.id, kind: failure.kind, status: failure.status, detail: failure.detail }, 'upstream call failed');
         if (!failure.retryable) break;
       }
     }
@@ -263,10 +269,10 @@ export class InferenceService {
     const onClientGone = () => upstreamAbort.abort();
     sink.signal.addEventListener('abort', onClientGone, { once: true });
     try {
-      const connected = await this.connect(call, routes, upstreamAbort.signal, (route) => callChatCompletions(this.deps.upstreams, route, request, upstreamAbort.signal));
+      const connected = await this.connect(routes, upstreamAbort.signal, (route) => callChatCompletions(this.deps.upstreams, route, request, upstreamAbort.signal));
       if (!('response' in connected)) {
         if (sink.signal.aborted || !connected.failure) return { status: 'cancelled', errorCode: 'client_closed', usage: null, upstreamId: null };
-        throw clientErrorOf(connected.failure);
+        throw routedFailure(connected.failure);
       }
       const who: PublicIdentity = { id: `chatcmpl-${admission.eventId.replaceAll('-', '')}`, model: admission.model.id, created: Math.floor(Date.now() / 1000) };
       return request.stream
@@ -288,7 +294,7 @@ export class InferenceService {
       if (sink.signal.aborted) return { status: 'cancelled', errorCode: 'client_closed', usage: this.estimatedUsage(request, ''), upstreamId };
       const failure = error instanceof SyntaxError ? new UpstreamFailure('server_error', upstreamId, 'response is not JSON') : failureOf(error, upstreamId);
       this.deps.log.warn({ upstream: upstreamId, kind: failure.kind, detail: failure.detail }, 'upstream response unreadable');
-      throw clientErrorOf(failure);
+      throw routedFailure(failure);
     }
     const reported = usageOf(parsed?.usage);
     const usage = reported ?? this.estimatedUsage(request, (parsed?.choices ?? []).map((c: any) => `${c?.message?.content ?? ''}${JSON.stringify(c?.message?.tool_calls ?? '')}`).join(''));
