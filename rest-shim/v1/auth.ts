@@ -38,3 +38,27 @@ export async function optionalKey(req: Request, keys: KeysService): Promise<KeyP
   }
   return bearerKeyOf(req) || headerKey ? requireKey(req, keys) : null;
 }
+
+export const ANTHROPIC_VERSION = '2023-06-01';
+
+/**
+ * The key of a Messages-format request: `x-api-key` plus `anthropic-version: 2023-06-01` (SPEC.md
+ * section 5). A key in the Bearer header is the wrong header (401); a missing version is a 400.
+ */
+export async function requireMessagesKey(req: Request, keys: KeysService): Promise<KeyPrincipal> {
+  const raw = req.get('x-api-key')?.trim();
+  if (!raw) {
+    if (bearerKeyOf(req)) throw new DomainError('unauthenticated', 'Send the API key as "x-api-key: <key>" on this endpoint', { reason: 'wrong_auth_header' });
+    throw new DomainError('unauthenticated', 'Missing API key: send "x-api-key: <key>"', { reason: 'missing_api_key' });
+  }
+  const principal = await keys.authenticate(raw);
+  if (!principal) throw new DomainError('unauthenticated', 'Invalid API key', { reason: 'invalid_api_key' });
+  const version = req.get('anthropic-version');
+  if (version !== ANTHROPIC_VERSION) {
+    throw new DomainError('bad_request', version ? `Unsupported anthropic-version ${JSON.stringify(version)}; use ${ANTHROPIC_VERSION}` : `The header "anthropic-version: ${ANTHROPIC_VERSION}" is required`, {
+      reason: 'invalid_version_header',
+    });
+  }
+  keys.markUsed(principal.keyId);
+  return principal;
+}

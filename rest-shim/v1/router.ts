@@ -2,8 +2,10 @@ import express, { Router, type NextFunction, type Request, type Response } from 
 import type { CatalogModel } from '../../src/catalog/catalog.schemas.js';
 import type { Services } from '../../src/services.js';
 import { DomainError } from '../../src/shared/errors.js';
-import { optionalKey, requireKey } from './auth.js';
-import { sendOpenAiError } from './errors.js';
+import type { Endpoint } from '../../src/catalog/catalog.schemas.js';
+import { FORMAT_OF_ENDPOINT } from '../../src/inference/client-formats.js';
+import { optionalKey, requireKey, requireMessagesKey } from './auth.js';
+import { sendAnthropicError, sendOpenAiError } from './errors.js';
 import { responseSink } from './sink.js';
 
 /** SPEC.md section 8: the normal request body limit. */
@@ -45,6 +47,12 @@ export function v1Router(services: Services): Router {
     res.json({ object: 'list', data: models.map(openAiModel) });
   }));
 
+  /** The bridge's own list: only the models served on the bridge endpoints (SPEC.md 4.6 rule 1). */
+  router.get('/bridge/models', handle(async (_req, res) => {
+    const models = services.catalog.snapshot.data.models.filter((m) => m.endpoints.some((e) => e.startsWith('/v1/bridge/')));
+    res.json({ object: 'list', data: models.map(openAiModel) });
+  }));
+
   router.get('/models/:model_id', handle(async (req, res) => {
     const key = await optionalKey(req, services.keys);
     const model = visibleModels(services, key ? { family: key.providerFamily, group: key.routeGroup } : null).find((m) => m.id === req.params.model_id);
@@ -71,16 +79,25 @@ export function v1Router(services: Services): Router {
 
   // The key is checked before the body is read, so an unauthenticated caller cannot make us read 25 MiB.
   const json = express.json({ limit: V1_BODY_LIMIT_BYTES, strict: false });
-  router.post('/chat/completions', handle(async (req, res) => {
-    const principal = await requireKey(req, services.keys);
-    await new Promise<void>((resolve, reject) => json(req, res, (error?: unknown) => (error ? reject(error) : resolve())));
-    const call = { principal, requestId: String(res.locals.requestId ?? ''), endpoint: '/v1/chat/completions' as const, clientSurface: 'api' };
-    try {
-      await services.inference.chatCompletions(call, req.body, responseSink(req, res));
-    } catch (error) {
-      throw error instanceof DomainError ? error.withLocPrefix(['body']) : error;
-    }
-  }));
+  const readBody = (req: Request, res: Response) => new Promise<void>((resolve, reject) => json(req, res, (error?: unknown) => (error ? reject(error) : resolve())));
+  const inference = (endpoint: Endpoint, clientSurface: 'api' | 'bridge') =>
+    handle(async (req, res) => {
+      const messages = FORMAT_OF_ENDPOINT[endpoint] === 'anthropic-messages';
+      if (messages) res.locals.errorShape = 'anthropic';
+      const principal = messages ? await requireMessagesKey(req, services.keys) : await requireKey(req, services.keys);
+      await readBody(req, res);
+      const call = { principal, requestId: String(res.locals.requestId ?? ''), endpoint, clientSurface };
+      try {
+        await services.inference.complete(call, FORMAT_OF_ENDPOINT[endpoint]!, req.body, responseSink(req, res));
+      } catch (error) {
+        throw error instanceof DomainError ? error.withLocPrefix(['body']) : error;
+      }
+    });
+  router.post('/chat/completions', inference('/v1/chat/completions', 'api'));
+  router.post('/responses', inference('/v1/responses', 'api'));
+  router.post('/messages', inference('/v1/messages', 'api'));
+  router.post('/bridge/chat/completions', inference('/v1/bridge/chat/completions', 'bridge'));
+  router.post('/bridge/responses', inference('/v1/bridge/responses', 'bridge'));
 
   for (const path of UNSUPPORTED) {
     router.all(path, (_req, res) => {
@@ -97,13 +114,14 @@ export function v1Router(services: Services): Router {
       if (!res.writableEnded) res.end();
       return;
     }
-    if (error instanceof DomainError) return sendOpenAiError(res, error);
+    const send = res.locals.errorShape === 'anthropic' ? sendAnthropicError : sendOpenAiError;
+    if (error instanceof DomainError) return send(res, error);
     const parserError = error as { type?: string; message?: string };
     if (parserError?.type === 'entity.too.large') {
-      return sendOpenAiError(res, new DomainError('payload_too_large', `Request body is larger than ${V1_BODY_LIMIT_BYTES / 1024 / 1024} MiB`, { reason: 'payload_too_large' }));
+      return send(res, new DomainError('payload_too_large', `Request body is larger than ${V1_BODY_LIMIT_BYTES / 1024 / 1024} MiB`, { reason: 'payload_too_large' }));
     }
     if (parserError?.type === 'entity.parse.failed') {
-      return sendOpenAiError(res, new DomainError('validation_failed', 'Request validation failed', { issues: [{ loc: ['body'], msg: `JSON decode error: ${parserError.message}`, type: 'json_invalid' }] }));
+      return send(res, new DomainError('validation_failed', 'Request validation failed', { issues: [{ loc: ['body'], msg: `JSON decode error: ${parserError.message}`, type: 'json_invalid' }] }));
     }
     next(error);
   });

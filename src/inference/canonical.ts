@@ -124,3 +124,27 @@ export function textOf(parts: CanonicalPart[]): string {
     .map((part) => (part.type === 'text' ? part.text : part.type === 'tool_call' ? part.arguments : part.type === 'tool_result' ? part.content : ''))
     .join('');
 }
+
+/** Images are priced by the upstream in tokens we cannot see from here; each counts as this many. */
+export const IMAGE_TOKEN_ALLOWANCE = 2_000;
+
+/**
+ * An upper bound on a prompt's tokens: the UTF-8 bytes of everything sent except image data (a
+ * byte-level tokenizer never makes more tokens than bytes), plus an allowance per image.
+ */
+export function promptTokenBound(request: CanonicalRequest): number {
+  let images = 0;
+  const text = JSON.stringify({ system: request.system, messages: request.messages, tools: request.tools }, (key, value) => {
+    if (key === 'image') {
+      images += 1;
+      return null;
+    }
+    return value;
+  });
+  return Buffer.byteLength(text) + images * IMAGE_TOKEN_ALLOWANCE;
+}
+
+/** The plain text of a prompt, for estimating usage the upstream never reported. */
+export function promptText(request: CanonicalRequest): string {
+  return [request.system ?? '', ...request.messages.map((m) => textOf(m.parts))].filter((text) => text).join('\n');
+}

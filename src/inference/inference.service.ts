@@ -12,22 +12,13 @@ import type { Logger } from '../shared/logging.js';
 import { formatUsd, money } from '../shared/money.js';
 import type { UsageRecord, UsageRecorder, UsageStatus } from '../usage/usage-recorder.js';
 import type { Limiter, Slot } from './limits.js';
-import { callChatCompletions } from './providers/openai-compatible/chat.js';
+import { promptText, promptTokenBound, textOf, type CanonicalResponse, type CanonicalUsage, type ResponseIdentity } from './canonical.js';
+import { chatIdentity, CLIENT_FORMATS, type ClientFormat, type ClientFormatId, type ParsedRequest } from './client-formats.js';
+import { PROVIDER_KINDS, type ProviderKind } from './providers/index.js';
+import { failureFromResponse } from './providers/openai-compatible/chat.js';
 import type { RouteCandidate, RouteTable } from './routes.js';
 import { estimateTokens, SseSplitter } from './sse.js';
-import {
-  checkChatCapabilities,
-  deliveredTextOf,
-  outputLimitOf,
-  parseChatRequest,
-  promptText,
-  promptTokenBound,
-  publicChunk,
-  publicCompletion,
-  usageOf,
-  type ChatRequest,
-  type PublicIdentity,
-} from './translate/openai-chat.js';
+import { deliveredTextOf, publicChunk, publicCompletion, usageOf, type ChatRequest } from './translate/openai-chat.js';
 import { failureOf, UpstreamFailure, type UpstreamClient, type UpstreamResponse } from './upstream-client.js';
 
 /** Output tokens held for a request that sets no limit, when the catalog names no cap for the model. */
@@ -165,18 +156,23 @@ export class InferenceService {
     };
   }
 
-  /** `POST /v1/chat/completions`: OpenAI chat completions, JSON or SSE. */
-  async chatCompletions(call: InferenceCall, body: unknown, sink: ResponseSink): Promise<void> {
-    const request = parseChatRequest(body);
+  /**
+   * One inference request in any client format (`/v1/chat/completions`, `/v1/responses`,
+   * `/v1/messages`, the bridge), JSON or SSE: validate, admit, forward, relay, settle.
+   */
+  async complete(call: InferenceCall, formatId: ClientFormatId, body: unknown, sink: ResponseSink): Promise<void> {
+    const format = CLIENT_FORMATS[formatId];
+    if (!format) throw new DomainError('not_found', 'This endpoint is not available yet', { reason: 'unsupported_endpoint' });
+    const parsed = format.parse(body);
     const catalog = this.deps.catalog.snapshot;
-    const model = this.resolveModel(catalog, call, request.model);
-    checkChatCapabilities(request, model);
-    const outputHold = outputLimitOf(request) ?? model.maxOutputTokens ?? DEFAULT_OUTPUT_HOLD;
-    const admission = await this.admit(catalog, call, model, (prices) => worstCaseTokenCost(prices, promptTokenBound(request), outputHold));
+    const model = this.resolveModel(catalog, call, parsed.canonical.model);
+    format.checkCapabilities(parsed, model);
+    const outputHold = parsed.canonical.maxOutputTokens ?? model.maxOutputTokens ?? DEFAULT_OUTPUT_HOLD;
+    const admission = await this.admit(catalog, call, model, (prices) => worstCaseTokenCost(prices, promptTokenBound(parsed.canonical), outputHold));
 
     let outcome: Outcome = { status: 'error', errorCode: 'internal_error', usage: null, upstreamId: null };
     try {
-      outcome = await this.forwardChat(call, request, admission, sink);
+      outcome = await this.forward(call, format, parsed, admission, sink);
     } catch (error) {
       if (error instanceof RoutedFailure) {
         outcome = { ...outcome, errorCode: error.publicError.reason, upstreamId: error.upstreamId };
@@ -196,6 +192,11 @@ export class InferenceService {
    */
   private resolveModel(catalog: Catalog, call: InferenceCall, modelId: string): CatalogModel {
     const scope = { family: call.principal.providerFamily, group: call.principal.routeGroup };
+    if (call.endpoint.startsWith('/v1/bridge/')) {
+      // SPEC.md 4.6 rule 1: the bridge accepts only its own model(s); anything else is refused up front.
+      const served = catalog.data.models.filter((m) => m.endpoints.includes(call.endpoint)).map((m) => m.id);
+      if (!served.includes(modelId)) throw new DomainError('bad_request', `The bridge accepts only the model ${served.join(', ')}`, { reason: 'bridge_model_only' });
+    }
     const model = catalog.models.get(modelId);
     const visible = model && (Object.keys(model.groups).some((g) => catalog.groups.get(g)?.public) || catalog.allows(scope, model));
     if (!model || !visible) throw new DomainError('not_found', `The model ${JSON.stringify(modelId)} does not exist`, { reason: 'model_not_found' });
@@ -259,8 +260,19 @@ export class InferenceService {
     return { failure };
   }
 
-  private async forwardChat(call: InferenceCall, request: ChatRequest, admission: Admission, sink: ResponseSink): Promise<Outcome> {
-    const routes = this.deps.routes.candidates(admission.model.id, call.principal.routeGroup);
+  /** The upstream body for a route: the client's own when the upstream speaks its format, else translated. */
+  private upstreamBody(kind: ProviderKind, format: ClientFormat, parsed: ParsedRequest, route: RouteCandidate): Record<string, unknown> {
+    return kind.speaks === format.id ? kind.passthrough(parsed.raw, route.upstreamModel) : kind.body(parsed.canonical, route.upstreamModel);
+  }
+
+  private async send(kind: ProviderKind, route: RouteCandidate, body: Record<string, unknown>, signal: AbortSignal): Promise<UpstreamResponse> {
+    const response = await this.deps.upstreams.post(route.upstream, kind.path, JSON.stringify(body), kind.headers(route.upstream), signal);
+    if (response.status === 200) return response;
+    throw await failureFromResponse(route.upstream.id, response);
+  }
+
+  private async forward(call: InferenceCall, format: ClientFormat, parsed: ParsedRequest, admission: Admission, sink: ResponseSink): Promise<Outcome> {
+    const routes = this.deps.routes.candidates(admission.model.id, call.principal.routeGroup).filter((r) => PROVIDER_KINDS[r.upstream.kind]);
     if (!routes.length) {
       this.deps.log.error({ model: admission.model.id, group: call.principal.routeGroup }, 'no upstream route serves this model');
       throw new DomainError('unavailable', `The model ${admission.model.id} is temporarily unavailable`, { retryAfterSeconds: 30, reason: 'no_route' });
@@ -269,48 +281,127 @@ export class InferenceService {
     const onClientGone = () => upstreamAbort.abort();
     sink.signal.addEventListener('abort', onClientGone, { once: true });
     try {
-      const connected = await this.connect(routes, upstreamAbort.signal, (route) => callChatCompletions(this.deps.upstreams, route, request, upstreamAbort.signal));
+      const connected = await this.connect(routes, upstreamAbort.signal, (route) => {
+        const kind = PROVIDER_KINDS[route.upstream.kind]!;
+        return this.send(kind, route, this.upstreamBody(kind, format, parsed, route), upstreamAbort.signal);
+      });
       if (!('response' in connected)) {
         if (sink.signal.aborted || !connected.failure) return { status: 'cancelled', errorCode: 'client_closed', usage: null, upstreamId: null };
         throw routedFailure(connected.failure);
       }
-      const who: PublicIdentity = { id: `chatcmpl-${admission.eventId.replaceAll('-', '')}`, model: admission.model.id, created: Math.floor(Date.now() / 1000) };
-      return request.stream
-        ? await this.relayChatStream(request, connected.response, connected.route, who, sink)
-        : await this.relayChatJson(request, connected.response, connected.route, who, sink);
+      const { response, route } = connected;
+      const kind = PROVIDER_KINDS[route.upstream.kind]!;
+      const who: ResponseIdentity = { id: admission.eventId.replaceAll('-', ''), model: admission.model.id, created: Math.floor(Date.now() / 1000) };
+      if (format.id === 'openai-chat' && kind.speaks === 'openai-chat') {
+        // Same format both sides: relay the upstream's own chunks, rewritten field by field.
+        return parsed.canonical.stream
+          ? await this.relayChatStream(parsed, response, route, chatIdentity(who), sink)
+          : await this.relayChatJson(parsed, response, route, chatIdentity(who), sink);
+      }
+      return parsed.canonical.stream
+        ? await this.relayStream(format, kind, parsed, response, route, who, sink)
+        : await this.relayJson(format, kind, parsed, response, route, who, sink);
     } finally {
       sink.signal.removeEventListener('abort', onClientGone);
     }
   }
 
-  private async relayChatJson(request: ChatRequest, response: UpstreamResponse, route: RouteCandidate, who: PublicIdentity, sink: ResponseSink): Promise<Outcome> {
-    const upstreamId = route.upstream.id;
-    let parsed: any;
+  /** Reads a whole JSON answer (bounded); a client that left meanwhile makes the request `cancelled`. */
+  private async readJson(response: UpstreamResponse, upstreamId: string, sink: ResponseSink): Promise<{ body: any } | { cancelled: true }> {
     try {
       const length = Number(response.headers['content-length']);
       if (length > MAX_JSON_RESPONSE_BYTES) throw new UpstreamFailure('server_error', upstreamId, `response of ${length} bytes`);
-      parsed = JSON.parse(await response.body.text());
+      return { body: JSON.parse(await response.body.text()) };
     } catch (error) {
-      if (sink.signal.aborted) return { status: 'cancelled', errorCode: 'client_closed', usage: this.estimatedUsage(request, ''), upstreamId };
+      if (sink.signal.aborted) return { cancelled: true };
       const failure = error instanceof SyntaxError ? new UpstreamFailure('server_error', upstreamId, 'response is not JSON') : failureOf(error, upstreamId);
       this.deps.log.warn({ upstream: upstreamId, kind: failure.kind, detail: failure.detail }, 'upstream response unreadable');
       throw routedFailure(failure);
     }
-    const reported = usageOf(parsed?.usage);
-    const usage = reported ?? this.estimatedUsage(request, (parsed?.choices ?? []).map((c: any) => `${c?.message?.content ?? ''}${JSON.stringify(c?.message?.tool_calls ?? '')}`).join(''));
-    if (!reported) this.deps.log.warn({ upstream: upstreamId }, 'upstream reported no usage; billing an estimate');
-    sink.sendJson(publicCompletion(parsed, who, usage));
+  }
+
+  private async relayJson(format: ClientFormat, kind: ProviderKind, parsed: ParsedRequest, response: UpstreamResponse, route: RouteCandidate, who: ResponseIdentity, sink: ResponseSink): Promise<Outcome> {
+    const upstreamId = route.upstream.id;
+    const read = await this.readJson(response, upstreamId, sink);
+    if ('cancelled' in read) return { status: 'cancelled', errorCode: 'client_closed', usage: this.estimatedUsage(parsed, ''), upstreamId };
+    const answer: CanonicalResponse = kind.fromResponse(read.body);
+    if (!answer.usage) this.deps.log.warn({ upstream: upstreamId }, 'upstream reported no usage; billing an estimate');
+    const usage = answer.usage ?? this.estimatedUsage(parsed, textOf(answer.parts));
+    sink.sendJson(format.render({ ...answer, usage }, who));
     return { status: 'success', errorCode: null, usage, upstreamId };
   }
 
   /**
-   * Relays an SSE stream event by event: each upstream event is rewritten to its public form and
-   * written as soon as it arrives (only an unfinished event is ever kept). Usage comes from the
-   * upstream's final chunk; a cut or cancelled stream bills an estimate of what was delivered.
+   * Relays an upstream stream through the hub: each upstream event is decoded to canonical events and
+   * encoded in the client's format as soon as it arrives. Usage comes from the upstream; a cut or
+   * cancelled stream bills an estimate of what was delivered.
    */
-  private async relayChatStream(request: ChatRequest, response: UpstreamResponse, route: RouteCandidate, who: PublicIdentity, sink: ResponseSink): Promise<Outcome> {
+  private async relayStream(format: ClientFormat, kind: ProviderKind, parsed: ParsedRequest, response: UpstreamResponse, route: RouteCandidate, who: ResponseIdentity, sink: ResponseSink): Promise<Outcome> {
     const upstreamId = route.upstream.id;
-    const clientWantsUsage = request.stream_options?.include_usage === true;
+    const splitter = new SseSplitter();
+    const decoder = kind.decoder();
+    const encoder = format.encoder(who, parsed);
+    let usage: CanonicalUsage | null = null;
+    let delivered = '';
+    let failure: UpstreamFailure | null = null;
+    sink.startStream();
+    await sink.write(encoder.start());
+    try {
+      for await (const chunk of response.body) {
+        let out = '';
+        for (const event of splitter.push(chunk as Uint8Array)) {
+          for (const canonical of decoder.push(event)) {
+            if (canonical.type === 'usage') usage = canonical.usage;
+            else if (canonical.type === 'text_delta') delivered += canonical.text;
+            else if (canonical.type === 'tool_call_delta') delivered += canonical.argumentsDelta;
+            out += encoder.event(canonical);
+          }
+        }
+        if (out) await sink.write(out);
+      }
+    } catch (error) {
+      if (!sink.signal.aborted) failure = failureOf(error, upstreamId);
+    }
+    if (decoder.error) failure ??= new UpstreamFailure('server_error', upstreamId, `stream error event: ${decoder.error}`);
+
+    if (sink.signal.aborted) return { status: 'cancelled', errorCode: 'client_closed', usage: usage ?? this.estimatedUsage(parsed, delivered), upstreamId };
+    if (decoder.done && !failure) {
+      if (!usage) this.deps.log.warn({ upstream: upstreamId }, 'upstream stream reported no usage; billing an estimate');
+      usage ??= this.estimatedUsage(parsed, delivered);
+      await sink.write(encoder.finish(usage));
+      sink.end();
+      return { status: 'success', errorCode: null, usage, upstreamId };
+    }
+    return this.interrupted(sink, failure, upstreamId, encoder.fail.bind(encoder), usage ?? this.estimatedUsage(parsed, delivered));
+  }
+
+  /** A stream that broke after the client got its first byte: no failover now; say so in-band, bill what was delivered. */
+  private async interrupted(sink: ResponseSink, failure: UpstreamFailure | null, upstreamId: string, frame: (message: string, code: string) => string, usage: CanonicalUsage): Promise<Outcome> {
+    const cause = failure ?? new UpstreamFailure('connection', upstreamId, 'stream ended early');
+    this.deps.log.warn({ upstream: upstreamId, kind: cause.kind, detail: cause.detail }, 'upstream stream failed mid-way');
+    await sink.write(frame(clientErrorOf(cause).message, 'stream_interrupted'));
+    sink.end();
+    return { status: 'error', errorCode: 'stream_interrupted', usage, upstreamId };
+  }
+
+  private async relayChatJson(parsed: ParsedRequest, response: UpstreamResponse, route: RouteCandidate, who: ResponseIdentity, sink: ResponseSink): Promise<Outcome> {
+    const upstreamId = route.upstream.id;
+    const read = await this.readJson(response, upstreamId, sink);
+    if ('cancelled' in read) return { status: 'cancelled', errorCode: 'client_closed', usage: this.estimatedUsage(parsed, ''), upstreamId };
+    const reported = usageOf(read.body?.usage);
+    if (!reported) this.deps.log.warn({ upstream: upstreamId }, 'upstream reported no usage; billing an estimate');
+    const usage = reported ?? this.estimatedUsage(parsed, (read.body?.choices ?? []).map((c: any) => `${c?.message?.content ?? ''}${JSON.stringify(c?.message?.tool_calls ?? '')}`).join(''));
+    sink.sendJson(publicCompletion(read.body, who, usage));
+    return { status: 'success', errorCode: null, usage, upstreamId };
+  }
+
+  /**
+   * Relays a chat stream from a chat upstream event by event: each upstream chunk is rewritten to its
+   * public form and written as soon as it arrives (only an unfinished event is ever kept), keeping
+   * fields the hub does not model (logprobs, refusals, annotations).
+   */
+  private async relayChatStream(parsed: ParsedRequest, response: UpstreamResponse, route: RouteCandidate, who: ResponseIdentity, sink: ResponseSink): Promise<Outcome> {
+    const upstreamId = route.upstream.id;
     const splitter = new SseSplitter();
     let usage: TokenUsage | null = null;
     let delivered = '';
@@ -325,21 +416,21 @@ export class InferenceService {
             done = true;
             continue;
           }
-          let parsed: any;
+          let upstreamChunk: any;
           try {
-            parsed = JSON.parse(event.data);
+            upstreamChunk = JSON.parse(event.data);
           } catch {
             continue;
           }
-          if (parsed?.error) {
+          if (upstreamChunk?.error) {
             failure = new UpstreamFailure('server_error', upstreamId, `stream error event: ${event.data.slice(0, 500)}`);
             continue;
           }
-          usage = usageOf(parsed?.usage) ?? usage;
-          delivered += deliveredTextOf(parsed);
-          const usageOnly = Array.isArray(parsed?.choices) && parsed.choices.length === 0;
-          if (usageOnly && !clientWantsUsage) continue;
-          out += `data: ${JSON.stringify(publicChunk(parsed, who, clientWantsUsage ? usageOf(parsed?.usage) : null))}\n\n`;
+          usage = usageOf(upstreamChunk?.usage) ?? usage;
+          delivered += deliveredTextOf(upstreamChunk);
+          const usageOnly = Array.isArray(upstreamChunk?.choices) && upstreamChunk.choices.length === 0;
+          if (usageOnly && !parsed.streamUsage) continue;
+          out += `data: ${JSON.stringify(publicChunk(upstreamChunk, who, parsed.streamUsage ? usageOf(upstreamChunk?.usage) : null))}\n\n`;
         }
         if (out) await sink.write(out);
       }
@@ -347,25 +438,21 @@ export class InferenceService {
       if (!sink.signal.aborted) failure = failureOf(error, upstreamId);
     }
 
-    if (sink.signal.aborted) return { status: 'cancelled', errorCode: 'client_closed', usage: usage ?? this.estimatedUsage(request, delivered), upstreamId };
+    const billed = (): CanonicalUsage => (usage ? { ...usage, reasoningTokens: null } : this.estimatedUsage(parsed, delivered));
+    if (sink.signal.aborted) return { status: 'cancelled', errorCode: 'client_closed', usage: billed(), upstreamId };
     if (done && !failure) {
       await sink.write('data: [DONE]\n\n');
       sink.end();
       if (!usage) this.deps.log.warn({ upstream: upstreamId }, 'upstream stream reported no usage; billing an estimate');
-      return { status: 'success', errorCode: null, usage: usage ?? this.estimatedUsage(request, delivered), upstreamId };
+      return { status: 'success', errorCode: null, usage: billed(), upstreamId };
     }
-    // The stream broke after the client got its first byte: no failover now. Say so in-band, bill what was delivered.
-    failure ??= new UpstreamFailure('connection', upstreamId, 'stream ended without [DONE]');
-    this.deps.log.warn({ upstream: upstreamId, kind: failure.kind, detail: failure.detail }, 'upstream stream failed mid-way');
-    const error = clientErrorOf(failure);
-    await sink.write(`data: ${JSON.stringify({ error: { message: error.message, type: 'server_error', code: 'stream_interrupted', param: null } })}\n\n`);
-    sink.end();
-    return { status: 'error', errorCode: 'stream_interrupted', usage: usage ?? this.estimatedUsage(request, delivered), upstreamId };
+    const frame = (message: string, code: string) => `data: ${JSON.stringify({ error: { message, type: 'server_error', code, param: null } })}\n\n`;
+    return this.interrupted(sink, failure, upstreamId, frame, billed());
   }
 
   /** Usage the upstream never reported: the prompt and the delivered text, estimated. */
-  private estimatedUsage(request: ChatRequest, deliveredText: string): TokenUsage {
-    return { inputTokens: estimateTokens(promptText(request)), outputTokens: estimateTokens(deliveredText), cacheReadTokens: null, cacheWriteTokens: null };
+  private estimatedUsage(parsed: ParsedRequest, deliveredText: string): CanonicalUsage {
+    return { inputTokens: estimateTokens(promptText(parsed.canonical)), outputTokens: estimateTokens(deliveredText), cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null };
   }
 
   /** Settles or releases the hold, frees the slot and records the usage event. Runs on every exit path. */

@@ -1,7 +1,9 @@
 import { Decimal } from 'decimal.js';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { promptTokenBound } from '../../src/inference/canonical.js';
 import { estimateTokens } from '../../src/inference/sse.js';
+import { chatToCanonical, parseChatRequest } from '../../src/inference/translate/openai-chat.js';
 import { ledgerBalance } from '../helpers/accounts.js';
 import { http } from '../helpers/clients.js';
 import {
@@ -450,7 +452,7 @@ describe('concurrency against a small balance', () => {
     const content = 'Count slowly [sim:words=10 chunk-delay=100]';
     const maxTokens = 50;
     // The gateway holds the worst case: every prompt byte as a token at the dearest input-side price, plus max_tokens of output.
-    const promptBound = Buffer.byteLength(JSON.stringify({ messages: [{ role: 'user', content }], tools: null }));
+    const promptBound = promptTokenBound(chatToCanonical(parseChatRequest({ model: 'gen-5.6-luna', messages: [{ role: 'user', content }], stream: true, max_tokens: maxTokens })));
     const hold = new Decimal(promptBound).times('0.018').plus(new Decimal(maxTokens).times(LUNA.output)).dividedBy(1_000_000).toDecimalPlaces(10, Decimal.ROUND_UP);
     const start = hold.times(30.5).toDecimalPlaces(10, Decimal.ROUND_DOWN);
     await fund(stack, admin, owner.userId, start.toFixed());

@@ -2,10 +2,11 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { RouteTable } from '../../src/inference/routes.js';
 import { estimateTokens, SseSplitter } from '../../src/inference/sse.js';
+import { promptTokenBound } from '../../src/inference/canonical.js';
 import {
+  chatToCanonical,
   deliveredTextOf,
   parseChatRequest,
-  promptTokenBound,
   publicChunk,
   publicCompletion,
   usageOf,
@@ -71,9 +72,10 @@ describe('the OpenAI chat wire format', () => {
   });
 
   it('bounds the prompt by its bytes, counting an image as a fixed allowance rather than its base64 size', () => {
-    const small = parseChatRequest({ model: 'm', messages: [{ role: 'user', content: 'héllo' }] });
-    expect(promptTokenBound(small)).toBe(Buffer.byteLength(JSON.stringify({ messages: small.messages, tools: null })));
-    const image = parseChatRequest({ model: 'm', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${'A'.repeat(1_000_000)}` } }] }] });
+    const small = chatToCanonical(parseChatRequest({ model: 'm', messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'héllo' }] }));
+    expect(small.system).toBe('be brief');
+    expect(promptTokenBound(small)).toBe(Buffer.byteLength(JSON.stringify({ system: small.system, messages: small.messages, tools: small.tools })));
+    const image = chatToCanonical(parseChatRequest({ model: 'm', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${'A'.repeat(1_000_000)}` } }] }] }));
     expect(promptTokenBound(image)).toBeLessThan(3_000);
     expect(promptTokenBound(image)).toBeGreaterThanOrEqual(2_000);
   });

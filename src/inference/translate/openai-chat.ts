@@ -3,6 +3,7 @@ import type { TokenUsage } from '../../billing/cost.js';
 import type { CatalogModel } from '../../catalog/catalog.schemas.js';
 import { DomainError, type ValidationIssue } from '../../shared/errors.js';
 import { parseInput } from '../../shared/validation.js';
+import type { CanonicalEvent, CanonicalMessage, CanonicalPart, CanonicalRequest, CanonicalResponse, CanonicalUsage, StopReason, StreamEncoder } from '../canonical.js';
 
 /**
  * The OpenAI chat-completions wire format, client side: request validation, the worst-case size of a
@@ -61,32 +62,6 @@ export function checkChatCapabilities(request: ChatRequest, model: CatalogModel)
 
 export function outputLimitOf(request: ChatRequest): number | null {
   return request.max_completion_tokens ?? request.max_tokens ?? null;
-}
-
-/** Images are priced by the upstream in tokens we cannot see from here; each counts as this many. */
-const IMAGE_TOKEN_ALLOWANCE = 2_000;
-
-/**
- * An upper bound on the prompt's tokens: the UTF-8 bytes of everything sent except inline image data
- * (a byte-level tokenizer never makes more tokens than bytes), plus an allowance per image.
- */
-export function promptTokenBound(request: ChatRequest): number {
-  let images = 0;
-  const text = JSON.stringify({ messages: request.messages, tools: request.tools ?? null }, (key, value) => {
-    if (key === 'image_url') {
-      images += 1;
-      return null;
-    }
-    return value;
-  });
-  return Buffer.byteLength(text) + images * IMAGE_TOKEN_ALLOWANCE;
-}
-
-/** The plain text of the prompt, for estimating usage when the upstream never reported it. */
-export function promptText(request: ChatRequest): string {
-  return request.messages
-    .map((m) => (typeof m.content === 'string' ? m.content : Array.isArray(m.content) ? m.content.map((p) => (typeof p.text === 'string' ? p.text : '')).join(' ') : ''))
-    .join('\n');
 }
 
 /** OpenAI usage -> canonical usage. Cache reads come from `prompt_tokens_details.cached_tokens`; absent means not reported. */
@@ -171,4 +146,157 @@ export function deliveredTextOf(chunk: any): string {
     if (Array.isArray(delta?.tool_calls)) for (const call of delta.tool_calls) if (typeof call?.function?.arguments === 'string') text += call.function.arguments;
   }
   return text;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Through the canonical hub: a chat-completions client served by an upstream of another kind.
+
+const STOP_TO_FINISH: Record<StopReason, string> = { end: 'stop', max_tokens: 'length', tool_use: 'tool_calls', stop_sequence: 'stop', refusal: 'content_filter' };
+
+function textOfContent(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) return content.map((p) => (p?.type === 'text' && typeof p.text === 'string' ? p.text : '')).join('');
+  return '';
+}
+
+function partsOfContent(content: unknown): CanonicalPart[] {
+  if (typeof content === 'string') return content ? [{ type: 'text', text: content }] : [];
+  if (!Array.isArray(content)) return [];
+  const parts: CanonicalPart[] = [];
+  for (const p of content) {
+    if (p?.type === 'text' && typeof p.text === 'string') parts.push({ type: 'text', text: p.text });
+    else if (p?.type === 'image_url') {
+      const url = typeof p.image_url === 'string' ? p.image_url : p.image_url?.url;
+      if (typeof url === 'string') parts.push({ type: 'image', image: { kind: 'url', url } });
+    }
+  }
+  return parts;
+}
+
+/** A chat-completions request in canonical form: system and developer turns become the system prompt, tool turns tool results. */
+export function chatToCanonical(request: ChatRequest): CanonicalRequest {
+  const system: string[] = [];
+  const messages: CanonicalMessage[] = [];
+  const push = (role: CanonicalMessage['role'], parts: CanonicalPart[]) => {
+    const last = messages.at(-1);
+    // Consecutive tool results (and whatever user text follows them) belong to one user turn.
+    if (last && last.role === role && role === 'user' && last.parts.some((p) => p.type === 'tool_result')) last.parts.push(...parts);
+    else messages.push({ role, parts });
+  };
+  for (const m of request.messages as Record<string, any>[]) {
+    if (m.role === 'system' || m.role === 'developer') system.push(textOfContent(m.content));
+    else if (m.role === 'user') push('user', partsOfContent(m.content));
+    else if (m.role === 'assistant') {
+      const calls: CanonicalPart[] = Array.isArray(m.tool_calls)
+        ? m.tool_calls.map((c: any) => ({ type: 'tool_call', id: String(c?.id ?? ''), name: String(c?.function?.name ?? ''), arguments: String(c?.function?.arguments ?? '') }))
+        : [];
+      messages.push({ role: 'assistant', parts: [...partsOfContent(m.content), ...calls] });
+    } else {
+      // `tool` (and the legacy `function`) turns answer a call: tool results in a user turn.
+      push('user', [{ type: 'tool_result', toolCallId: String(m.tool_call_id ?? m.name ?? ''), content: textOfContent(m.content), isError: false }]);
+    }
+  }
+  const raw = request as Record<string, any>;
+  const choice = raw.tool_choice;
+  return {
+    model: request.model,
+    system: system.length ? system.join('\n\n') : null,
+    messages,
+    tools: (request.tools ?? []).map((t) => ({
+      name: t.function.name,
+      description: typeof t.function.description === 'string' ? t.function.description : null,
+      parameters: (t.function.parameters as Record<string, unknown> | undefined) ?? { type: 'object', properties: {} },
+    })),
+    toolChoice: choice === 'auto' || choice === 'none' || choice === 'required' ? choice : choice?.function?.name ? { name: String(choice.function.name) } : null,
+    maxOutputTokens: outputLimitOf(request),
+    temperature: typeof raw.temperature === 'number' ? raw.temperature : null,
+    topP: typeof raw.top_p === 'number' ? raw.top_p : null,
+    stop: typeof raw.stop === 'string' ? [raw.stop] : Array.isArray(raw.stop) ? raw.stop.filter((s: unknown) => typeof s === 'string') : [],
+    stream: request.stream === true,
+  };
+}
+
+function publicUsageOf(usage: CanonicalUsage): object {
+  return {
+    ...publicUsage(usage),
+    ...(usage.reasoningTokens === null ? {} : { completion_tokens_details: { reasoning_tokens: usage.reasoningTokens } }),
+  };
+}
+
+/** A canonical response as a chat completion. */
+export function renderChatCompletion(response: CanonicalResponse, who: PublicIdentity): object {
+  const text = response.parts.filter((p) => p.type === 'text').map((p) => p.text).join('');
+  const calls = response.parts.filter((p) => p.type === 'tool_call');
+  return {
+    id: who.id,
+    object: 'chat.completion',
+    created: who.created,
+    model: who.model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: text || (calls.length ? null : ''),
+          refusal: null,
+          ...(calls.length ? { tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) } : {}),
+        },
+        logprobs: null,
+        finish_reason: response.stopReason ? STOP_TO_FINISH[response.stopReason] : 'stop',
+      },
+    ],
+    ...(response.usage ? { usage: publicUsageOf(response.usage) } : {}),
+  };
+}
+
+/** Canonical events as chat-completion chunks; usage is shown only when the client asked (`include_usage`). */
+export class ChatStreamEncoder implements StreamEncoder {
+  /** Canonical part index -> position among tool calls (chat numbers tool calls on their own). */
+  private readonly toolIndex = new Map<number, number>();
+  private finishReason: string | null = null;
+
+  constructor(
+    private readonly who: PublicIdentity,
+    private readonly includeUsage: boolean,
+  ) {}
+
+  private chunk(delta: object, finish: string | null = null): string {
+    return `data: ${JSON.stringify({ id: this.who.id, object: 'chat.completion.chunk', created: this.who.created, model: this.who.model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`;
+  }
+
+  start(): string {
+    return this.chunk({ role: 'assistant', content: '' });
+  }
+
+  event(event: CanonicalEvent): string {
+    switch (event.type) {
+      case 'text_delta':
+        return this.chunk({ content: event.text });
+      case 'tool_call_start': {
+        const index = this.toolIndex.size;
+        this.toolIndex.set(event.index, index);
+        return this.chunk({ tool_calls: [{ index, id: event.id, type: 'function', function: { name: event.name, arguments: '' } }] });
+      }
+      case 'tool_call_delta':
+        return this.chunk({ tool_calls: [{ index: this.toolIndex.get(event.index) ?? 0, function: { arguments: event.argumentsDelta } }] });
+      case 'stop':
+        this.finishReason = STOP_TO_FINISH[event.reason];
+        return this.chunk({}, this.finishReason);
+      case 'part_end':
+      case 'usage':
+        return '';
+    }
+  }
+
+  finish(usage: CanonicalUsage | null): string {
+    let out = this.finishReason === null ? this.chunk({}, 'stop') : '';
+    if (this.includeUsage && usage) {
+      out += `data: ${JSON.stringify({ id: this.who.id, object: 'chat.completion.chunk', created: this.who.created, model: this.who.model, choices: [], usage: publicUsageOf(usage) })}\n\n`;
+    }
+    return `${out}data: [DONE]\n\n`;
+  }
+
+  fail(message: string, code: string): string {
+    return `data: ${JSON.stringify({ error: { message, type: 'server_error', code, param: null } })}\n\n`;
+  }
 }

@@ -1,30 +1,9 @@
-import type { ChatRequest } from '../../translate/openai-chat.js';
-import type { RouteCandidate } from '../../routes.js';
-import { UpstreamFailure, type UpstreamClient, type UpstreamResponse } from '../../upstream-client.js';
+import type { CanonicalEvent, CanonicalImage, CanonicalPart, CanonicalRequest, CanonicalResponse, CanonicalUsage, OutputPart, StopReason, StreamDecoder } from '../../canonical.js';
+import { usageOf } from '../../translate/openai-chat.js';
+import { UpstreamFailure, type UpstreamResponse } from '../../upstream-client.js';
 
 /** The most of an upstream error body we read (for the operator log). */
 const ERROR_EXCERPT_BYTES = 2_048;
-
-/**
- * Calls an OpenAI-compatible `/chat/completions`. The client's request passes through (same wire
- * format) with the upstream's model name, and usage is always requested on streams. Resolves with
- * a 200 response whose body the caller reads; any other answer becomes an `UpstreamFailure`.
- */
-export async function callChatCompletions(
-  client: UpstreamClient,
-  route: RouteCandidate,
-  request: ChatRequest,
-  signal: AbortSignal,
-): Promise<UpstreamResponse> {
-  const body = {
-    ...request,
-    model: route.upstreamModel,
-    ...(request.stream ? { stream_options: { ...(request.stream_options ?? {}), include_usage: true } } : {}),
-  };
-  const response = await client.post(route.upstream, '/chat/completions', JSON.stringify(body), { authorization: `Bearer ${route.upstream.credential}` }, signal);
-  if (response.status === 200) return response;
-  throw await failureFromResponse(route.upstream.id, response);
-}
 
 /** Maps a non-200 upstream answer to our failure kinds, keeping its text for the operator only. */
 export async function failureFromResponse(upstreamId: string, response: UpstreamResponse): Promise<UpstreamFailure> {
@@ -49,4 +28,135 @@ export async function failureFromResponse(upstreamId: string, response: Upstream
   if (status >= 500) return new UpstreamFailure('server_error', upstreamId, detail, status);
   if (status === 401 || status === 403 || status === 404) return new UpstreamFailure('misconfigured', upstreamId, detail, status);
   return new UpstreamFailure('rejected', upstreamId, detail, status);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Through the canonical hub: clients of other formats served by an OpenAI-compatible upstream.
+
+const FINISH_TO_STOP: Record<string, StopReason> = { stop: 'end', length: 'max_tokens', tool_calls: 'tool_use', function_call: 'tool_use', content_filter: 'refusal' };
+
+function imageUrlOf(image: CanonicalImage): string {
+  return image.kind === 'url' ? image.url : `data:${image.mediaType};base64,${image.data}`;
+}
+
+/** A canonical request as a chat-completions body for the upstream's model name (usage always requested on streams). */
+export function toChatRequest(request: CanonicalRequest, upstreamModel: string): Record<string, unknown> {
+  const messages: Record<string, unknown>[] = [];
+  if (request.system) messages.push({ role: 'system', content: request.system });
+  for (const message of request.messages) {
+    if (message.role === 'assistant') {
+      const text = message.parts.filter((p) => p.type === 'text').map((p) => p.text).join('');
+      const calls = message.parts.filter((p) => p.type === 'tool_call');
+      messages.push({
+        role: 'assistant',
+        content: text || null,
+        ...(calls.length ? { tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) } : {}),
+      });
+      continue;
+    }
+    // Tool results must directly follow the assistant turn that called them: they go first, as `tool` turns.
+    for (const part of message.parts) if (part.type === 'tool_result') messages.push({ role: 'tool', tool_call_id: part.toolCallId, content: part.content });
+    const rest = message.parts.filter((p) => p.type === 'text' || p.type === 'image');
+    if (!rest.length) continue;
+    const onlyText = rest.every((p) => p.type === 'text');
+    messages.push({
+      role: 'user',
+      content: onlyText
+        ? rest.map((p) => (p.type === 'text' ? p.text : '')).join('')
+        : rest.map((p) => (p.type === 'text' ? { type: 'text', text: p.text } : { type: 'image_url', image_url: { url: imageUrlOf((p as Extract<CanonicalPart, { type: 'image' }>).image) } })),
+    });
+  }
+  const choice = request.toolChoice;
+  return {
+    model: upstreamModel,
+    messages,
+    ...(request.tools.length
+      ? { tools: request.tools.map((t) => ({ type: 'function', function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters } })) }
+      : {}),
+    ...(choice ? { tool_choice: typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } } } : {}),
+    ...(request.maxOutputTokens !== null ? { max_tokens: request.maxOutputTokens } : {}),
+    ...(request.temperature !== null ? { temperature: request.temperature } : {}),
+    ...(request.topP !== null ? { top_p: request.topP } : {}),
+    ...(request.stop.length ? { stop: request.stop } : {}),
+    stream: request.stream,
+    ...(request.stream ? { stream_options: { include_usage: true } } : {}),
+  };
+}
+
+export function chatUsageOf(raw: unknown): CanonicalUsage | null {
+  const usage = usageOf(raw);
+  if (!usage) return null;
+  const reasoning = (raw as Record<string, any>).completion_tokens_details?.reasoning_tokens;
+  return { ...usage, reasoningTokens: typeof reasoning === 'number' ? reasoning : null };
+}
+
+/** An upstream chat completion in canonical form. */
+export function fromChatCompletion(body: any): CanonicalResponse {
+  const choice = body?.choices?.[0];
+  const message = choice?.message ?? {};
+  const parts: OutputPart[] = [];
+  if (typeof message.content === 'string' && message.content) parts.push({ type: 'text', text: message.content });
+  for (const call of Array.isArray(message.tool_calls) ? message.tool_calls : []) {
+    parts.push({ type: 'tool_call', id: String(call?.id ?? ''), name: String(call?.function?.name ?? ''), arguments: String(call?.function?.arguments ?? '') });
+  }
+  return { parts, stopReason: FINISH_TO_STOP[choice?.finish_reason] ?? null, usage: chatUsageOf(body?.usage) };
+}
+
+/**
+ * An upstream chat-completions stream as canonical events. Chat streams never say a part ended, so
+ * open parts end when the finish reason arrives; the usage chunk (after it) becomes one usage event.
+ */
+export class ChatStreamDecoder implements StreamDecoder {
+  private nextIndex = 0;
+  private textIndex: number | null = null;
+  /** The upstream's tool-call index -> our part index. */
+  private readonly tools = new Map<number, number>();
+  private open: number[] = [];
+  done = false;
+  error: string | null = null;
+
+  push(event: { event: string | null; data: string }): CanonicalEvent[] {
+    if (event.data === '[DONE]') {
+      this.done = true;
+      return this.closeOpen();
+    }
+    let chunk: any;
+    try {
+      chunk = JSON.parse(event.data);
+    } catch {
+      return [];
+    }
+    if (chunk?.error) {
+      this.error = event.data.slice(0, 500);
+      return [];
+    }
+    const out: CanonicalEvent[] = [];
+    const choice = Array.isArray(chunk?.choices) ? chunk.choices[0] : undefined;
+    const delta = choice?.delta ?? {};
+    if (typeof delta.content === 'string' && delta.content) {
+      if (this.textIndex === null) this.open.push((this.textIndex = this.nextIndex++));
+      out.push({ type: 'text_delta', index: this.textIndex, text: delta.content });
+    }
+    for (const call of Array.isArray(delta.tool_calls) ? delta.tool_calls : []) {
+      const upstreamIndex = typeof call?.index === 'number' ? call.index : 0;
+      let index = this.tools.get(upstreamIndex);
+      if (index === undefined) {
+        index = this.nextIndex++;
+        this.tools.set(upstreamIndex, index);
+        this.open.push(index);
+        out.push({ type: 'tool_call_start', index, id: String(call?.id ?? ''), name: String(call?.function?.name ?? '') });
+      }
+      if (typeof call?.function?.arguments === 'string' && call.function.arguments) out.push({ type: 'tool_call_delta', index, argumentsDelta: call.function.arguments });
+    }
+    if (choice?.finish_reason) out.push(...this.closeOpen(), { type: 'stop', reason: FINISH_TO_STOP[choice.finish_reason] ?? 'end' });
+    const usage = chatUsageOf(chunk?.usage);
+    if (usage) out.push({ type: 'usage', usage });
+    return out;
+  }
+
+  private closeOpen(): CanonicalEvent[] {
+    const ended = this.open.map((index): CanonicalEvent => ({ type: 'part_end', index }));
+    this.open = [];
+    return ended;
+  }
 }

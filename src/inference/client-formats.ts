@@ -1,0 +1,69 @@
+import type { CatalogModel, Endpoint } from '../catalog/catalog.schemas.js';
+import { DomainError, type ValidationIssue } from '../shared/errors.js';
+import type { CanonicalRequest, CanonicalResponse, ResponseIdentity, StreamEncoder } from './canonical.js';
+import { chatToCanonical, ChatStreamEncoder, checkChatCapabilities, parseChatRequest, renderChatCompletion } from './translate/openai-chat.js';
+
+export type ClientFormatId = 'openai-chat' | 'openai-responses' | 'anthropic-messages';
+
+/** A request as one client format sent it: the canonical form, and the body itself for passing straight through. */
+export interface ParsedRequest {
+  canonical: CanonicalRequest;
+  raw: Record<string, unknown>;
+  /** Whether the client asked to see usage at the end of a stream (chat's `include_usage`; other formats always do). */
+  streamUsage: boolean;
+}
+
+/** One client wire format, as the inference pipeline uses it. */
+export interface ClientFormat {
+  id: ClientFormatId;
+  parse(body: unknown): ParsedRequest;
+  /** 422 when the request asks for what the catalog says the model cannot do. */
+  checkCapabilities(parsed: ParsedRequest, model: CatalogModel): void;
+  render(response: CanonicalResponse, who: ResponseIdentity): object;
+  encoder(who: ResponseIdentity, parsed: ParsedRequest): StreamEncoder;
+}
+
+/** The capability check every format shares, locating problems at the format's own field names. */
+export function checkCanonicalCapabilities(request: CanonicalRequest, model: CatalogModel, fields: { messages: string; maxTokens: string }): void {
+  const issues: ValidationIssue[] = [];
+  if (request.tools.length && !model.capabilities.tools) issues.push({ loc: ['tools'], msg: `The model ${model.id} does not support tools`, type: 'value_error' });
+  if (request.stream && !model.capabilities.streaming) issues.push({ loc: ['stream'], msg: `The model ${model.id} does not support streaming`, type: 'value_error' });
+  if (!model.capabilities.vision && request.messages.some((m) => m.parts.some((p) => p.type === 'image'))) {
+    issues.push({ loc: [fields.messages], msg: `The model ${model.id} does not accept images`, type: 'value_error' });
+  }
+  if (request.maxOutputTokens !== null && model.maxOutputTokens !== null && request.maxOutputTokens > model.maxOutputTokens) {
+    issues.push({ loc: [fields.maxTokens], msg: `Input should be less than or equal to ${model.maxOutputTokens}`, type: 'less_than_equal' });
+  }
+  if (issues.length) throw new DomainError('validation_failed', 'Request validation failed', { issues });
+}
+
+/** Chat responses are `chatcmpl-…`. */
+export const chatIdentity = (who: ResponseIdentity): ResponseIdentity => ({ ...who, id: `chatcmpl-${who.id}` });
+
+export const openAiChat: ClientFormat = {
+  id: 'openai-chat',
+  parse(body) {
+    const request = parseChatRequest(body);
+    return { canonical: chatToCanonical(request), raw: request, streamUsage: request.stream_options?.include_usage === true };
+  },
+  checkCapabilities(parsed, model) {
+    checkChatCapabilities(parseChatRequest(parsed.raw), model);
+  },
+  render: (response, who) => renderChatCompletion(response, chatIdentity(who)),
+  encoder: (who, parsed) => new ChatStreamEncoder(chatIdentity(who), parsed.streamUsage),
+};
+
+export const CLIENT_FORMATS: Record<ClientFormatId, ClientFormat | undefined> = {
+  'openai-chat': openAiChat,
+  'openai-responses': undefined,
+  'anthropic-messages': undefined,
+};
+
+/** Which format each endpoint speaks. */
+export const FORMAT_OF_ENDPOINT: Partial<Record<Endpoint, ClientFormatId>> = {
+  '/v1/chat/completions': 'openai-chat',
+  '/v1/bridge/chat/completions': 'openai-chat',
+  '/v1/responses': 'openai-responses',
+  '/v1/bridge/responses': 'openai-responses',
+  '/v1/messages': 'anthropic-messages',
+};

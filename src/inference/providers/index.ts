@@ -1,0 +1,39 @@
+import type { CanonicalRequest, CanonicalResponse, StreamDecoder } from '../canonical.js';
+import type { ClientFormatId } from '../client-formats.js';
+import type { Upstream } from '../upstreams.config.js';
+import { ChatStreamDecoder, fromChatCompletion, toChatRequest } from './openai-compatible/chat.js';
+
+/** One upstream kind, as the inference pipeline uses it. */
+export interface ProviderKind {
+  /** The client format whose requests pass straight through to this kind. */
+  speaks: ClientFormatId;
+  /** Appended to the upstream's base URL. */
+  path: string;
+  headers(upstream: Upstream): Record<string, string>;
+  /** The upstream body for a request of another format. */
+  body(request: CanonicalRequest, upstreamModel: string): Record<string, unknown>;
+  /** The upstream body for a request of the format it speaks: the client's own, with the upstream's model name. */
+  passthrough(raw: Record<string, unknown>, upstreamModel: string): Record<string, unknown>;
+  fromResponse(body: unknown): CanonicalResponse;
+  decoder(): StreamDecoder;
+}
+
+export const openAiCompatible: ProviderKind = {
+  speaks: 'openai-chat',
+  path: '/chat/completions',
+  headers: (upstream) => ({ authorization: `Bearer ${upstream.credential}` }),
+  body: toChatRequest,
+  passthrough: (raw, upstreamModel) => ({
+    ...raw,
+    model: upstreamModel,
+    // Usage is always requested, so a stream can be billed exactly; the client sees it only if it asked.
+    ...(raw.stream === true ? { stream_options: { ...((raw.stream_options as object | null | undefined) ?? {}), include_usage: true } } : {}),
+  }),
+  fromResponse: fromChatCompletion,
+  decoder: () => new ChatStreamDecoder(),
+};
+
+export const PROVIDER_KINDS: Record<Upstream['kind'], ProviderKind | undefined> = {
+  'openai-compatible': openAiCompatible,
+  anthropic: undefined,
+};
