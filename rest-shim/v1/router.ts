@@ -4,6 +4,7 @@ import type { Services } from '../../src/services.js';
 import { DomainError } from '../../src/shared/errors.js';
 import type { Endpoint } from '../../src/catalog/catalog.schemas.js';
 import { FORMAT_OF_ENDPOINT } from '../../src/inference/client-formats.js';
+import type { InferenceCall, ResponseSink } from '../../src/inference/inference.service.js';
 import { optionalKey, requireKey, requireMessagesKey } from './auth.js';
 import { sendAnthropicError, sendOpenAiError } from './errors.js';
 import { responseSink } from './sink.js';
@@ -80,7 +81,9 @@ export function v1Router(services: Services): Router {
   // The key is checked before the body is read, so an unauthenticated caller cannot make us read 25 MiB.
   const json = express.json({ limit: V1_BODY_LIMIT_BYTES, strict: false });
   const readBody = (req: Request, res: Response) => new Promise<void>((resolve, reject) => json(req, res, (error?: unknown) => (error ? reject(error) : resolve())));
-  const inference = (endpoint: Endpoint, clientSurface: 'api' | 'bridge') =>
+  type Run = (call: InferenceCall, body: unknown, sink: ResponseSink) => Promise<void>;
+  const complete = (endpoint: Endpoint): Run => (call, body, sink) => services.inference.complete(call, FORMAT_OF_ENDPOINT[endpoint]!, body, sink);
+  const inference = (endpoint: Endpoint, clientSurface: 'api' | 'bridge', run: Run = complete(endpoint)) =>
     handle(async (req, res) => {
       const messages = FORMAT_OF_ENDPOINT[endpoint] === 'anthropic-messages';
       if (messages) res.locals.errorShape = 'anthropic';
@@ -88,11 +91,12 @@ export function v1Router(services: Services): Router {
       await readBody(req, res);
       const call = { principal, requestId: String(res.locals.requestId ?? ''), endpoint, clientSurface };
       try {
-        await services.inference.complete(call, FORMAT_OF_ENDPOINT[endpoint]!, req.body, responseSink(req, res));
+        await run(call, req.body, responseSink(req, res));
       } catch (error) {
         throw error instanceof DomainError ? error.withLocPrefix(['body']) : error;
       }
     });
+  router.post('/images/generations', inference('/v1/images/generations', 'api', (call, body, sink) => services.inference.generateImage(call, body, sink)));
   router.post('/chat/completions', inference('/v1/chat/completions', 'api'));
   router.post('/responses', inference('/v1/responses', 'api'));
   router.post('/messages', inference('/v1/messages', 'api'));

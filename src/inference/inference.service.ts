@@ -2,7 +2,7 @@ import { Decimal } from 'decimal.js';
 import { costOf, tokenCost, worstCaseTokenCost, type TokenUsage } from '../billing/cost.js';
 import type { WalletHold, Wallets } from '../billing/wallets.js';
 import type { Catalog } from '../catalog/catalog.js';
-import type { CatalogModel, Endpoint, TokenPrices } from '../catalog/catalog.schemas.js';
+import type { CatalogModel, Endpoint, GroupPrices, TokenPrices } from '../catalog/catalog.schemas.js';
 import type { CatalogService } from '../catalog/catalog.service.js';
 import type { AccountsService } from '../accounts/accounts.service.js';
 import type { KeyPrincipal } from '../keys/keys.service.js';
@@ -14,11 +14,12 @@ import type { UsageRecord, UsageRecorder, UsageStatus } from '../usage/usage-rec
 import type { Limiter, Slot } from './limits.js';
 import { promptText, promptTokenBound, textOf, type CanonicalResponse, type CanonicalUsage, type ResponseIdentity } from './canonical.js';
 import { chatIdentity, CLIENT_FORMATS, type ClientFormat, type ClientFormatId, type ParsedRequest } from './client-formats.js';
-import { PROVIDER_KINDS, type ProviderKind } from './providers/index.js';
+import { openAiCompatible, PROVIDER_KINDS, type ProviderKind } from './providers/index.js';
 import { failureFromResponse } from './providers/openai-compatible/chat.js';
 import type { RouteCandidate, RouteTable } from './routes.js';
 import { estimateTokens, SseSplitter } from './sse.js';
-import { deliveredTextOf, publicChunk, publicCompletion, usageOf, type ChatRequest } from './translate/openai-chat.js';
+import { deliveredTextOf, publicChunk, publicCompletion, usageOf } from './translate/openai-chat.js';
+import { imageOf, parseImageRequest, renderImage, toImageUpstreamRequest, type ImageRequest } from './translate/openai-images.js';
 import { failureOf, UpstreamFailure, type UpstreamClient, type UpstreamResponse } from './upstream-client.js';
 
 /** Output tokens held for a request that sets no limit, when the catalog names no cap for the model. */
@@ -64,7 +65,7 @@ interface Admission {
   eventId: string;
   startedAt: Date;
   model: CatalogModel;
-  prices: TokenPrices;
+  prices: GroupPrices;
   hold: WalletHold;
   slot: Slot;
 }
@@ -73,7 +74,24 @@ interface Outcome {
   status: UsageStatus;
   errorCode: string | null;
   usage: TokenUsage | null;
+  /** Images produced (per-generation prices). */
+  generations?: number;
   upstreamId: string | null;
+}
+
+function tokenPricesOf(prices: GroupPrices, model: CatalogModel): TokenPrices {
+  if (!('tokens' in prices)) throw new DomainError('bad_request', `The model ${model.id} is not priced by tokens here`, { reason: 'endpoint_not_supported_for_model' });
+  return prices.tokens;
+}
+
+/** The public prices a usage event records: per 1M tokens, or per generation (token prices then read 0). */
+function publicPricesOf(prices: GroupPrices): Pick<UsageRecord, 'publicInputUsdPer1m' | 'publicOutputUsdPer1m' | 'publicCacheReadUsdPer1m' | 'publicCacheWriteUsdPer1m' | 'publicRequestUsdPerGeneration'> {
+  if ('tokens' in prices) {
+    const t = prices.tokens;
+    return { publicInputUsdPer1m: t.input, publicOutputUsdPer1m: t.output, publicCacheReadUsdPer1m: t.cacheRead, publicCacheWriteUsdPer1m: t.cacheWrite, publicRequestUsdPerGeneration: null };
+  }
+  const perGeneration = 'perGeneration' in prices ? prices.perGeneration : null;
+  return { publicInputUsdPer1m: '0', publicOutputUsdPer1m: '0', publicCacheReadUsdPer1m: null, publicCacheWriteUsdPer1m: null, publicRequestUsdPerGeneration: perGeneration };
 }
 
 /** An upstream failure on its way to the client: the public error, and (for the operator's usage record) where it happened. */
@@ -168,7 +186,7 @@ export class InferenceService {
     const model = this.resolveModel(catalog, call, parsed.canonical.model);
     format.checkCapabilities(parsed, model);
     const outputHold = parsed.canonical.maxOutputTokens ?? model.maxOutputTokens ?? DEFAULT_OUTPUT_HOLD;
-    const admission = await this.admit(catalog, call, model, (prices) => worstCaseTokenCost(prices, promptTokenBound(parsed.canonical), outputHold));
+    const admission = await this.admit(catalog, call, model, (prices) => worstCaseTokenCost(tokenPricesOf(prices, model), promptTokenBound(parsed.canonical), outputHold));
 
     let outcome: Outcome = { status: 'error', errorCode: 'internal_error', usage: null, upstreamId: null };
     try {
@@ -182,6 +200,63 @@ export class InferenceService {
       throw error;
     } finally {
       this.finish(call, admission, outcome);
+    }
+  }
+
+  /** `POST /v1/images/generations`: one image, billed per generation at the catalog price. */
+  async generateImage(call: InferenceCall, body: unknown, sink: ResponseSink): Promise<void> {
+    const request = parseImageRequest(body);
+    const catalog = this.deps.catalog.snapshot;
+    const model = this.resolveModel(catalog, call, request.model);
+    const admission = await this.admit(catalog, call, model, (prices) => {
+      if (!('perGeneration' in prices)) throw new DomainError('bad_request', `The model ${model.id} is not priced per image`, { reason: 'endpoint_not_supported_for_model' });
+      return money(prices.perGeneration);
+    });
+    let outcome: Outcome = { status: 'error', errorCode: 'internal_error', usage: null, upstreamId: null };
+    try {
+      outcome = await this.forwardImage(call, request, admission, sink);
+    } catch (error) {
+      if (error instanceof RoutedFailure) {
+        outcome = { ...outcome, errorCode: error.publicError.reason, upstreamId: error.upstreamId };
+        throw error.publicError;
+      }
+      if (error instanceof DomainError) outcome = { ...outcome, errorCode: error.reason };
+      throw error;
+    } finally {
+      this.finish(call, admission, outcome);
+    }
+  }
+
+  private async forwardImage(call: InferenceCall, request: ImageRequest, admission: Admission, sink: ResponseSink): Promise<Outcome> {
+    // Images are served by OpenAI-compatible upstreams only.
+    const routes = this.deps.routes.candidates(admission.model.id, call.principal.routeGroup).filter((r) => r.upstream.kind === 'openai-compatible');
+    if (!routes.length) {
+      this.deps.log.error({ model: admission.model.id, group: call.principal.routeGroup }, 'no upstream route serves this image model');
+      throw new DomainError('unavailable', `The model ${admission.model.id} is temporarily unavailable`, { retryAfterSeconds: 30, reason: 'no_route' });
+    }
+    const upstreamAbort = new AbortController();
+    const onClientGone = () => upstreamAbort.abort();
+    sink.signal.addEventListener('abort', onClientGone, { once: true });
+    try {
+      const connected = await this.connect(routes, upstreamAbort.signal, async (route) => {
+        const response = await this.deps.upstreams.post(route.upstream, '/images/generations', JSON.stringify(toImageUpstreamRequest(request, route.upstreamModel)), openAiCompatible.headers(route.upstream), upstreamAbort.signal);
+        if (response.status === 200) return response;
+        throw await failureFromResponse(route.upstream.id, response);
+      });
+      if (!('response' in connected)) {
+        if (sink.signal.aborted || !connected.failure) return { status: 'cancelled', errorCode: 'client_closed', usage: null, upstreamId: null };
+        throw routedFailure(connected.failure);
+      }
+      const upstreamId = connected.route.upstream.id;
+      const read = await this.readJson(connected.response, upstreamId, sink);
+      // An image the client never received is not billed.
+      if ('cancelled' in read) return { status: 'cancelled', errorCode: 'client_closed', usage: null, upstreamId };
+      const image = imageOf(read.body);
+      if (!image) throw routedFailure(new UpstreamFailure('server_error', upstreamId, 'image response without data[0].b64_json'));
+      sink.sendJson(renderImage(image, Math.floor(Date.now() / 1000)));
+      return { status: 'success', errorCode: null, usage: null, generations: 1, upstreamId };
+    } finally {
+      sink.signal.removeEventListener('abort', onClientGone);
     }
   }
 
@@ -213,10 +288,10 @@ export class InferenceService {
   }
 
   /** Holds the worst case against balance and spend cap, then takes a concurrency slot. */
-  private async admit(catalog: Catalog, call: InferenceCall, model: CatalogModel, worstCase: (prices: TokenPrices) => Decimal): Promise<Admission> {
+  private async admit(catalog: Catalog, call: InferenceCall, model: CatalogModel, worstCase: (prices: GroupPrices) => Decimal): Promise<Admission> {
     const { principal } = call;
     const prices = catalog.priceOf(model.id, principal.routeGroup, principal.pricingPlan);
-    if (!prices || !('tokens' in prices)) throw new DomainError('not_found', `The model ${model.id} has no token price in this group`, { reason: 'model_not_found' });
+    if (!prices) throw new DomainError('not_found', `The model ${model.id} has no price in this group`, { reason: 'model_not_found' });
     const { wallets } = this.deps;
     if (!wallets.isWarm(principal.userId, principal.keyId)) await wallets.warm(principal.userId, principal.keyId);
 
@@ -224,14 +299,14 @@ export class InferenceService {
     const startedAt = new Date();
     let hold: WalletHold;
     try {
-      hold = wallets.reserve({ id: eventId, userId: principal.userId, keyId: principal.keyId, monthlySpendCap: principal.monthlySpendCap, amount: worstCase(prices.tokens) });
+      hold = wallets.reserve({ id: eventId, userId: principal.userId, keyId: principal.keyId, monthlySpendCap: principal.monthlySpendCap, amount: worstCase(prices) });
     } catch (error) {
-      if (error instanceof DomainError) this.deps.recorder.record(this.usageRecord(call, { eventId, startedAt, model, prices: prices.tokens }, { status: 'error', errorCode: error.reason, usage: null, upstreamId: null }, money(0)));
+      if (error instanceof DomainError) this.deps.recorder.record(this.usageRecord(call, { eventId, startedAt, model, prices }, { status: 'error', errorCode: error.reason, usage: null, upstreamId: null }, money(0)));
       throw error;
     }
     try {
       const slot = this.deps.limiter.acquire(principal.keyId, principal);
-      return { eventId, startedAt, model, prices: prices.tokens, hold, slot };
+      return { eventId, startedAt, model, prices, hold, slot };
     } catch (error) {
       wallets.release(hold.id);
       throw error;
@@ -458,7 +533,7 @@ export class InferenceService {
   /** Settles or releases the hold, frees the slot and records the usage event. Runs on every exit path. */
   private finish(call: InferenceCall, admission: Admission, outcome: Outcome): void {
     admission.slot.release();
-    const cost = outcome.usage ? tokenCost(outcome.usage, admission.prices) : money(0);
+    const cost = outcome.generations ? costOf(admission.prices, { generations: outcome.generations }) : outcome.usage ? costOf(admission.prices, { tokens: outcome.usage }) : money(0);
     const owner = { userId: call.principal.userId, keyId: call.principal.keyId };
     if (cost.greaterThan(0)) this.deps.wallets.settle(admission.hold.id, cost, owner);
     else this.deps.wallets.release(admission.hold.id, owner);
@@ -494,11 +569,7 @@ export class InferenceService {
       cacheWriteTokens: usage?.cacheWriteTokens ?? null,
       totalTokens: usage ? usage.inputTokens + usage.outputTokens : null,
       cacheHitRatio: usage && usage.cacheReadTokens !== null && usage.inputTokens > 0 ? money(usage.cacheReadTokens).dividedBy(usage.inputTokens).toDecimalPlaces(4).toFixed() : null,
-      publicInputUsdPer1m: admission.prices.input,
-      publicOutputUsdPer1m: admission.prices.output,
-      publicCacheReadUsdPer1m: admission.prices.cacheRead,
-      publicCacheWriteUsdPer1m: admission.prices.cacheWrite,
-      publicRequestUsdPerGeneration: null,
+      ...publicPricesOf(admission.prices),
       amountUsd: formatUsd(cost),
       officialCostUsd: officialCost ? formatUsd(officialCost) : null,
       savedUsd: officialCost ? formatUsd(Decimal.max(0, officialCost.minus(cost))) : null,
