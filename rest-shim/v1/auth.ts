@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import type { KeyPrincipal, KeysService } from '../../src/keys/keys.service.js';
 import { DomainError } from '../../src/shared/errors.js';
+import { ANTHROPIC_VERSION } from '../../src/inference/providers/index.js';
 
 /** The key of a chat-completions-style request: `Authorization: Bearer` only (SPEC.md section 5). */
 export function bearerKeyOf(req: Request): string | null {
@@ -38,8 +39,6 @@ export async function optionalKey(req: Request, keys: KeysService): Promise<KeyP
   }
   return bearerKeyOf(req) || headerKey ? requireKey(req, keys) : null;
 }
-
-export const ANTHROPIC_VERSION = '2023-06-01';
 
 /**
  * The key of a Messages-format request: `x-api-key` plus `anthropic-version: 2023-06-01` (SPEC.md

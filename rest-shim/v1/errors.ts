@@ -1,6 +1,7 @@
 import type { Response } from 'express';
 import { httpStatusOf } from '../errors.js';
 import { DomainError, unreachable, type ErrorCode } from '../../src/shared/errors.js';
+import { MESSAGES_ERROR_TYPE } from '../../src/inference/translate/anthropic-messages.js';
 
 /** OpenAI's error `type` for each of our codes; `code` carries our own stable reason. */
 function openAiTypeOf(code: ErrorCode): string {
@@ -53,36 +54,6 @@ export function sendOpenAiError(res: Response, error: DomainError): void {
   res.status(httpStatusOf(error.code)).json(openAiErrorBody(error));
 }
 
-/** Anthropic's error `type` for each of our codes (the Messages format's own vocabulary). */
-function anthropicTypeOf(code: ErrorCode): string {
-  switch (code) {
-    case 'validation_failed':
-    case 'bad_request':
-    case 'conflict':
-      return 'invalid_request_error';
-    case 'not_found':
-      return 'not_found_error';
-    case 'unauthenticated':
-    case 'invalid_credentials':
-      return 'authentication_error';
-    case 'forbidden':
-      return 'permission_error';
-    case 'insufficient_balance':
-    case 'spend_cap_reached':
-      return 'billing_error';
-    case 'rate_limited':
-      return 'rate_limit_error';
-    case 'payload_too_large':
-      return 'request_too_large';
-    case 'unavailable':
-      return 'overloaded_error';
-    case 'bad_gateway':
-      return 'api_error';
-    default:
-      return unreachable(code);
-  }
-}
-
 /**
  * The Messages-format error shape used on /v1/messages: `{"type": "error", "error": {"type", "message"}}`,
  * plus our stable `code` beside them (and SPEC.md's `detail` on a 422).
@@ -92,7 +63,7 @@ export function sendAnthropicError(res: Response, error: DomainError): void {
   const first = error.issues[0];
   res.status(httpStatusOf(error.code)).json({
     type: 'error',
-    error: { type: anthropicTypeOf(error.code), message: first ? `${error.message}: ${first.loc.join('.')}: ${first.msg}` : error.message, code: error.reason },
+    error: { type: MESSAGES_ERROR_TYPE[error.code], message: first ? `${error.message}: ${first.loc.join('.')}: ${first.msg}` : error.message, code: error.reason },
     ...(error.code === 'validation_failed' ? { detail: error.issues } : {}),
   });
 }

@@ -1,6 +1,7 @@
 import type { CatalogModel, Endpoint } from '../catalog/catalog.schemas.js';
 import { DomainError, type ValidationIssue } from '../shared/errors.js';
 import type { CanonicalRequest, CanonicalResponse, ResponseIdentity, StreamEncoder } from './canonical.js';
+import { MessagesStreamEncoder, parseMessagesRequest, renderMessage } from './translate/anthropic-messages.js';
 import { chatToCanonical, ChatStreamEncoder, checkChatCapabilities, parseChatRequest, renderChatCompletion } from './translate/openai-chat.js';
 
 export type ClientFormatId = 'openai-chat' | 'openai-responses' | 'anthropic-messages';
@@ -53,10 +54,19 @@ export const openAiChat: ClientFormat = {
   encoder: (who, parsed) => new ChatStreamEncoder(chatIdentity(who), parsed.streamUsage),
 };
 
+export const anthropicMessages: ClientFormat = {
+  id: 'anthropic-messages',
+  // The body as sent is what passes straight through to an Anthropic upstream (validated here first).
+  parse: (body) => ({ canonical: parseMessagesRequest(body), raw: body as Record<string, unknown>, streamUsage: true }),
+  checkCapabilities: (parsed, model) => checkCanonicalCapabilities(parsed.canonical, model, { messages: 'messages', maxTokens: 'max_tokens' }),
+  render: renderMessage,
+  encoder: (who) => new MessagesStreamEncoder(who),
+};
+
 export const CLIENT_FORMATS: Record<ClientFormatId, ClientFormat | undefined> = {
   'openai-chat': openAiChat,
   'openai-responses': undefined,
-  'anthropic-messages': undefined,
+  'anthropic-messages': anthropicMessages,
 };
 
 /** Which format each endpoint speaks. */

@@ -1,27 +1,35 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { handleMessages, sendAnthropicError } from './anthropic-messages.js';
 
 /**
- * A faithful stand-in for an OpenAI-compatible upstream: chat completions as JSON and as SSE (with
- * `stream_options.include_usage`), usage with cached tokens, tool calls, and injectable latency, chunk
- * pacing, errors, 429s, hangs and mid-stream cuts.
+ * A faithful stand-in for the upstreams the gateway talks to, on one HTTP server:
+ * - OpenAI-compatible chat completions (`POST /v1/chat/completions`) as JSON and as SSE (with
+ *   `stream_options.include_usage`), usage with cached tokens, tool calls;
+ * - OpenAI image generation (`POST /v1/images/generations`);
+ * - the Anthropic Messages API (`POST /v1/messages`, see anthropic-messages.ts);
+ * with injectable latency, chunk pacing, errors, 429s, hangs and mid-stream cuts.
  *
- * Behaviour is chosen per request by directives in the last message, e.g. `[sim:words=12 chunk-delay=20]`,
- * so tests drive it through the gateway without side channels:
- *   words=N        answer with N words (default 8; capped by max_tokens / max_completion_tokens)
- *   latency=MS     wait before the response headers
- *   chunk-delay=MS wait between stream chunks
- *   status=CODE    answer with that HTTP error (429 adds Retry-After)
- *   cut-after=K    stream K content chunks, then destroy the connection (no usage, no [DONE])
- *   hang           never answer
- *   cached=N       report N prompt tokens as cached
- *   tool=NAME      call function NAME (from the request's tools) instead of answering in text
- *   no-usage       omit usage even when asked for
- *   down=NAME      the simulator started with that `name` answers 503 (to exercise failover)
+ * Behaviour is chosen per request by directives in the last message (the prompt, for images), e.g.
+ * `[sim:words=12 chunk-delay=20]`, so tests drive it through the gateway without side channels:
+ *   words=N          answer with N words (default 8; capped by max_tokens / max_completion_tokens)
+ *   latency=MS       wait before the response headers
+ *   chunk-delay=MS   wait between stream chunks
+ *   status=CODE      answer with that HTTP error (429 adds Retry-After)
+ *   cut-after=K      stream K content chunks, then destroy the connection (no usage, no [DONE])
+ *   hang             never answer
+ *   cached=N         report N prompt tokens as read from the cache
+ *   cache-write=N    report N prompt tokens as written to the cache (Anthropic only; OpenAI has no such field)
+ *   tool=NAME        call tool NAME (from the request's tools) instead of answering in text
+ *   tools=A,B        call several tools in one answer, in that order
+ *   text-first       with tool/tools: say `Let me check.` before the calls
+ *   no-usage         omit usage even when asked for (OpenAI only: Anthropic always reports usage)
+ *   down=NAME        the simulator started with that `name` fails as if down (OpenAI 503, Anthropic 529)
+ * Images honour status, latency, hang and down.
  */
 export interface SimulatorOptions {
-  /** The credential the simulator requires (`Authorization: Bearer`). */
+  /** The credential the simulator requires (`Authorization: Bearer`, or `x-api-key` on the Anthropic route). */
   apiKey: string;
   /** Text planted in error messages, as real upstreams leak hostnames and account ids. */
   errorDetail?: string;
@@ -45,7 +53,7 @@ export interface Simulator {
   close(): Promise<void>;
 }
 
-interface Directives {
+export interface Directives {
   words: number;
   latency: number;
   chunkDelay: number;
@@ -53,22 +61,47 @@ interface Directives {
   cutAfter?: number;
   hang: boolean;
   cached: number;
+  cacheWrite: number;
+  /** The first tool to call (kept for callers of the single-tool form). */
   tool?: string;
+  /** Every tool to call, in order: `tool=NAME` and `tools=A,B` both land here. */
+  tools: string[];
+  textFirst: boolean;
   noUsage: boolean;
   down?: string;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** What a route handler needs from the server around it. */
+export interface RouteContext {
+  options: SimulatorOptions;
+  /** `options.errorDetail`, or '' — appended to every error message. */
+  detail: string;
+  /** Records a parsed request and notices when its client goes away. */
+  record(req: IncomingMessage, res: ServerResponse, path: string, body: unknown): RecordedRequest;
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Word-level token count: close enough to a tokenizer for billing arithmetic, and exactly predictable. */
 export function countTokens(text: string): number {
   return text.split(/\s+/).filter(Boolean).length;
 }
 
-function messageText(content: unknown): string {
+/**
+ * The text of a message content: a string, or the text of its parts. Parts that carry content of their
+ * own (Anthropic `tool_result`) count with their inner text; images and other non-text parts count nothing.
+ */
+export function messageText(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((part) => (part && typeof part === 'object' && 'text' in part ? String(part.text) : '')).join(' ');
-  return '';
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((part) => {
+      if (!part || typeof part !== 'object') return '';
+      if ('text' in part) return String(part.text);
+      if ('content' in part) return messageText(part.content);
+      return '';
+    })
+    .join(' ');
 }
 
 /** Prompt tokens: every word of every message, plus 3 per message for the role framing. */
@@ -85,6 +118,7 @@ export function parseDirectives(messages: { content?: unknown }[]): Directives {
     options.set(key!, value);
   }
   const int = (key: string, fallback: number) => (options.has(key) ? Number(options.get(key)) : fallback);
+  const tools = [...(options.get('tool') ? [options.get('tool')!] : []), ...(options.get('tools')?.split(',').filter(Boolean) ?? [])];
   return {
     words: int('words', 8),
     latency: int('latency', 0),
@@ -93,7 +127,10 @@ export function parseDirectives(messages: { content?: unknown }[]): Directives {
     cutAfter: options.has('cut-after') ? Number(options.get('cut-after')) : undefined,
     hang: options.has('hang'),
     cached: int('cached', 0),
-    tool: options.get('tool'),
+    cacheWrite: int('cache-write', 0),
+    tool: tools[0],
+    tools,
+    textFirst: options.has('text-first'),
     noUsage: options.has('no-usage'),
     down: options.get('down'),
   };
@@ -101,139 +138,266 @@ export function parseDirectives(messages: { content?: unknown }[]): Directives {
 
 const WORDS = ['baikal', 'is', 'the', 'deepest', 'lake', 'on', 'earth', 'and', 'holds', 'clear', 'cold', 'water'];
 
-function answerWords(count: number): string[] {
+export function answerWords(count: number): string[] {
   return Array.from({ length: count }, (_, i) => WORDS[i % WORDS.length]!);
 }
 
-function sendError(res: ServerResponse, status: number, message: string, type: string, code: string | null): void {
-  if (status === 429) res.setHeader('retry-after', '1');
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ error: { message, type, param: null, code } }));
+/** Every simulated tool call gets these arguments, so tests can assert them exactly. */
+export const TOOL_INPUT = { city: 'Irkutsk', unit: 'celsius' };
+/** The text said before tool calls under `text-first`. */
+export const TEXT_FIRST = 'Let me check.';
+
+/** Streamed text: the first word bare, then ` word`, as real servers stream tokens with their leading space. */
+export function wordDeltas(text: string): string[] {
+  return text.split(' ').map((word, i) => (i === 0 ? word : ` ${word}`));
 }
 
-async function readJson(req: IncomingMessage): Promise<any> {
+/** Streamed tool arguments arrive in small fragments that only parse once reassembled. */
+export function jsonFragments(json: string): string[] {
+  return json.match(/.{1,8}/g) ?? [];
+}
+
+/**
+ * A frame writer that hands each frame to the socket before the next, as a real server flushes per token,
+ * and waits `chunkDelay` after each. Resolves false once the client is gone.
+ */
+export function pacedWriter(res: ServerResponse, chunkDelay: number): (frame: string) => Promise<boolean> {
+  return async (frame) => {
+    if (res.destroyed) return false;
+    await new Promise<void>((resolve) => res.write(frame, () => resolve()));
+    if (chunkDelay) await sleep(chunkDelay);
+    return !res.destroyed;
+  };
+}
+
+/** A mid-stream cut: no end of stream, no usage; the frames already written reach the client first. */
+export async function cutConnection(res: ServerResponse): Promise<void> {
+  await sleep(10);
+  res.destroy();
+}
+
+/**
+ * The failure directives every route honours, in this order: hang (never answer), latency, down, status.
+ * `fail` answers with an error in the route's own format. Resolves true when the request is dealt with.
+ */
+export async function simulateFailure(sim: Directives, ctx: RouteContext, outageStatus: number, fail: (status: number, message: string) => void): Promise<boolean> {
+  if (sim.hang) return true; // never answer; the caller's timeout must act
+  if (sim.latency) await sleep(sim.latency);
+  if (sim.down !== undefined && sim.down === ctx.options.name) {
+    fail(outageStatus, `Simulated outage of ${ctx.options.name} ${ctx.detail}`);
+    return true;
+  }
+  if (sim.status) {
+    fail(sim.status, `Simulated ${sim.status} from upstream ${ctx.detail}`);
+    return true;
+  }
+  return false;
+}
+
+export async function readJson(req: IncomingMessage): Promise<any> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   return JSON.parse(Buffer.concat(chunks).toString('utf8'));
 }
 
+function sendError(res: ServerResponse, status: number, message: string, type: string, code: string | null, param: string | null = null): void {
+  if (status === 429) res.setHeader('retry-after', '1');
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ error: { message, type, param, code } }));
+}
+
+/** OpenAI's error type and code for a simulated status. */
+function sendStatusError(res: ServerResponse, status: number, message: string): void {
+  const type = status === 429 ? 'rate_limit_exceeded' : status >= 500 ? 'server_error' : 'invalid_request_error';
+  sendError(res, status, message, type, status === 503 ? 'service_unavailable' : type);
+}
+
+async function chatCompletions(req: IncomingMessage, res: ServerResponse, body: any, ctx: RouteContext): Promise<void> {
+  const messages: { content?: unknown }[] = Array.isArray(body.messages) ? body.messages : [];
+  const sim = parseDirectives(messages);
+  if (await simulateFailure(sim, ctx, 503, (status, message) => sendStatusError(res, status, message))) return;
+
+  const maxTokens: number | undefined = body.max_completion_tokens ?? body.max_tokens;
+  const requestTools: any[] = Array.isArray(body.tools) ? body.tools : [];
+  // Only tools the request offers can be called; a directive naming an unknown tool falls back to text.
+  const toolCalls = sim.tools
+    .filter((name) => requestTools.some((t) => t?.function?.name === name))
+    .map((name) => ({ id: `call_${randomBytes(8).toString('hex')}`, type: 'function', function: { name, arguments: JSON.stringify(TOOL_INPUT) } }));
+  const text = toolCalls.length ? (sim.textFirst ? TEXT_FIRST : '') : answerWords(Math.min(sim.words, maxTokens ?? Number.POSITIVE_INFINITY)).join(' ');
+  const promptTokens = promptTokensOf(messages);
+  const id = `chatcmpl-${randomBytes(12).toString('hex')}`;
+  const created = Math.floor(Date.now() / 1000);
+  const model = String(body.model);
+  const completionTokens = countTokens(text) + toolCalls.reduce((sum, call) => sum + countTokens(call.function.arguments) + 2, 0);
+  const usage = {
+    prompt_tokens: promptTokens,
+    completion_tokens: completionTokens,
+    total_tokens: promptTokens + completionTokens,
+    prompt_tokens_details: { cached_tokens: Math.min(sim.cached, promptTokens), audio_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+  };
+  const finishReason = toolCalls.length ? 'tool_calls' : maxTokens !== undefined && sim.words > maxTokens ? 'length' : 'stop';
+
+  if (!body.stream) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(
+      JSON.stringify({
+        id,
+        object: 'chat.completion',
+        created,
+        model,
+        system_fingerprint: 'fp_sim',
+        choices: [
+          {
+            index: 0,
+            message: toolCalls.length ? { role: 'assistant', content: text || null, tool_calls: toolCalls, refusal: null } : { role: 'assistant', content: text, refusal: null },
+            logprobs: null,
+            finish_reason: finishReason,
+          },
+        ],
+        ...(sim.noUsage ? {} : { usage }),
+      }),
+    );
+    return;
+  }
+
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  const chunk = (delta: object, finish: string | null = null) =>
+    `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_sim', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`;
+  const write = pacedWriter(res, sim.chunkDelay);
+
+  if (!(await write(chunk({ role: 'assistant', content: '', refusal: null })))) return;
+  // Text first, then each call: its id and name in its first delta, then its argument fragments, under its own index.
+  const pieces: object[] = [
+    ...(text ? wordDeltas(text).map((content) => ({ content })) : []),
+    ...toolCalls.flatMap((call, index) => [
+      { tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] },
+      ...jsonFragments(call.function.arguments).map((part) => ({ tool_calls: [{ index, function: { arguments: part } }] })),
+    ]),
+  ];
+  for (let i = 0; i < pieces.length; i++) {
+    if (sim.cutAfter !== undefined && i >= sim.cutAfter) return cutConnection(res);
+    if (!(await write(chunk(pieces[i]!)))) return;
+  }
+  if (!(await write(chunk({}, finishReason)))) return;
+  if (body.stream_options?.include_usage && !sim.noUsage) {
+    if (!(await write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_sim', choices: [], usage })}\n\n`))) return;
+  }
+  res.end('data: [DONE]\n\n');
+}
+
+/** A valid 1x1 PNG: clients and gateways may decode what they receive. */
+export const PNG_1X1 = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
+
+/** Image output tokens per image by quality, as GPT image models report them for a 1024x1024 image. */
+const IMAGE_TOKENS: Record<string, number> = { low: 272, medium: 1056, high: 4160, xhigh: 4160, max: 4160 };
+
+/**
+ * OpenAI image generation. Two response families, chosen by model name as OpenAI does:
+ * - `dall-e-*` (legacy): `response_format` url (the default) or b64_json, `revised_prompt` for dall-e-3, no usage;
+ * - every other model (GPT image models, and the gateway's mapped names): always b64_json, with the
+ *   effective background/output_format/quality/size and token usage. Real `gpt-image-*` models reject
+ *   `response_format` with 400 unknown_parameter, and so does the simulator for those names.
+ */
+async function imageGenerations(req: IncomingMessage, res: ServerResponse, body: any, ctx: RouteContext): Promise<void> {
+  const model = String(body.model ?? '');
+  const prompt: unknown = body.prompt;
+  if (typeof prompt !== 'string' || !prompt) {
+    return sendError(res, 400, `Missing required parameter: 'prompt'. ${ctx.detail}`, 'invalid_request_error', 'missing_required_parameter', 'prompt');
+  }
+  const sim = parseDirectives([{ content: prompt }]);
+  if (await simulateFailure(sim, ctx, 503, (status, message) => sendStatusError(res, status, message))) return;
+
+  const legacy = model.startsWith('dall-e');
+  if (/^(gpt-image|chatgpt-image)/.test(model) && body.response_format != null) {
+    return sendError(res, 400, `Unknown parameter: 'response_format'. ${ctx.detail}`, 'invalid_request_error', 'unknown_parameter', 'response_format');
+  }
+  const n = body.n ?? 1;
+  if (!Number.isInteger(n) || n < 1 || n > 10) {
+    return sendError(res, 400, `Invalid 'n': expected an integer between 1 and 10, got ${JSON.stringify(n)}. ${ctx.detail}`, 'invalid_request_error', 'invalid_value', 'n');
+  }
+  const format = body.response_format ?? (legacy ? 'url' : 'b64_json');
+  const image = () => ({
+    ...(format === 'url' ? { url: `http://${req.headers.host}/images/${randomBytes(8).toString('hex')}.png` } : { b64_json: PNG_1X1.toString('base64') }),
+    ...(model === 'dall-e-3' ? { revised_prompt: `A detailed rendering of: ${prompt}` } : {}),
+  });
+  const data = Array.from({ length: n }, image);
+  const created = Math.floor(Date.now() / 1000);
+  res.writeHead(200, { 'content-type': 'application/json' });
+  if (legacy) return void res.end(JSON.stringify({ created, data }));
+
+  const quality = body.quality in IMAGE_TOKENS ? body.quality : 'medium'; // `auto` resolves to what was used
+  const inputTokens = countTokens(prompt);
+  const outputTokens = IMAGE_TOKENS[quality]! * n;
+  res.end(
+    JSON.stringify({
+      created,
+      background: body.background === 'transparent' ? 'transparent' : 'opaque',
+      data,
+      output_format: body.output_format ?? 'png',
+      quality,
+      size: !body.size || body.size === 'auto' ? '1024x1024' : body.size,
+      usage: {
+        input_tokens: inputTokens,
+        input_tokens_details: { text_tokens: inputTokens, image_tokens: 0 },
+        output_tokens: outputTokens,
+        total_tokens: inputTokens + outputTokens,
+      },
+    }),
+  );
+}
+
+type RouteHandler = (req: IncomingMessage, res: ServerResponse, body: any, ctx: RouteContext) => Promise<void>;
+const OPENAI_ROUTES: Record<string, RouteHandler | undefined> = { '/v1/chat/completions': chatCompletions, '/v1/images/generations': imageGenerations };
+
 export async function startSimulator(options: SimulatorOptions): Promise<Simulator> {
   const requests: RecordedRequest[] = [];
-  const detail = options.errorDetail ?? '';
+  const ctx: RouteContext = {
+    options,
+    detail: options.errorDetail ?? '',
+    record(req, res, path, body) {
+      const record: RecordedRequest = { path, headers: req.headers, body, aborted: false, startedAt: Date.now() };
+      requests.push(record);
+      res.on('close', () => {
+        record.endedAt = Date.now();
+        if (!res.writableFinished) record.aborted = true;
+      });
+      return record;
+    },
+  };
 
   const server: Server = createServer((req, res) => {
-    void handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) sendError(res, 500, `simulator failure: ${(error as Error).message} ${detail}`, 'server_error', null);
-      else res.destroy();
+    const path = (req.url ?? '/').split('?')[0]!;
+    void handle(req, res, path).catch((error: unknown) => {
+      const message = `simulator failure: ${(error as Error).message} ${ctx.detail}`;
+      if (res.headersSent) res.destroy();
+      else if (path === '/v1/messages') sendAnthropicError(res, 500, message);
+      else sendError(res, 500, message, 'server_error', null);
     });
   });
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = (req.url ?? '/').split('?')[0]!;
+  async function handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    // The Anthropic route has its own auth, versioning and error shape.
+    if (req.method === 'POST' && path === '/v1/messages') return handleMessages(req, res, ctx);
+    // Where legacy `response_format: url` images live; like a signed blob URL, it needs no key.
+    if (req.method === 'GET' && path.startsWith('/images/')) {
+      res.writeHead(200, { 'content-type': 'image/png' });
+      return void res.end(PNG_1X1);
+    }
+
     if (req.headers.authorization !== `Bearer ${options.apiKey}`) {
-      return sendError(res, 401, `Incorrect API key provided ${detail}`, 'invalid_request_error', 'invalid_api_key');
+      return sendError(res, 401, `Incorrect API key provided ${ctx.detail}`, 'invalid_request_error', 'invalid_api_key');
     }
-    if (req.method !== 'POST' || path !== '/v1/chat/completions') {
-      return sendError(res, 404, `Unknown route ${path} ${detail}`, 'invalid_request_error', 'unknown_url');
-    }
+    const route = req.method === 'POST' ? OPENAI_ROUTES[path] : undefined;
+    if (!route) return sendError(res, 404, `Unknown route ${path} ${ctx.detail}`, 'invalid_request_error', 'unknown_url');
     let body: any;
     try {
       body = await readJson(req);
     } catch {
-      return sendError(res, 400, `Invalid JSON body ${detail}`, 'invalid_request_error', null);
+      return sendError(res, 400, `Invalid JSON body ${ctx.detail}`, 'invalid_request_error', null);
     }
-    const record: RecordedRequest = { path, headers: req.headers, body, aborted: false, startedAt: Date.now() };
-    requests.push(record);
-    res.on('close', () => {
-      record.endedAt = Date.now();
-      if (!res.writableFinished) record.aborted = true;
-    });
-
-    const messages: { content?: unknown }[] = Array.isArray(body.messages) ? body.messages : [];
-    const sim = parseDirectives(messages);
-    if (sim.hang) return; // never answer; the caller's timeout must act
-    if (sim.latency) await sleep(sim.latency);
-    if (sim.down !== undefined && sim.down === options.name) {
-      return sendError(res, 503, `Simulated outage of ${options.name} ${detail}`, 'server_error', 'service_unavailable');
-    }
-    if (sim.status) {
-      const type = sim.status === 429 ? 'rate_limit_exceeded' : sim.status >= 500 ? 'server_error' : 'invalid_request_error';
-      return sendError(res, sim.status, `Simulated ${sim.status} from upstream ${detail}`, type, type);
-    }
-
-    const maxTokens: number | undefined = body.max_completion_tokens ?? body.max_tokens;
-    const words = answerWords(Math.min(sim.words, maxTokens ?? Number.POSITIVE_INFINITY));
-    const tool = sim.tool ? (body.tools as any[] | undefined)?.find((t) => t?.function?.name === sim.tool) : undefined;
-    const promptTokens = promptTokensOf(messages);
-    const id = `chatcmpl-${randomBytes(12).toString('hex')}`;
-    const created = Math.floor(Date.now() / 1000);
-    const model = String(body.model);
-    const toolArguments = JSON.stringify({ city: 'Irkutsk', unit: 'celsius' });
-    const completionTokens = tool ? countTokens(toolArguments) + 2 : words.length;
-    const usage = {
-      prompt_tokens: promptTokens,
-      completion_tokens: completionTokens,
-      total_tokens: promptTokens + completionTokens,
-      prompt_tokens_details: { cached_tokens: Math.min(sim.cached, promptTokens), audio_tokens: 0 },
-      completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
-    };
-    const finishReason = tool ? 'tool_calls' : maxTokens !== undefined && sim.words > maxTokens ? 'length' : 'stop';
-    const toolCall = tool ? { id: `call_${randomBytes(8).toString('hex')}`, type: 'function', function: { name: tool.function.name, arguments: toolArguments } } : undefined;
-
-    if (!body.stream) {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify({
-          id,
-          object: 'chat.completion',
-          created,
-          model,
-          system_fingerprint: 'fp_sim',
-          choices: [
-            {
-              index: 0,
-              message: toolCall ? { role: 'assistant', content: null, tool_calls: [toolCall], refusal: null } : { role: 'assistant', content: words.join(' '), refusal: null },
-              logprobs: null,
-              finish_reason: finishReason,
-            },
-          ],
-          ...(sim.noUsage ? {} : { usage }),
-        }),
-      );
-      return;
-    }
-
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-    const chunk = (delta: object, finish: string | null = null, extra: object = {}) =>
-      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_sim', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...extra })}\n\n`;
-    // Each frame is handed to the socket before the next, as a real server flushes per token.
-    const write = async (frame: string) => {
-      if (res.destroyed) return false;
-      await new Promise<void>((resolve) => res.write(frame, () => resolve()));
-      if (sim.chunkDelay) await sleep(sim.chunkDelay);
-      return !res.destroyed;
-    };
-
-    if (!(await write(chunk({ role: 'assistant', content: '', refusal: null })))) return;
-    const pieces: object[] = toolCall
-      ? [
-          { tool_calls: [{ index: 0, id: toolCall.id, type: 'function', function: { name: toolCall.function.name, arguments: '' } }] },
-          ...toolArguments.match(/.{1,8}/g)!.map((part) => ({ tool_calls: [{ index: 0, function: { arguments: part } }] })),
-        ]
-      : words.map((word, i) => ({ content: i === 0 ? word : ` ${word}` }));
-    for (let i = 0; i < pieces.length; i++) {
-      if (sim.cutAfter !== undefined && i >= sim.cutAfter) {
-        await sleep(10); // let the delivered frames reach the client first
-        res.destroy(); // a mid-stream cut: no finish, no usage, no [DONE]
-        return;
-      }
-      if (!(await write(chunk(pieces[i]!)))) return;
-    }
-    if (!(await write(chunk({}, finishReason)))) return;
-    if (body.stream_options?.include_usage && !sim.noUsage) {
-      if (!(await write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_sim', choices: [], usage })}\n\n`))) return;
-    }
-    res.end('data: [DONE]\n\n');
+    ctx.record(req, res, path, body);
+    return route(req, res, body, ctx);
   }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,13 +1,14 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countTokens, promptTokensOf, startSimulator, type Simulator } from '../simulator/openai-simulator.js';
+import { crc32, inflateSync } from 'node:zlib';
+import { countTokens, PNG_1X1, promptTokensOf, startSimulator, type Simulator } from '../simulator/openai-simulator.js';
 
 const CANARY = 'sk-CANARY-sim-credential';
 let sim: Simulator;
 let client: OpenAI;
 
 beforeAll(async () => {
-  sim = await startSimulator({ apiKey: CANARY, errorDetail: 'node canary.invalid' });
+  sim = await startSimulator({ apiKey: CANARY, errorDetail: 'node canary.invalid', name: 'primary' });
   client = new OpenAI({ apiKey: CANARY, baseURL: `${sim.url}/v1`, maxRetries: 0, timeout: 5000 });
 });
 afterAll(async () => {
@@ -18,6 +19,28 @@ const weatherTool = {
   type: 'function' as const,
   function: { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
 };
+
+const timeTool = {
+  type: 'function' as const,
+  function: { name: 'get_time', description: 'Local time in a city', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+};
+const TOOL_ARGUMENTS = { city: 'Irkutsk', unit: 'celsius' };
+
+/** A PNG's chunks, each checked against its CRC, and its pixels inflated: proof the image is really valid. */
+function pngChunks(png: Buffer): string[] {
+  expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+  const chunks: string[] = [];
+  for (let offset = 8; offset < png.length; ) {
+    const length = png.readUInt32BE(offset);
+    const typeAndData = png.subarray(offset + 4, offset + 8 + length);
+    expect(crc32(typeAndData)).toBe(png.readUInt32BE(offset + 8 + length));
+    const type = typeAndData.subarray(0, 4).toString('ascii');
+    if (type === 'IDAT') expect(inflateSync(typeAndData.subarray(4)).length).toBeGreaterThan(0);
+    chunks.push(type);
+    offset += 12 + length;
+  }
+  return chunks;
+}
 
 describe('the OpenAI-compatible upstream simulator, read by the official openai client', () => {
   it('answers JSON completions with exact, predictable usage', async () => {
@@ -114,5 +137,116 @@ describe('the OpenAI-compatible upstream simulator, read by the official openai 
     expect(record.headers.authorization).toBe(`Bearer ${CANARY}`);
     expect(record.aborted).toBe(true);
     expect(record.endedAt! - record.startedAt).toBeLessThan(1000);
+  });
+});
+
+describe('the OpenAI simulator: several tool calls in one answer', () => {
+  it('answers JSON with every call in order, optionally after a short text', async () => {
+    const completion = await client.chat.completions.create({ model: 'm', tools: [weatherTool, timeTool], messages: [{ role: 'user', content: '[sim:tools=get_time,get_weather]' }] });
+    const message = completion.choices[0]!.message;
+    expect(completion.choices[0]!.finish_reason).toBe('tool_calls');
+    expect(message.content).toBeNull();
+    expect(message.tool_calls!.map((call) => call.type === 'function' && call.function.name)).toEqual(['get_time', 'get_weather']);
+    expect(new Set(message.tool_calls!.map((call) => call.id)).size).toBe(2);
+    for (const call of message.tool_calls!) expect(call.type === 'function' && JSON.parse(call.function.arguments)).toEqual(TOOL_ARGUMENTS);
+    expect(completion.usage!.completion_tokens).toBe(2 * (countTokens(JSON.stringify(TOOL_ARGUMENTS)) + 2));
+
+    const withText = await client.chat.completions.create({ model: 'm', tools: [weatherTool], messages: [{ role: 'user', content: '[sim:tool=get_weather text-first]' }] });
+    expect(withText.choices[0]!.message.content).toBe('Let me check.');
+    expect(withText.choices[0]!.message.tool_calls).toHaveLength(1);
+    expect(withText.usage!.completion_tokens).toBe(3 + countTokens(JSON.stringify(TOOL_ARGUMENTS)) + 2);
+  });
+
+  it('streams each call under its own index: id and name first, then argument fragments', async () => {
+    const stream = await client.chat.completions.create({
+      model: 'm',
+      stream: true,
+      tools: [weatherTool, timeTool],
+      messages: [{ role: 'user', content: '[sim:tools=get_weather,get_time text-first]' }],
+    });
+    let text = '';
+    const calls = new Map<number, { id?: string; name?: string; fragments: string[]; firstDelta: OpenAI.ChatCompletionChunk.Choice.Delta.ToolCall }>();
+    for await (const chunk of stream) {
+      const delta = chunk.choices[0]?.delta;
+      if (delta?.content) {
+        expect(calls.size).toBe(0); // the text comes before any call
+        text += delta.content;
+      }
+      for (const part of delta?.tool_calls ?? []) {
+        const call = calls.get(part.index) ?? { fragments: [], firstDelta: part };
+        calls.set(part.index, call);
+        call.id ??= part.id;
+        call.name ??= part.function?.name;
+        if (part.function?.arguments) call.fragments.push(part.function.arguments);
+      }
+    }
+    expect(text).toBe('Let me check.');
+    expect([...calls.keys()]).toEqual([0, 1]);
+    expect([...calls.values()].map((call) => call.name)).toEqual(['get_weather', 'get_time']);
+    for (const call of calls.values()) {
+      expect(call.firstDelta).toMatchObject({ id: expect.stringMatching(/^call_/), type: 'function', function: { name: call.name, arguments: '' } });
+      expect(call.fragments.length).toBeGreaterThan(1);
+      expect(JSON.parse(call.fragments.join(''))).toEqual(TOOL_ARGUMENTS);
+    }
+
+    const final = await client.chat.completions.stream({ model: 'm', tools: [weatherTool, timeTool], messages: [{ role: 'user', content: '[sim:tools=get_weather,get_time]' }] }).finalChatCompletion();
+    const assembled = final.choices[0]!.message.tool_calls!;
+    expect(assembled.map((call) => call.type === 'function' && [call.function.name, JSON.parse(call.function.arguments)])).toEqual([
+      ['get_weather', TOOL_ARGUMENTS],
+      ['get_time', TOOL_ARGUMENTS],
+    ]);
+  });
+});
+
+describe('the OpenAI simulator: image generation', () => {
+  it('answers GPT-image style: base64 PNGs with the effective settings and token usage', async () => {
+    const response = await client.images.generate({ model: 'img-2', prompt: 'a clear cold lake', n: 2, size: '1024x1536', quality: 'low' });
+    expect(response.created).toBeGreaterThan(1_700_000_000);
+    expect(response.data).toHaveLength(2);
+    for (const image of response.data!) {
+      expect(Object.keys(image)).toEqual(['b64_json']);
+      expect(pngChunks(Buffer.from(image.b64_json!, 'base64'))).toEqual(['IHDR', 'IDAT', 'IEND']);
+    }
+    expect(response).toMatchObject({ background: 'opaque', output_format: 'png', quality: 'low', size: '1024x1536' });
+    expect(response.usage).toEqual({ input_tokens: 4, input_tokens_details: { text_tokens: 4, image_tokens: 0 }, output_tokens: 2 * 272, total_tokens: 4 + 2 * 272 });
+    expect(sim.requests.at(-1)).toMatchObject({ path: '/v1/images/generations', body: { model: 'img-2', n: 2 } });
+
+    const defaults = await client.images.generate({ model: 'img-2', prompt: 'lake' });
+    expect(defaults).toMatchObject({ quality: 'medium', size: '1024x1024' });
+    expect(defaults.data).toHaveLength(1);
+    // Real GPT image models refuse the legacy response_format parameter.
+    await expect(client.images.generate({ model: 'gpt-image-2', prompt: 'lake', response_format: 'b64_json' })).rejects.toMatchObject({ status: 400, param: 'response_format', code: 'unknown_parameter' });
+  });
+
+  it('answers legacy dall-e style: url by default, b64_json on request, revised_prompt for dall-e-3, no usage', async () => {
+    const byUrl = await client.images.generate({ model: 'dall-e-2', prompt: 'lake' });
+    expect(byUrl.usage).toBeUndefined();
+    const fetched = await fetch(byUrl.data![0]!.url!);
+    expect(fetched.headers.get('content-type')).toBe('image/png');
+    expect(Buffer.from(await fetched.arrayBuffer())).toEqual(PNG_1X1);
+
+    const inline = await client.images.generate({ model: 'dall-e-3', prompt: 'lake', response_format: 'b64_json' });
+    expect(inline.data![0]!.b64_json).toBe(PNG_1X1.toString('base64'));
+    expect(inline.data![0]!.revised_prompt).toContain('lake');
+  });
+
+  it('honours status, latency, hang and down from the prompt, and checks the key and the body', async () => {
+    const limited = (await client.images.generate({ model: 'img-2', prompt: 'lake [sim:status=429]' }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    expect(limited).toBeInstanceOf(OpenAI.RateLimitError);
+    expect(limited.headers?.get('retry-after')).toBe('1');
+    expect(limited.message).toContain('canary.invalid');
+    await expect(client.images.generate({ model: 'img-2', prompt: 'lake [sim:down=primary]' })).rejects.toMatchObject({ status: 503 });
+    expect((await client.images.generate({ model: 'img-2', prompt: 'lake [sim:down=backup]' })).data).toHaveLength(1);
+
+    const started = Date.now();
+    await client.images.generate({ model: 'img-2', prompt: 'lake [sim:latency=150]' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+    const hanging = new OpenAI({ apiKey: CANARY, baseURL: `${sim.url}/v1`, maxRetries: 0, timeout: 200 });
+    await expect(hanging.images.generate({ model: 'img-2', prompt: 'lake [sim:hang]' })).rejects.toThrow(/timed out/i);
+
+    const wrongKey = new OpenAI({ apiKey: 'sk-wrong', baseURL: `${sim.url}/v1`, maxRetries: 0 });
+    await expect(wrongKey.images.generate({ model: 'img-2', prompt: 'lake' })).rejects.toMatchObject({ status: 401 });
+    await expect(client.images.generate({ model: 'img-2', prompt: '' })).rejects.toMatchObject({ status: 400, param: 'prompt' });
+    await expect(client.images.generate({ model: 'img-2', prompt: 'lake', n: 11 })).rejects.toMatchObject({ status: 400, param: 'n' });
   });
 });

@@ -1,6 +1,7 @@
 import type { CanonicalRequest, CanonicalResponse, StreamDecoder } from '../canonical.js';
 import type { ClientFormatId } from '../client-formats.js';
 import type { Upstream } from '../upstreams.config.js';
+import { AnthropicStreamDecoder, fromAnthropicResponse, toAnthropicRequest } from './anthropic/messages.js';
 import { ChatStreamDecoder, fromChatCompletion, toChatRequest } from './openai-compatible/chat.js';
 
 /** One upstream kind, as the inference pipeline uses it. */
@@ -33,7 +34,19 @@ export const openAiCompatible: ProviderKind = {
   decoder: () => new ChatStreamDecoder(),
 };
 
-export const PROVIDER_KINDS: Record<Upstream['kind'], ProviderKind | undefined> = {
+export const ANTHROPIC_VERSION = '2023-06-01';
+
+export const anthropic: ProviderKind = {
+  speaks: 'anthropic-messages',
+  path: '/messages',
+  headers: (upstream) => ({ 'x-api-key': upstream.credential, 'anthropic-version': ANTHROPIC_VERSION }),
+  body: (request, upstreamModel) => toAnthropicRequest(request, upstreamModel),
+  passthrough: (raw, upstreamModel) => ({ ...raw, model: upstreamModel }),
+  fromResponse: fromAnthropicResponse,
+  decoder: () => new AnthropicStreamDecoder(),
+};
+
+export const PROVIDER_KINDS: Record<Upstream['kind'], ProviderKind> = {
   'openai-compatible': openAiCompatible,
-  anthropic: undefined,
+  anthropic,
 };

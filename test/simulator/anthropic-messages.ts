@@ -1,0 +1,182 @@
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+// A cycle with openai-simulator.ts (which routes here): safe, as neither module uses the other while loading.
+import {
+  answerWords,
+  countTokens,
+  cutConnection,
+  jsonFragments,
+  messageText,
+  pacedWriter,
+  parseDirectives,
+  promptTokensOf,
+  readJson,
+  simulateFailure,
+  TEXT_FIRST,
+  TOOL_INPUT,
+  wordDeltas,
+  type RouteContext,
+} from './openai-simulator.js';
+
+/**
+ * The Anthropic Messages API (`POST /v1/messages`) on the simulator's server, driven by the same `[sim:...]`
+ * directives in the last message as the OpenAI side (see openai-simulator.ts).
+ *
+ * Wire details it reproduces: auth by `x-api-key` (or `Authorization: Bearer`, which the 1.x SDKs send),
+ * a required `anthropic-version`, errors as `{type:"error",error:{type,message},request_id}`, `input_tokens`
+ * excluding cache reads and writes, and the named-event stream message_start → (content_block_start, ping
+ * after the first, content_block_delta…, content_block_stop)* → message_delta → message_stop.
+ */
+
+/** The published API versions. 2026-10-21 is what @anthropic-ai/sdk 1.x sends by default. */
+export const ANTHROPIC_VERSIONS = ['2023-01-01', '2023-06-01', '2026-10-21'];
+
+/** Sampling parameters API version 2026-10-21 removed: sending any of them is a 400, even at default values. */
+const REMOVED_IN_2026_10_21 = ['temperature', 'top_p', 'top_k'];
+
+const ERROR_TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  402: 'billing_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  504: 'timeout_error',
+  529: 'overloaded_error',
+};
+
+const IMAGE_MEDIA_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'];
+
+type Block = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: object };
+
+const newId = (prefix: string) => `${prefix}${randomBytes(12).toString('hex')}`;
+
+/** Every response carries a `request-id` header, and error bodies repeat it, as Anthropic's do. */
+function requestIdOf(res: ServerResponse): string {
+  if (!res.hasHeader('request-id')) res.setHeader('request-id', newId('req_'));
+  return String(res.getHeader('request-id'));
+}
+
+export function sendAnthropicError(res: ServerResponse, status: number, message: string): void {
+  const type = ERROR_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
+  if (status === 429) res.setHeader('retry-after', '1');
+  const requestId = requestIdOf(res);
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ type: 'error', error: { type, message }, request_id: requestId }));
+}
+
+/** The first problem the real API would report about this body, as its `field: problem` message; undefined if none. */
+function invalidField(body: any, version: string): string | undefined {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return 'body: Input should be an object';
+  if (typeof body.model !== 'string' || !body.model) return 'model: Field required';
+  if (body.max_tokens === undefined) return 'max_tokens: Field required';
+  if (!Number.isInteger(body.max_tokens) || body.max_tokens < 0) return 'max_tokens: Input should be a valid non-negative integer';
+  if (!Array.isArray(body.messages) || body.messages.length === 0) return 'messages: Field required (a non-empty list)';
+  if (version === '2026-10-21') {
+    const removed = REMOVED_IN_2026_10_21.find((param) => param in body);
+    if (removed) return `${removed}: Extra inputs are not permitted`;
+  }
+  for (const [m, message] of body.messages.entries()) {
+    if (!Array.isArray(message?.content)) continue;
+    for (const [c, block] of message.content.entries()) {
+      if (block?.type !== 'image') continue;
+      const source = block.source;
+      if (source?.type === 'base64' && (!IMAGE_MEDIA_TYPES.includes(source.media_type) || typeof source.data !== 'string' || !source.data)) {
+        return `messages.${m}.content.${c}.image.source.base64: media_type should be one of ${IMAGE_MEDIA_TYPES.join(', ')}, with non-empty data`;
+      }
+      if (source?.type !== 'base64' && !(source?.type === 'url' && typeof source.url === 'string')) {
+        return `messages.${m}.content.${c}.image.source: Input tag '${source?.type}' found using 'type' does not match any of the expected tags: 'base64', 'url'`;
+      }
+    }
+  }
+  return undefined;
+}
+
+export async function handleMessages(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): Promise<void> {
+  const fail = (status: number, message: string) => sendAnthropicError(res, status, message);
+  requestIdOf(res);
+
+  const apiKey = req.headers['x-api-key'] ?? /^Bearer (.*)$/.exec(req.headers.authorization ?? '')?.[1];
+  if (!apiKey) return fail(401, `x-api-key header is required ${ctx.detail}`);
+  if (apiKey !== ctx.options.apiKey) return fail(401, `invalid x-api-key ${ctx.detail}`);
+  const version = String(req.headers['anthropic-version'] ?? '');
+  if (!version) return fail(400, `anthropic-version: header is required ${ctx.detail}`);
+  if (!ANTHROPIC_VERSIONS.includes(version)) return fail(400, `anthropic-version: "${version}" is not a valid version ${ctx.detail}`);
+
+  let body: any;
+  try {
+    body = await readJson(req);
+  } catch {
+    return fail(400, `There was an error parsing the body of your request as JSON ${ctx.detail}`);
+  }
+  ctx.record(req, res, '/v1/messages', body);
+  const invalid = invalidField(body, version);
+  if (invalid) return fail(400, `${invalid} ${ctx.detail}`);
+
+  const messages: { content?: unknown }[] = body.messages;
+  const sim = parseDirectives(messages);
+  // An Anthropic outage shows as 529 overloaded_error.
+  if (await simulateFailure(sim, ctx, 529, fail)) return;
+
+  // Only tools the request offers can be called; a directive naming an unknown tool falls back to text.
+  const offered = (name: string) => Array.isArray(body.tools) && body.tools.some((t: any) => t?.name === name);
+  const calls: Block[] = sim.tools.filter(offered).map((name) => ({ type: 'tool_use', id: newId('toolu_'), name, input: TOOL_INPUT }));
+  let content: Block[];
+  let stopReason: string;
+  if (calls.length) {
+    content = sim.textFirst ? [{ type: 'text', text: TEXT_FIRST }, ...calls] : calls;
+    stopReason = 'tool_use';
+  } else {
+    const words = answerWords(Math.min(sim.words, body.max_tokens));
+    content = words.length ? [{ type: 'text', text: words.join(' ') }] : [];
+    stopReason = sim.words > body.max_tokens ? 'max_tokens' : 'end_turn';
+  }
+  const outputTokens = content.reduce((sum, block) => sum + (block.type === 'text' ? countTokens(block.text) : countTokens(JSON.stringify(block.input)) + 2), 0);
+
+  // Anthropic's input_tokens excludes what was read from or written to the cache: the three add up to the prompt.
+  const promptTokens = countTokens(messageText(body.system)) + promptTokensOf(messages);
+  const cacheRead = Math.min(sim.cached, promptTokens);
+  const cacheWrite = Math.min(sim.cacheWrite, promptTokens - cacheRead);
+  const usage = {
+    input_tokens: promptTokens - cacheRead - cacheWrite,
+    cache_creation_input_tokens: cacheWrite,
+    cache_read_input_tokens: cacheRead,
+    cache_creation: { ephemeral_5m_input_tokens: cacheWrite, ephemeral_1h_input_tokens: 0 },
+    output_tokens: outputTokens,
+    service_tier: 'standard',
+  };
+  const message = { id: newId('msg_'), type: 'message', role: 'assistant', model: body.model, content, stop_reason: stopReason, stop_sequence: null, usage };
+
+  if (!body.stream) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    return void res.end(JSON.stringify(message));
+  }
+
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  const write = pacedWriter(res, sim.chunkDelay);
+  type Event = { type: string; [field: string]: unknown };
+  const frame = (data: Event) => `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
+  const send = (data: Event) => write(frame(data));
+
+  // The stream opens with the input side of usage; output_tokens only becomes final in message_delta.
+  if (!(await send({ type: 'message_start', message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } }))) return;
+  let deltas = 0;
+  for (const [index, block] of content.entries()) {
+    const start = block.type === 'text' ? { type: 'text', text: '' } : { ...block, input: {} };
+    if (!(await send({ type: 'content_block_start', index, content_block: start }))) return;
+    if (index === 0 && !(await send({ type: 'ping' }))) return;
+    const pieces =
+      block.type === 'text'
+        ? wordDeltas(block.text).map((text) => ({ type: 'text_delta', text }))
+        : jsonFragments(JSON.stringify(block.input)).map((partial_json) => ({ type: 'input_json_delta', partial_json }));
+    for (const delta of pieces) {
+      if (sim.cutAfter !== undefined && deltas++ >= sim.cutAfter) return cutConnection(res);
+      if (!(await send({ type: 'content_block_delta', index, delta }))) return;
+    }
+    if (!(await send({ type: 'content_block_stop', index }))) return;
+  }
+  if (!(await send({ type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: outputTokens } }))) return;
+  res.end(frame({ type: 'message_stop' }));
+}
