@@ -2,6 +2,7 @@ import type { CatalogModel, Endpoint } from '../catalog/catalog.schemas.js';
 import { DomainError, type ValidationIssue } from '../shared/errors.js';
 import type { CanonicalRequest, CanonicalResponse, ResponseIdentity, StreamEncoder } from './canonical.js';
 import { MessagesStreamEncoder, parseMessagesRequest, renderMessage } from './translate/anthropic-messages.js';
+import { parseResponsesRequest, renderResponse, ResponsesStreamEncoder } from './translate/openai-responses.js';
 import { chatToCanonical, ChatStreamEncoder, checkChatCapabilities, parseChatRequest, renderChatCompletion } from './translate/openai-chat.js';
 
 export type ClientFormatId = 'openai-chat' | 'openai-responses' | 'anthropic-messages';
@@ -20,7 +21,7 @@ export interface ClientFormat {
   parse(body: unknown): ParsedRequest;
   /** 422 when the request asks for what the catalog says the model cannot do. */
   checkCapabilities(parsed: ParsedRequest, model: CatalogModel): void;
-  render(response: CanonicalResponse, who: ResponseIdentity): object;
+  render(response: CanonicalResponse, who: ResponseIdentity, parsed: ParsedRequest): object;
   encoder(who: ResponseIdentity, parsed: ParsedRequest): StreamEncoder;
 }
 
@@ -59,13 +60,22 @@ export const anthropicMessages: ClientFormat = {
   // The body as sent is what passes straight through to an Anthropic upstream (validated here first).
   parse: (body) => ({ canonical: parseMessagesRequest(body), raw: body as Record<string, unknown>, streamUsage: true }),
   checkCapabilities: (parsed, model) => checkCanonicalCapabilities(parsed.canonical, model, { messages: 'messages', maxTokens: 'max_tokens' }),
-  render: renderMessage,
+  render: (response, who) => renderMessage(response, who),
   encoder: (who) => new MessagesStreamEncoder(who),
 };
 
-export const CLIENT_FORMATS: Record<ClientFormatId, ClientFormat | undefined> = {
+export const openAiResponses: ClientFormat = {
+  id: 'openai-responses',
+  parse: (body) => ({ canonical: parseResponsesRequest(body), raw: body as Record<string, unknown>, streamUsage: true }),
+  checkCapabilities: (parsed, model) => checkCanonicalCapabilities(parsed.canonical, model, { messages: 'input', maxTokens: 'max_output_tokens' }),
+  // Responses echo the request's settings (instructions, tools, sampling).
+  render: (response, who, parsed) => renderResponse(response, who, parsed.canonical),
+  encoder: (who, parsed) => new ResponsesStreamEncoder(who, parsed.canonical),
+};
+
+export const CLIENT_FORMATS: Record<ClientFormatId, ClientFormat> = {
   'openai-chat': openAiChat,
-  'openai-responses': undefined,
+  'openai-responses': openAiResponses,
   'anthropic-messages': anthropicMessages,
 };
 

@@ -1,5 +1,5 @@
 import { Decimal } from 'decimal.js';
-import { costOf, tokenCost, worstCaseTokenCost, type TokenUsage } from '../billing/cost.js';
+import { costOf, worstCaseTokenCost, type TokenUsage } from '../billing/cost.js';
 import type { WalletHold, Wallets } from '../billing/wallets.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { CatalogModel, Endpoint, GroupPrices, TokenPrices } from '../catalog/catalog.schemas.js';
@@ -180,7 +180,6 @@ export class InferenceService {
    */
   async complete(call: InferenceCall, formatId: ClientFormatId, body: unknown, sink: ResponseSink): Promise<void> {
     const format = CLIENT_FORMATS[formatId];
-    if (!format) throw new DomainError('not_found', 'This endpoint is not available yet', { reason: 'unsupported_endpoint' });
     const parsed = format.parse(body);
     const catalog = this.deps.catalog.snapshot;
     const model = this.resolveModel(catalog, call, parsed.canonical.model);
@@ -347,7 +346,7 @@ export class InferenceService {
   }
 
   private async forward(call: InferenceCall, format: ClientFormat, parsed: ParsedRequest, admission: Admission, sink: ResponseSink): Promise<Outcome> {
-    const routes = this.deps.routes.candidates(admission.model.id, call.principal.routeGroup).filter((r) => PROVIDER_KINDS[r.upstream.kind]);
+    const routes = this.deps.routes.candidates(admission.model.id, call.principal.routeGroup);
     if (!routes.length) {
       this.deps.log.error({ model: admission.model.id, group: call.principal.routeGroup }, 'no upstream route serves this model');
       throw new DomainError('unavailable', `The model ${admission.model.id} is temporarily unavailable`, { retryAfterSeconds: 30, reason: 'no_route' });
@@ -357,7 +356,7 @@ export class InferenceService {
     sink.signal.addEventListener('abort', onClientGone, { once: true });
     try {
       const connected = await this.connect(routes, upstreamAbort.signal, (route) => {
-        const kind = PROVIDER_KINDS[route.upstream.kind]!;
+        const kind = PROVIDER_KINDS[route.upstream.kind];
         return this.send(kind, route, this.upstreamBody(kind, format, parsed, route), upstreamAbort.signal);
       });
       if (!('response' in connected)) {
@@ -365,7 +364,7 @@ export class InferenceService {
         throw routedFailure(connected.failure);
       }
       const { response, route } = connected;
-      const kind = PROVIDER_KINDS[route.upstream.kind]!;
+      const kind = PROVIDER_KINDS[route.upstream.kind];
       const who: ResponseIdentity = { id: admission.eventId.replaceAll('-', ''), model: admission.model.id, created: Math.floor(Date.now() / 1000) };
       if (format.id === 'openai-chat' && kind.speaks === 'openai-chat') {
         // Same format both sides: relay the upstream's own chunks, rewritten field by field.
@@ -402,7 +401,7 @@ export class InferenceService {
     const answer: CanonicalResponse = kind.fromResponse(read.body);
     if (!answer.usage) this.deps.log.warn({ upstream: upstreamId }, 'upstream reported no usage; billing an estimate');
     const usage = answer.usage ?? this.estimatedUsage(parsed, textOf(answer.parts));
-    sink.sendJson(format.render({ ...answer, usage }, who));
+    sink.sendJson(format.render({ ...answer, usage }, who, parsed));
     return { status: 'success', errorCode: null, usage, upstreamId };
   }
 

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import defaultCatalog from '../../src/catalog/default-catalog.json' with { type: 'json' };
 import { startSimulator, type Simulator } from '../simulator/openai-simulator.js';
@@ -37,6 +38,10 @@ export interface InferenceStack {
 }
 
 const CHAT_MODELS = defaultCatalog.models.filter((m) => m.endpoints.includes('/v1/chat/completions')).map((m) => m.id);
+const IMAGE_MODELS = defaultCatalog.models.filter((m) => m.endpoints.includes('/v1/images/generations')).map((m) => m.id);
+/** Family-b models served by the Anthropic-kind upstream; `lm-sonnet-5` is served by the OpenAI-compatible one (a translated pair). */
+export const ANTHROPIC_SERVED = ['lm-opus-5', 'lm-fable-5', 'lm-fable-5-cache', 'bridge-opus-5'];
+export const TRANSLATED_FAMILY_B = 'lm-sonnet-5';
 
 /**
  * The built gateway as a separate process (as `npm start` runs it), with its own database and two
@@ -51,22 +56,34 @@ export async function startInferenceStack(extraEnv: Record<string, string> = {})
   const primary = await startSimulator({ apiKey: canaryPrimary, errorDetail, name: 'primary' });
   const backup = await startSimulator({ apiKey: canaryBackup, errorDetail, name: 'backup' });
   const upstreamModelPrefix = `canary-model-${tag}-`;
-  const modelMap = Object.fromEntries(CHAT_MODELS.map((m) => [m, `${upstreamModelPrefix}${m}`]));
-  const upstream = (id: string, sim: Simulator, credentialEnv: string, weight: number, fallback: string[]) => ({
+  const openAiModels = [...CHAT_MODELS, TRANSLATED_FAMILY_B, ...IMAGE_MODELS];
+  const modelMap = Object.fromEntries([...openAiModels, ...ANTHROPIC_SERVED].map((m) => [m, `${upstreamModelPrefix}${m}`]));
+  const upstream = (id: string, sim: Simulator, credentialEnv: string, weight: number, fallback: string[], kind = 'openai-compatible', models = openAiModels) => ({
     id,
-    kind: 'openai-compatible',
+    kind,
     baseUrl: `${sim.url}/v1`,
     credentialEnv,
     timeouts: { connectMs: 1_000, firstByteMs: 1_500, idleMs: 3_000 },
-    routes: [{ group: 'cheap', models: CHAT_MODELS, modelMap, weight }],
+    routes: [{ group: 'cheap', models, modelMap, weight }],
     fallback,
   });
   const primaryId = `canary-primary-${tag}`;
   const backupId = `canary-backup-${tag}`;
+  const anthropicId = `canary-anthropic-${tag}`;
   const dir = await mkdtemp(path.join(tmpdir(), 'baikal-inference-'));
   const configFile = path.join(dir, 'baikal.json');
   // The backup's weight makes the primary the first choice in practice; it is the primary's fallback.
-  await writeFile(configFile, JSON.stringify({ upstreams: [upstream(primaryId, primary, 'CANARY_PRIMARY_KEY', 1, [backupId]), upstream(backupId, backup, 'CANARY_BACKUP_KEY', 1e-9, [])] }));
+  // The primary simulator also speaks the Messages API, as the Anthropic-kind upstream of family b.
+  await writeFile(
+    configFile,
+    JSON.stringify({
+      upstreams: [
+        upstream(primaryId, primary, 'CANARY_PRIMARY_KEY', 1, [backupId]),
+        upstream(backupId, backup, 'CANARY_BACKUP_KEY', 1e-9, []),
+        upstream(anthropicId, primary, 'CANARY_PRIMARY_KEY', 1, [], 'anthropic', ANTHROPIC_SERVED),
+      ],
+    }),
+  );
 
   const db = await createTestDatabase();
   let gateway: ServerProcess;
@@ -89,10 +106,10 @@ export async function startInferenceStack(extraEnv: Record<string, string> = {})
     credential: canaryPrimary,
     backupCredential: canaryBackup,
     errorDetail,
-    upstreamIds: [primaryId, backupId],
+    upstreamIds: [primaryId, backupId, anthropicId],
     upstreamModelPrefix,
     hosts: [new URL(primary.url).host, new URL(backup.url).host],
-    all: () => [canaryPrimary, canaryBackup, errorDetail, 'CANARY', tag, primaryId, backupId, upstreamModelPrefix, new URL(primary.url).host, new URL(backup.url).host],
+    all: () => [canaryPrimary, canaryBackup, errorDetail, 'CANARY', tag, primaryId, backupId, anthropicId, upstreamModelPrefix, new URL(primary.url).host, new URL(backup.url).host],
   };
   return {
     url: gateway.url,
@@ -121,9 +138,25 @@ export function recordingFetch(received: string[]): typeof fetch {
   };
 }
 
-/** The official OpenAI client pointed at the gateway, with every response recorded. */
-export function openaiClient(stack: InferenceStack, apiKey: string, options: { maxRetries?: number } = {}): OpenAI {
-  return new OpenAI({ apiKey, baseURL: `${stack.url}/v1`, maxRetries: options.maxRetries ?? 0, fetch: recordingFetch(stack.received), timeout: 30_000 });
+/** The official OpenAI client pointed at the gateway (or its bridge), with every response recorded. */
+export function openaiClient(stack: InferenceStack, apiKey: string, options: { maxRetries?: number; base?: '/v1' | '/v1/bridge' } = {}): OpenAI {
+  return new OpenAI({ apiKey, baseURL: `${stack.url}${options.base ?? '/v1'}`, maxRetries: options.maxRetries ?? 0, fetch: recordingFetch(stack.received), timeout: 30_000 });
+}
+
+/**
+ * The official Anthropic client pointed at the gateway. SPEC.md section 5 asks for `x-api-key` and
+ * `anthropic-version: 2023-06-01`; SDK 1.12 sends a Bearer header and a newer version by default, so
+ * both are set explicitly (and no `apiKey`, so no Bearer header goes out).
+ */
+export function anthropicClient(stack: InferenceStack, apiKey: string): Anthropic {
+  return new Anthropic({
+    apiKey: null,
+    baseURL: stack.url,
+    defaultHeaders: { 'x-api-key': apiKey, 'anthropic-version': '2023-06-01' },
+    maxRetries: 0,
+    fetch: recordingFetch(stack.received),
+    timeout: 30_000,
+  });
 }
 
 export interface ApiAccount {
