@@ -242,6 +242,72 @@ describe('the bridge (/v1/bridge) with the official OpenAI client', () => {
   });
 });
 
+describe('POST /v1/responses with the official OpenAI client', () => {
+  const LUNA = { input: '0.016', output: '0.04', cacheRead: '0.0016', cacheWrite: '0.018' };
+
+  it('answers from an OpenAI-compatible upstream (translated to chat completions), JSON and streamed', async () => {
+    const client = openaiClient(stack, familyA.key);
+    const rid = requestId('responses');
+    const response = await client.responses.create({ model: 'gen-5.6-luna', instructions: 'Be brief.', input: 'Tell me about Baikal [sim:words=5 cached=2]' }, { headers: { 'x-request-id': rid } });
+    expect(response.output_text).toBe('baikal is the deepest lake');
+    expect(response.status).toBe('completed');
+    expect(response.model).toBe('gen-5.6-luna');
+    const upstream = stack.primary.requests.at(-1)!;
+    expect(upstream.path).toBe('/v1/chat/completions');
+    expect(upstream.body.messages[0]).toEqual({ role: 'system', content: 'Be brief.' });
+    const event = await billedExactly(stack, rid, LUNA);
+    expect(event).toMatchObject({ endpoint: '/v1/responses', cache_read_tokens: 2 });
+    expect(response.usage).toMatchObject({ input_tokens: event.prompt_tokens, output_tokens: 5, input_tokens_details: { cached_tokens: 2 } });
+
+    const streamed = client.responses.stream({ model: 'gen-5.6-luna', input: 'Stream it [sim:words=7]' });
+    let deltas = '';
+    streamed.on('response.output_text.delta', (e) => (deltas += e.delta));
+    const final = await streamed.finalResponse();
+    expect(deltas).toBe('baikal is the deepest lake on earth');
+    expect(final.output_text).toBe(deltas);
+    expect(final.usage!.output_tokens).toBe(7);
+  });
+
+  it('passes function tools and their outputs both ways, streaming two calls', async () => {
+    const client = openaiClient(stack, familyA.key);
+    const responseTools: OpenAI.Responses.FunctionTool[] = tools.map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.input_schema, strict: false }));
+    const stream = client.responses.stream({ model: 'gen-5.6-luna', tools: responseTools, input: 'Both please [sim:tools=get_weather,get_time]' });
+    const final = await stream.finalResponse();
+    const calls = final.output.flatMap((o) => (o.type === 'function_call' ? [o] : []));
+    expect(calls.map((c) => c.name)).toEqual(['get_weather', 'get_time']);
+    expect(calls.map((c) => JSON.parse(c.arguments))).toEqual([IRKUTSK, IRKUTSK]);
+
+    const followUp = await client.responses.create({
+      model: 'gen-5.6-luna',
+      tools: responseTools,
+      input: [
+        { role: 'user', content: 'Both please' },
+        ...calls.map((c) => ({ type: 'function_call' as const, call_id: c.call_id, name: c.name, arguments: c.arguments })),
+        ...calls.map((c) => ({ type: 'function_call_output' as const, call_id: c.call_id, output: '-20C' })),
+        { role: 'user', content: 'Summarise [sim:words=2]' },
+      ],
+    });
+    expect(followUp.output_text).toBe('baikal is');
+    const sent = stack.primary.requests.at(-1)!.body.messages;
+    expect(sent.filter((m: any) => m.role === 'tool').map((m: any) => m.tool_call_id)).toEqual(calls.map((c) => c.call_id));
+    expect(sent.find((m: any) => m.role === 'assistant').tool_calls).toHaveLength(2);
+  });
+
+  it('serves the bridge Responses endpoint from the Anthropic upstream, with tool calls', async () => {
+    const bridge = openaiClient(stack, familyB.key, { base: '/v1/bridge' });
+    const rid = requestId('bridge-responses');
+    const final = await bridge.responses
+      .stream({ model: 'bridge-opus-5', input: 'Weather? [sim:tool=get_weather text-first cached=1 cache-write=4]', tools: [{ type: 'function', name: 'get_weather', parameters: tools[0]!.input_schema, strict: false }] }, { headers: { 'x-request-id': rid } })
+      .finalResponse();
+    expect(final.output.map((o) => o.type)).toEqual(['message', 'function_call']);
+    expect(final.output_text).toBe('Let me check.');
+    expect(stack.primary.requests.at(-1)!.path).toBe('/v1/messages');
+    const event = await billedExactly(stack, rid, OPUS);
+    expect(event).toMatchObject({ endpoint: '/v1/bridge/responses', cache_read_tokens: 1, cache_write_tokens: 4 });
+    expect(final.usage).toMatchObject({ input_tokens: event.prompt_tokens, input_tokens_details: { cached_tokens: 1 } });
+  });
+});
+
 describe('POST /v1/images/generations with the official OpenAI client', () => {
   it('returns one inline image, billed per generation at the catalog price', async () => {
     const rid = requestId('image');
