@@ -187,9 +187,17 @@ export class InferenceService {
     const outputHold = parsed.canonical.maxOutputTokens ?? model.maxOutputTokens ?? DEFAULT_OUTPUT_HOLD;
     const admission = await this.admit(catalog, call, model, (prices) => worstCaseTokenCost(tokenPricesOf(prices, model), promptTokenBound(parsed.canonical), outputHold));
 
+    await this.settleAfter(call, admission, () => this.forward(call, format, parsed, admission, sink));
+  }
+
+  /**
+   * Runs an admitted request and, on every exit path (success, refusal, upstream failure, client
+   * abort, a bug), frees its slot, settles or releases its hold and records its usage event.
+   */
+  private async settleAfter(call: InferenceCall, admission: Admission, work: () => Promise<Outcome>): Promise<void> {
     let outcome: Outcome = { status: 'error', errorCode: 'internal_error', usage: null, upstreamId: null };
     try {
-      outcome = await this.forward(call, format, parsed, admission, sink);
+      outcome = await work();
     } catch (error) {
       if (error instanceof RoutedFailure) {
         outcome = { ...outcome, errorCode: error.publicError.reason, upstreamId: error.upstreamId };
@@ -211,19 +219,7 @@ export class InferenceService {
       if (!('perGeneration' in prices)) throw new DomainError('bad_request', `The model ${model.id} is not priced per image`, { reason: 'endpoint_not_supported_for_model' });
       return money(prices.perGeneration);
     });
-    let outcome: Outcome = { status: 'error', errorCode: 'internal_error', usage: null, upstreamId: null };
-    try {
-      outcome = await this.forwardImage(call, request, admission, sink);
-    } catch (error) {
-      if (error instanceof RoutedFailure) {
-        outcome = { ...outcome, errorCode: error.publicError.reason, upstreamId: error.upstreamId };
-        throw error.publicError;
-      }
-      if (error instanceof DomainError) outcome = { ...outcome, errorCode: error.reason };
-      throw error;
-    } finally {
-      this.finish(call, admission, outcome);
-    }
+    await this.settleAfter(call, admission, () => this.forwardImage(call, request, admission, sink));
   }
 
   private async forwardImage(call: InferenceCall, request: ImageRequest, admission: Admission, sink: ResponseSink): Promise<Outcome> {

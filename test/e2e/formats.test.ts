@@ -163,6 +163,18 @@ describe('POST /v1/messages with the official Anthropic client', () => {
     expect(final.usage).toMatchObject({ cache_read_input_tokens: 2, input_tokens: event.prompt_tokens - 2, output_tokens: event.completion_tokens });
   });
 
+  it('serves a non-streamed Messages request from an OpenAI-compatible upstream with a tool call', async () => {
+    const rid = requestId('messages-translated-json');
+    const message = await anthropicClient(stack, familyB.key).messages.create(
+      { model: TRANSLATED_FAMILY_B, max_tokens: 100, tools, messages: [{ role: 'user', content: 'Weather? [sim:tool=get_weather]' }] },
+      { headers: { 'x-request-id': rid } },
+    );
+    expect(message.content).toMatchObject([{ type: 'tool_use', name: 'get_weather', input: IRKUTSK }]);
+    expect(message.stop_reason).toBe('tool_use');
+    const event = await billedExactly(stack, rid, { input: '0.15', output: '0.75', cacheRead: '0.015', cacheWrite: '0.1875' });
+    expect(message.usage).toMatchObject({ input_tokens: event.prompt_tokens, output_tokens: event.completion_tokens });
+  });
+
   it('refuses in the Messages error shape: key in the Bearer header 401, no version 400, scope 403, unknown model 404', async () => {
     const body: Anthropic.MessageCreateParamsNonStreaming = { model: 'lm-opus-5', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] };
     const bearer = await http(stack.url, 'POST', '/v1/messages', { token: familyB.key, headers: { 'anthropic-version': '2023-06-01' }, body });
@@ -305,6 +317,10 @@ describe('POST /v1/responses with the official OpenAI client', () => {
     const event = await billedExactly(stack, rid, OPUS);
     expect(event).toMatchObject({ endpoint: '/v1/bridge/responses', cache_read_tokens: 1, cache_write_tokens: 4 });
     expect(final.usage).toMatchObject({ input_tokens: event.prompt_tokens, input_tokens_details: { cached_tokens: 1 } });
+
+    const json = await bridge.responses.create({ model: 'bridge-opus-5', instructions: 'Be brief.', input: 'Hello [sim:words=3]' });
+    expect(json.output_text).toBe('baikal is the');
+    expect(stack.primary.requests.at(-1)!.body.system).toBe('Be brief.');
   });
 });
 
