@@ -23,7 +23,7 @@ interface DemoCredentials {
 
 /**
  * Outside production, a gateway with no upstream configured runs the test tree's upstream simulator
- * as its upstream for every chat model, and seeds a demo account with a balance and a key, so a
+ * as its upstream for every text and image model (OpenAI-compatible and Anthropic kinds), and seeds a demo account with a balance and a key, so a
  * newcomer can point the `openai` SDK at it at once. The key and password are kept in DATA_DIR so
  * restarts reuse them.
  */
@@ -32,18 +32,23 @@ export async function startDemoMode(config: Config, services: Services, log: Log
   const simulatorKey = randomSecret(24);
   const simulator = await startSimulator({ apiKey: simulatorKey });
   const catalog = services.catalog.snapshot;
-  const chatModels = catalog.data.models.filter((m) => m.endpoints.includes('/v1/chat/completions'));
-  const upstream: Upstream = {
-    id: 'demo-simulator',
-    kind: 'openai-compatible',
+  // Chat and image models from its OpenAI-compatible side; Messages and bridge models from its Anthropic side.
+  const servedBy = (kind: Upstream['kind'], endpoints: string[]): Upstream => ({
+    id: `demo-simulator-${kind}`,
+    kind,
     baseUrl: `${simulator.url}/v1`,
     credentialEnv: 'BAIKAL_DEMO_UPSTREAM_KEY',
     credential: simulatorKey,
     timeouts: { connectMs: 5_000, firstByteMs: 60_000, idleMs: 120_000 },
-    routes: catalog.data.groups.map((g) => ({ group: g.id, models: chatModels.filter((m) => m.groups[g.id]).map((m) => m.id), modelMap: {}, weight: 1 })).filter((r) => r.models.length),
+    routes: catalog.data.groups
+      .map((g) => ({ group: g.id, models: catalog.data.models.filter((m) => m.groups[g.id] && m.endpoints.some((e) => endpoints.includes(e))).map((m) => m.id), modelMap: {}, weight: 1 }))
+      .filter((r) => r.models.length),
     fallback: [],
-  };
-  services.inference.routes.replace([upstream]);
+  });
+  services.inference.routes.replace([
+    servedBy('openai-compatible', ['/v1/chat/completions', '/v1/responses', '/v1/images/generations']),
+    servedBy('anthropic', ['/v1/messages', '/v1/bridge/chat/completions', '/v1/bridge/responses']),
+  ]);
 
   const file = path.join(config.dataDir, 'demo-credentials.json');
   const saved = await readFile(file, 'utf8').then((text) => JSON.parse(text) as DemoCredentials, () => null);
@@ -68,7 +73,7 @@ export async function startDemoMode(config: Config, services: Services, log: Log
   }
   log.warn(
     { demoKey: credentials.key, username: DEMO_USERNAME, password: credentials.password },
-    'DEMO MODE: no upstream is configured, so a built-in simulator answers every chat model. A demo account and key are ready: ' +
+    'DEMO MODE: no upstream is configured, so a built-in simulator answers every text and image model. A demo account and key are ready: ' +
       `OPENAI_API_KEY=${credentials.key} OPENAI_BASE_URL=<this gateway>/v1 (sign in to the cabinet as ${DEMO_USERNAME} / ${credentials.password}). ` +
       'Configure upstreams in BAIKAL_CONFIG for real models.',
   );

@@ -19,7 +19,7 @@ describe('npm start with no upstream configured', () => {
 
   const demoKeyOf = (lines: string[]) => lines.map((line) => /"demoKey":"([^"]+)"/.exec(line)?.[1]).find(Boolean);
 
-  it('outside production: serves every chat model from the built-in simulator with a seeded demo account and key, kept across restarts', async () => {
+  it('outside production: serves every text and image model from the built-in simulator with a seeded demo account and key, kept across restarts', async () => {
     const first = await spawnGateway({ DATABASE_URL: db.url, DATA_DIR: dataDir, LOG_LEVEL: 'info' });
     let key: string | undefined;
     try {
@@ -34,6 +34,9 @@ describe('npm start with no upstream configured', () => {
         streamed += chunk.choices[0]?.delta.content ?? '';
       }
       expect(streamed).toBe('baikal is the deepest lake on earth and');
+      expect((await client.responses.create({ model: 'gen-5.6-luna', input: 'and the Responses API?' })).output_text).toBe('baikal is the deepest lake on earth and');
+      const image = await client.images.generate({ model: 'img-1.5', prompt: 'the lake' });
+      expect(Buffer.from(image.data![0]!.b64_json!, 'base64').subarray(1, 4).toString()).toBe('PNG');
       const me = await fetch(`${first.url}/v1/me`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json() as Promise<any>);
       expect(me).toMatchObject({ account: { username: 'demo' }, can_spend: true });
       expect(Number(me.balance_usd)).toBeLessThan(10);
