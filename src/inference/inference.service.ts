@@ -20,6 +20,7 @@ import type { RouteCandidate, RouteTable } from './routes.js';
 import { estimateTokens, SseSplitter } from './sse.js';
 import { deliveredTextOf, publicChunk, publicCompletion, usageOf } from './translate/openai-chat.js';
 import { imageOf, parseImageRequest, renderImage, toImageUpstreamRequest, type ImageRequest } from './translate/openai-images.js';
+import { resolveModel } from './scope.js';
 import { failureOf, UpstreamFailure, type UpstreamClient, type UpstreamResponse } from './upstream-client.js';
 
 /** Output tokens held for a request that sets no limit, when the catalog names no cap for the model. */
@@ -182,7 +183,7 @@ export class InferenceService {
     const format = CLIENT_FORMATS[formatId];
     const parsed = format.parse(body);
     const catalog = this.deps.catalog.snapshot;
-    const model = this.resolveModel(catalog, call, parsed.canonical.model);
+    const model = resolveModel(catalog, call.principal, call.endpoint, parsed.canonical.model);
     format.checkCapabilities(parsed, model);
     const outputHold = parsed.canonical.maxOutputTokens ?? model.maxOutputTokens ?? DEFAULT_OUTPUT_HOLD;
     const admission = await this.admit(catalog, call, model, (prices) => worstCaseTokenCost(tokenPricesOf(prices, model), promptTokenBound(parsed.canonical), outputHold));
@@ -214,7 +215,7 @@ export class InferenceService {
   async generateImage(call: InferenceCall, body: unknown, sink: ResponseSink): Promise<void> {
     const request = parseImageRequest(body);
     const catalog = this.deps.catalog.snapshot;
-    const model = this.resolveModel(catalog, call, request.model);
+    const model = resolveModel(catalog, call.principal, call.endpoint, request.model);
     const admission = await this.admit(catalog, call, model, (prices) => {
       if (!('perGeneration' in prices)) throw new DomainError('bad_request', `The model ${model.id} is not priced per image`, { reason: 'endpoint_not_supported_for_model' });
       return money(prices.perGeneration);
@@ -253,33 +254,6 @@ export class InferenceService {
     } finally {
       sink.signal.removeEventListener('abort', onClientGone);
     }
-  }
-
-  /**
-   * Which catalog model a key may call here: 404 for an unknown or invisible model, 403 when the key's
-   * scope offers nothing on this endpoint (SPEC.md 4.6 rule 3) or does not include the model, 400 when
-   * the model is not served on this endpoint (rule 2).
-   */
-  private resolveModel(catalog: Catalog, call: InferenceCall, modelId: string): CatalogModel {
-    const scope = { family: call.principal.providerFamily, group: call.principal.routeGroup };
-    if (call.endpoint.startsWith('/v1/bridge/')) {
-      // SPEC.md 4.6 rule 1: the bridge accepts only its own model(s); anything else is refused up front.
-      const served = catalog.data.models.filter((m) => m.endpoints.includes(call.endpoint)).map((m) => m.id);
-      if (!served.includes(modelId)) throw new DomainError('bad_request', `The bridge accepts only the model ${served.join(', ')}`, { reason: 'bridge_model_only' });
-    }
-    const model = catalog.models.get(modelId);
-    const visible = model && (Object.keys(model.groups).some((g) => catalog.groups.get(g)?.public) || catalog.allows(scope, model));
-    if (!model || !visible) throw new DomainError('not_found', `The model ${JSON.stringify(modelId)} does not exist`, { reason: 'model_not_found' });
-    if (!catalog.data.models.some((m) => m.family === scope.family && m.endpoints.includes(call.endpoint))) {
-      throw new DomainError('forbidden', `Keys of this scope are not accepted on ${call.endpoint}`, { reason: 'key_scope_denied' });
-    }
-    if (!catalog.allows(scope, model)) {
-      throw new DomainError('forbidden', `This key's scope does not include the model ${model.id}`, { reason: 'key_scope_denied' });
-    }
-    if (!model.endpoints.includes(call.endpoint)) {
-      throw new DomainError('bad_request', `The model ${model.id} is not served on ${call.endpoint}; use ${model.endpoints.join(' or ')}`, { reason: 'endpoint_not_supported_for_model' });
-    }
-    return model;
   }
 
   /** Holds the worst case against balance and spend cap, then takes a concurrency slot. */
