@@ -2,6 +2,7 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261122000000_accounts } from './Migration20261122000000_accounts.js';
 import { Migration20261122010000_catalog_billing } from './Migration20261122010000_catalog_billing.js';
 import { Migration20261122020000_usage_events } from './Migration20261122020000_usage_events.js';
+import { Migration20261122030000_video_tasks } from './Migration20261122030000_video_tasks.js';
 
 /**
  * Every migration, in order. Listed explicitly (not globbed from disk) so the same list runs from the
@@ -11,4 +12,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122000000_accounts', class: Migration20261122000000_accounts },
   { name: 'Migration20261122010000_catalog_billing', class: Migration20261122010000_catalog_billing },
   { name: 'Migration20261122020000_usage_events', class: Migration20261122020000_usage_events },
+  { name: 'Migration20261122030000_video_tasks', class: Migration20261122030000_video_tasks },
 ];

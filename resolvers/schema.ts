@@ -6,8 +6,9 @@ import { AccountResolver } from './account.resolver.js';
 import { AdminResolver } from './admin.resolver.js';
 import { CatalogResolver } from './catalog.resolver.js';
 import { KeysResolver } from './keys.resolver.js';
+import { VideoResolver } from './video.resolver.js';
 
-export const resolvers = [AccountResolver, KeysResolver, CatalogResolver, AdminResolver] as const;
+export const resolvers = [AccountResolver, KeysResolver, CatalogResolver, AdminResolver, VideoResolver] as const;
 
 /** Builds the executable schema; `schema/schema.graphql` is this schema printed (a test keeps them equal). */
 export function buildGraphQLSchema(pubSub: PubSub): Promise<GraphQLSchema> {

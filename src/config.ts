@@ -45,6 +45,11 @@ const envSchema = z.object({
   LOGIN_MAX_ATTEMPTS_PER_ADDRESS: z.coerce.number().int().positive().default(30),
   LOGIN_THROTTLE_WINDOW_SECONDS: z.coerce.number().int().positive().default(15 * 60),
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().positive().default(15),
+  /** Video job runner loops in this process (0: this process only serves the API). */
+  VIDEO_WORKERS: z.coerce.number().int().min(0).max(64).default(2),
+  VIDEO_POLL_MS: z.coerce.number().int().min(10).default(2_000),
+  VIDEO_LEASE_MS: z.coerce.number().int().min(100).default(60_000),
+  VIDEO_DEADLINE_MINUTES: z.coerce.number().positive().default(30),
 });
 
 /** Operator data. Later capabilities (catalog, upstreams, payments) add their sections here. */
@@ -76,6 +81,7 @@ export interface Config {
   session: { idleMs: number; absoluteMs: number };
   loginThrottle: { maxFailuresPerAccount: number; maxAttemptsPerAddress: number; windowMs: number };
   shutdownGraceMs: number;
+  video: { workers: number; pollMs: number; leaseMs: number; deadlineMs: number };
   operator: OperatorConfig;
   configFile?: string;
   catalogFile?: string;
@@ -148,6 +154,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       windowMs: e.LOGIN_THROTTLE_WINDOW_SECONDS * 1000,
     },
     shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,
+    video: { workers: e.VIDEO_WORKERS, pollMs: e.VIDEO_POLL_MS, leaseMs: e.VIDEO_LEASE_MS, deadlineMs: e.VIDEO_DEADLINE_MINUTES * 60_000 },
     operator: operator.data,
     configFile: e.BAIKAL_CONFIG,
     catalogFile: e.BAIKAL_CATALOG,

@@ -23,7 +23,7 @@ interface DemoCredentials {
 
 /**
  * Outside production, a gateway with no upstream configured runs the test tree's upstream simulator
- * as its upstream for every text and image model (OpenAI-compatible and Anthropic kinds), and seeds a demo account with a balance and a key, so a
+ * as its upstream for every text, image and video model (OpenAI-compatible, Anthropic and video-job kinds), and seeds a demo account with a balance and a key, so a
  * newcomer can point the `openai` SDK at it at once. The key and password are kept in DATA_DIR so
  * restarts reuse them.
  */
@@ -32,7 +32,7 @@ export async function startDemoMode(config: Config, services: Services, log: Log
   const simulatorKey = randomSecret(24);
   const simulator = await startSimulator({ apiKey: simulatorKey });
   const catalog = services.catalog.snapshot;
-  // Chat and image models from its OpenAI-compatible side; Messages and bridge models from its Anthropic side.
+  // Chat and image models from its OpenAI-compatible side, Messages and bridge models from its Anthropic side, videos from its job API.
   const servedBy = (kind: Upstream['kind'], endpoints: string[]): Upstream => ({
     id: `demo-simulator-${kind}`,
     kind,
@@ -48,6 +48,7 @@ export async function startDemoMode(config: Config, services: Services, log: Log
   services.inference.routes.replace([
     servedBy('openai-compatible', ['/v1/chat/completions', '/v1/responses', '/v1/images/generations']),
     servedBy('anthropic', ['/v1/messages', '/v1/bridge/chat/completions', '/v1/bridge/responses']),
+    servedBy('video-jobs', ['/v1/videos']),
   ]);
 
   const file = path.join(config.dataDir, 'demo-credentials.json');
@@ -73,7 +74,7 @@ export async function startDemoMode(config: Config, services: Services, log: Log
   }
   log.warn(
     { demoKey: credentials.key, username: DEMO_USERNAME, password: credentials.password },
-    'DEMO MODE: no upstream is configured, so a built-in simulator answers every text and image model. A demo account and key are ready: ' +
+    'DEMO MODE: no upstream is configured, so a built-in simulator answers every text, image and video model. A demo account and key are ready: ' +
       `OPENAI_API_KEY=${credentials.key} OPENAI_BASE_URL=<this gateway>/v1 (sign in to the cabinet as ${DEMO_USERNAME} / ${credentials.password}). ` +
       'Configure upstreams in BAIKAL_CONFIG for real models.',
   );

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { AccountsService } from './accounts/accounts.service.js';
 import { BillingService } from './billing/billing.service.js';
@@ -13,6 +14,8 @@ import type { Clock } from './shared/clock.js';
 import type { Logger } from './shared/logging.js';
 import type { PubSub } from './shared/pubsub.js';
 import { UsageRecorder } from './usage/usage-recorder.js';
+import { LocalVideoStorage } from './storage/video-storage.js';
+import { VideoService } from './video/video.service.js';
 
 /** The domain services, one instance each per process, shared by every transport. */
 export interface Services {
@@ -25,6 +28,7 @@ export interface Services {
   usage: UsageRecorder;
   upstreams: UpstreamClient;
   inference: InferenceService;
+  video: VideoService;
 }
 
 export interface ServiceDeps {
@@ -42,15 +46,27 @@ export function createServices(deps: ServiceDeps): Services {
   const limiter = new Limiter();
   const usage = new UsageRecorder(deps);
   const upstreams = new UpstreamClient();
+  const routes = new RouteTable(deps.config.upstreams);
+  const billing = new BillingService({ ...deps, wallets });
   return {
     accounts,
     catalog,
     keys: new KeysService({ ...deps, catalog }),
-    billing: new BillingService({ ...deps, wallets }),
+    billing,
     wallets,
     limiter,
     usage,
     upstreams,
-    inference: new InferenceService({ catalog, accounts, wallets, limiter, routes: new RouteTable(deps.config.upstreams), upstreams, recorder: usage, log: deps.log }),
+    inference: new InferenceService({ catalog, accounts, wallets, limiter, routes, upstreams, recorder: usage, log: deps.log }),
+    video: new VideoService({
+      ...deps,
+      catalog,
+      billing,
+      routes,
+      upstreams,
+      storage: new LocalVideoStorage(path.join(deps.config.dataDir, 'videos')),
+      recorder: usage,
+      settings: deps.config.video,
+    }),
   };
 }

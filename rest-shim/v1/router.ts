@@ -5,6 +5,8 @@ import { DomainError } from '../../src/shared/errors.js';
 import type { Endpoint } from '../../src/catalog/catalog.schemas.js';
 import { FORMAT_OF_ENDPOINT } from '../../src/inference/client-formats.js';
 import type { InferenceCall, ResponseSink } from '../../src/inference/inference.service.js';
+import type { VideoTaskView } from '../../src/video/video.service.js';
+import { sendStoredObject } from './ranges.js';
 import { optionalKey, requireKey, requireMessagesKey } from './auth.js';
 import { sendAnthropicError, sendOpenAiError } from './errors.js';
 import { responseSink } from './sink.js';
@@ -103,6 +105,28 @@ export function v1Router(services: Services): Router {
   router.post('/bridge/chat/completions', inference('/v1/bridge/chat/completions', 'bridge'));
   router.post('/bridge/responses', inference('/v1/bridge/responses', 'bridge'));
 
+  // Video jobs (SPEC.md 4.6-4.8): submit, poll, and the finished MP4 with HTTP Range support.
+  router.post('/videos', handle(async (req, res) => {
+    const principal = await requireKey(req, services.keys);
+    await readBody(req, res);
+    try {
+      const task = await services.video.submit(principal, String(res.locals.requestId ?? ''), req.body);
+      res.status(201).location(videoPaths(task.id).poll).json({ id: task.id, status: task.status, model: task.model, seconds: task.seconds, poll_url: videoPaths(task.id).poll, content_url: videoPaths(task.id).content });
+    } catch (error) {
+      throw error instanceof DomainError ? error.withLocPrefix(['body']) : error;
+    }
+  }));
+  router.get('/videos/:task_id', handle(async (req, res) => {
+    const principal = await requireKey(req, services.keys);
+    res.json(videoPollJson(await services.video.get(principal.userId, String(req.params.task_id))));
+  }));
+  // GET also answers HEAD (express), which sendStoredObject serves without a body.
+  router.get('/videos/:task_id/content', handle(async (req, res) => {
+    const principal = await requireKey(req, services.keys);
+    const { object, task } = await services.video.content(principal.userId, String(req.params.task_id));
+    await sendStoredObject(req, res, object, { etag: `"${task.id}"`, lastModified: task.completedAt ?? undefined, filename: `${task.id}.mp4` });
+  }));
+
   for (const path of UNSUPPORTED) {
     router.all(path, (_req, res) => {
       sendOpenAiError(res, new DomainError('not_found', 'This endpoint is not supported by this gateway', { reason: 'unsupported_endpoint' }));
@@ -137,6 +161,26 @@ function visibleModels(services: Services, scope: { family: string; group: strin
   return catalog.data.models.filter(
     (model) => Object.keys(model.groups).some((group) => catalog.groups.get(group)?.public) || (scope !== null && catalog.allows(scope, model)),
   );
+}
+
+function videoPaths(id: string) {
+  return { poll: `/v1/videos/${id}`, content: `/v1/videos/${id}/content` };
+}
+
+/** SPEC.md 4.7 poll response: id, status, content_url when completed, error when failed (plus progress and times). */
+function videoPollJson(task: VideoTaskView) {
+  return {
+    id: task.id,
+    object: 'video',
+    status: task.status,
+    model: task.model,
+    seconds: task.seconds,
+    progress: task.progress,
+    created_at: Math.floor(task.createdAt.getTime() / 1000),
+    completed_at: task.completedAt ? Math.floor(task.completedAt.getTime() / 1000) : null,
+    ...(task.status === 'completed' ? { content_url: videoPaths(task.id).content } : {}),
+    ...(task.error ? { error: task.error } : {}),
+  };
 }
 
 function openAiModel(model: CatalogModel) {

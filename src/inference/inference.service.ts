@@ -316,7 +316,7 @@ export class InferenceService {
   }
 
   private async forward(call: InferenceCall, format: ClientFormat, parsed: ParsedRequest, admission: Admission, sink: ResponseSink): Promise<Outcome> {
-    const routes = this.deps.routes.candidates(admission.model.id, call.principal.routeGroup);
+    const routes = this.deps.routes.candidates(admission.model.id, call.principal.routeGroup).filter((r) => PROVIDER_KINDS[r.upstream.kind]);
     if (!routes.length) {
       this.deps.log.error({ model: admission.model.id, group: call.principal.routeGroup }, 'no upstream route serves this model');
       throw new DomainError('unavailable', `The model ${admission.model.id} is temporarily unavailable`, { retryAfterSeconds: 30, reason: 'no_route' });
@@ -326,7 +326,7 @@ export class InferenceService {
     sink.signal.addEventListener('abort', onClientGone, { once: true });
     try {
       const connected = await this.connect(routes, upstreamAbort.signal, (route) => {
-        const kind = PROVIDER_KINDS[route.upstream.kind];
+        const kind = PROVIDER_KINDS[route.upstream.kind]!;
         return this.send(kind, route, this.upstreamBody(kind, format, parsed, route), upstreamAbort.signal);
       });
       if (!('response' in connected)) {
@@ -334,7 +334,7 @@ export class InferenceService {
         throw routedFailure(connected.failure);
       }
       const { response, route } = connected;
-      const kind = PROVIDER_KINDS[route.upstream.kind];
+      const kind = PROVIDER_KINDS[route.upstream.kind]!;
       const who: ResponseIdentity = { id: admission.eventId.replaceAll('-', ''), model: admission.model.id, created: Math.floor(Date.now() / 1000) };
       if (format.id === 'openai-chat' && kind.speaks === 'openai-chat') {
         // Same format both sides: relay the upstream's own chunks, rewritten field by field.

@@ -81,6 +81,18 @@ export class UpstreamClient {
     }
   }
 
+  /** GETs `<baseUrl><path>`; resolves when the response headers arrive (the body streams). */
+  async get(upstream: Upstream, path: string, headers: Record<string, string>, signal?: AbortSignal): Promise<UpstreamResponse> {
+    const base = new URL(upstream.baseUrl);
+    try {
+      const response = await this.poolOf(upstream).request({ method: 'GET', path: base.pathname.replace(/\/+$/, '') + path, headers, signal });
+      return { status: response.statusCode, headers: response.headers, body: response.body };
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      throw failureOf(error, upstream.id);
+    }
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.pools.values()].map((pool) => pool.close().catch(() => pool.destroy())));
     this.pools.clear();

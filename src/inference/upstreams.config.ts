@@ -17,7 +17,8 @@ const upstreamRoute = z.strictObject({
 
 const upstream = z.strictObject({
   id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'ids are lowercase letters, digits, "_" or "-"'),
-  kind: z.enum(['openai-compatible', 'anthropic']),
+  // `video-jobs`: an asynchronous video API (submit, poll, download), see src/video/video-upstream.ts.
+  kind: z.enum(['openai-compatible', 'anthropic', 'video-jobs']),
   baseUrl: z
     .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
     .refine((value) => !new URL(value).username && !new URL(value).password, 'must not carry credentials; use credentialEnv'),

@@ -7,11 +7,24 @@ export interface SessionEventPayload {
   at: Date;
 }
 
+/** A video task as its owner sees it (see src/video). */
+export interface VideoTaskEventPayload {
+  id: string;
+  status: 'queued' | 'in_progress' | 'completed' | 'failed';
+  model: string;
+  seconds: number;
+  progress: number;
+  error: { code: string; message: string } | null;
+  createdAt: Date;
+  completedAt: Date | null;
+}
+
 export type PubSubChannels = {
   SESSION_EVENTS: [userId: string, payload: SessionEventPayload];
+  VIDEO_TASK_UPDATED: [userId: string, payload: VideoTaskEventPayload];
 };
 
-export const Topics = { SessionEvents: 'SESSION_EVENTS' } as const;
+export const Topics = { SessionEvents: 'SESSION_EVENTS', VideoTaskUpdated: 'VIDEO_TASK_UPDATED' } as const;
 
 export type PubSub = ReturnType<typeof createYogaPubSub<PubSubChannels>>;
 

@@ -40,6 +40,8 @@ export interface UsageRecord {
   savedUsd: string | null;
   /** Operator-only: the upstream that served the request. Never shown to users. */
   upstreamId: string | null;
+  /** Set when the charge was already posted to the ledger (a video settlement): the event links to it, nothing more is debited. */
+  transactionId?: string | null;
 }
 
 /** How often queued records are written, and how many at most per statement. */
@@ -121,7 +123,8 @@ export class UsageRecorder {
 
   private async write(batch: UsageRecord[]): Promise<void> {
     await this.deps.orm.em.fork().transactional(async (tx) => {
-      const transactionIds = await this.appendDebits(tx, batch.filter((r) => money(r.amountUsd).greaterThan(0)));
+      const transactionIds = await this.appendDebits(tx, batch.filter((r) => r.transactionId == null && money(r.amountUsd).greaterThan(0)));
+      for (const r of batch) if (r.transactionId) transactionIds.set(r.id, r.transactionId);
       await tx.execute(
         `insert into usage_events (${EVENT_COLUMNS.join(', ')}) values ${placeholders(batch.length, EVENT_COLUMNS.length)} on conflict (id) do nothing`,
         batch.flatMap((r) => eventValues(r, transactionIds.get(r.id) ?? null)),

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { handleMessages, sendAnthropicError } from './anthropic-messages.js';
+import { createVideoJobs, handleVideos, type VideoJobs } from './video-jobs.js';
 
 /**
  * A faithful stand-in for the upstreams the gateway talks to, on one HTTP server:
@@ -9,6 +10,7 @@ import { handleMessages, sendAnthropicError } from './anthropic-messages.js';
  *   `stream_options.include_usage`), usage with cached tokens, tool calls;
  * - OpenAI image generation (`POST /v1/images/generations`);
  * - the Anthropic Messages API (`POST /v1/messages`, see anthropic-messages.ts);
+ * - an asynchronous video job API (`/v1/videos`, see video-jobs.ts, which lists its own directives);
  * with injectable latency, chunk pacing, errors, 429s, hangs and mid-stream cuts.
  *
  * Behaviour is chosen per request by directives in the last message (the prompt, for images), e.g.
@@ -50,6 +52,8 @@ export interface RecordedRequest {
 export interface Simulator {
   url: string;
   requests: RecordedRequest[];
+  /** The video jobs submitted to `/v1/videos`, and how often each video route was called. */
+  videoJobs: VideoJobs;
   close(): Promise<void>;
 }
 
@@ -200,14 +204,14 @@ export async function readJson(req: IncomingMessage): Promise<any> {
   return JSON.parse(Buffer.concat(chunks).toString('utf8'));
 }
 
-function sendError(res: ServerResponse, status: number, message: string, type: string, code: string | null, param: string | null = null): void {
+export function sendError(res: ServerResponse, status: number, message: string, type: string, code: string | null, param: string | null = null): void {
   if (status === 429) res.setHeader('retry-after', '1');
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify({ error: { message, type, param, code } }));
 }
 
 /** OpenAI's error type and code for a simulated status. */
-function sendStatusError(res: ServerResponse, status: number, message: string): void {
+export function sendStatusError(res: ServerResponse, status: number, message: string): void {
   const type = status === 429 ? 'rate_limit_exceeded' : status >= 500 ? 'server_error' : 'invalid_request_error';
   sendError(res, status, message, type, status === 503 ? 'service_unavailable' : type);
 }
@@ -352,6 +356,7 @@ const OPENAI_ROUTES: Record<string, RouteHandler | undefined> = { '/v1/chat/comp
 
 export async function startSimulator(options: SimulatorOptions): Promise<Simulator> {
   const requests: RecordedRequest[] = [];
+  const videoJobs = createVideoJobs();
   const ctx: RouteContext = {
     options,
     detail: options.errorDetail ?? '',
@@ -388,6 +393,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     if (req.headers.authorization !== `Bearer ${options.apiKey}`) {
       return sendError(res, 401, `Incorrect API key provided ${ctx.detail}`, 'invalid_request_error', 'invalid_api_key');
     }
+    if (path === '/v1/videos' || path.startsWith('/v1/videos/')) return handleVideos(req, res, path, ctx, videoJobs);
     const route = req.method === 'POST' ? OPENAI_ROUTES[path] : undefined;
     if (!route) return sendError(res, 404, `Unknown route ${path} ${ctx.detail}`, 'invalid_request_error', 'unknown_url');
     let body: any;
@@ -405,6 +411,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    videoJobs,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -4,7 +4,6 @@ import type { CanonicalEvent, CanonicalUsage } from '../../src/inference/canonic
 import { CLIENT_FORMATS, type ClientFormatId, type ParsedRequest } from '../../src/inference/client-formats.js';
 import { PROVIDER_KINDS } from '../../src/inference/providers/index.js';
 import { SseSplitter } from '../../src/inference/sse.js';
-import type { Upstream } from '../../src/inference/upstreams.config.js';
 
 /**
  * Usage accounting across every client format x upstream kind x stream mode: the upstream's own
@@ -13,7 +12,7 @@ import type { Upstream } from '../../src/inference/upstreams.config.js';
  */
 const fixture = (path: string) => readFileSync(new URL(`../fixtures/${path}`, import.meta.url), 'utf8');
 
-const UPSTREAMS: Record<Upstream['kind'], { json: string; stream: string; usage: CanonicalUsage }[]> = {
+const UPSTREAMS: Record<'openai-compatible' | 'anthropic', { json: string; stream: string; usage: CanonicalUsage }[]> = {
   'openai-compatible': [
     { json: 'openai-chat/completion-cached.json', stream: '', usage: { inputTokens: 120, outputTokens: 30, cacheReadTokens: 100, cacheWriteTokens: null, reasoningTokens: 10 } },
     { json: '', stream: 'openai-chat/stream-with-extras.sse', usage: { inputTokens: 12, outputTokens: 2, cacheReadTokens: 4, cacheWriteTokens: null, reasoningTokens: null } },
@@ -80,8 +79,8 @@ describe('usage accounting matrix', () => {
   for (const formatId of Object.keys(CLIENT_FORMATS) as ClientFormatId[]) {
     const format = CLIENT_FORMATS[formatId];
     const parsed: ParsedRequest = format.parse(REQUESTS[formatId]);
-    for (const [kindId, cases] of Object.entries(UPSTREAMS) as [Upstream['kind'], (typeof UPSTREAMS)[Upstream['kind']]][]) {
-      const kind = PROVIDER_KINDS[kindId];
+    for (const [kindId, cases] of Object.entries(UPSTREAMS) as ['openai-compatible' | 'anthropic', (typeof UPSTREAMS)['anthropic']][]) {
+      const kind = PROVIDER_KINDS[kindId]!;
       for (const { json, stream, usage } of cases) {
         if (json) {
           it(`${formatId} client <- ${kindId} upstream, JSON: ${json}`, () => {

@@ -46,7 +46,8 @@ export const anthropic: ProviderKind = {
   decoder: () => new AnthropicStreamDecoder(),
 };
 
-export const PROVIDER_KINDS: Record<Upstream['kind'], ProviderKind> = {
+/** Upstream kinds that serve text formats (video jobs have their own client, src/video/video-upstream.ts). */
+export const PROVIDER_KINDS: Partial<Record<Upstream['kind'], ProviderKind>> = {
   'openai-compatible': openAiCompatible,
   anthropic,
 };

@@ -1,0 +1,317 @@
+import type { Decimal } from 'decimal.js';
+import { z } from 'zod';
+import { costOf } from '../billing/cost.js';
+import type { CatalogModel, GroupPrices } from '../catalog/catalog.schemas.js';
+import { DomainError, isDomainError, type ValidationIssue } from '../shared/errors.js';
+import { parseInput } from '../shared/validation.js';
+
+/**
+ * POST /v1/videos body validation (SPEC.md 4.7) against one model's catalog `video` row (SPEC.md 4.8).
+ * Pure: no I/O. Every problem is collected and thrown at once as one `validation_failed` error whose
+ * locations are relative to the body.
+ */
+
+export type VideoMode = 'text-to-video' | 'image-to-video' | 'multi-reference';
+export type ReferenceType = 'image' | 'video' | 'audio';
+export type ReferenceRole = 'first_frame' | 'last_frame' | 'reference';
+
+export interface VideoReference {
+  type: ReferenceType;
+  role: ReferenceRole;
+  url: string;
+  durationSeconds: number | null;
+}
+
+export interface VideoJobSpec {
+  model: string;
+  mode: VideoMode;
+  prompt: string | null;
+  seconds: number;
+  /** Tier, e.g. `720p`. */
+  resolution: string;
+  /** Exact dimensions implied by tier + ratio (see `videoDimensions`). */
+  width: number;
+  height: number;
+  ratio: string;
+  /** `native` only on models whose catalog audio is `native` (the alpha models). */
+  audio: 'native' | 'off';
+  multiShot: boolean;
+  promptExtend: boolean;
+  references: VideoReference[];
+}
+
+export const MAX_PROMPT_CHARS = 4000;
+/** SPEC.md 4.8: gamma_h3 audio references are 2 to 15 s long and up to 15 MB each (read as MiB). */
+export const AUDIO_REFERENCE_SECONDS = { min: 2, max: 15 } as const;
+export const AUDIO_REFERENCE_MAX_BYTES = 15 * 1024 * 1024;
+
+/**
+ * The one table of exact dimensions: short side = the tier's number (480p -> 480), long side = short x
+ * the ratio, rounded to the nearest even number (encoders want even sizes). Portrait ratios swap.
+ * 720p: 16:9 1280x720, 9:16 720x1280, 1:1 720x720, 4:3 960x720, 3:4 720x960, 21:9 1680x720.
+ * 480p 16:9 854x480; 768p 16:9 1366x768; 1080p 16:9 1920x1080, 21:9 2520x1080.
+ * Null when the tier or ratio is not of the form `<N>p` / `<W>:<H>`.
+ */
+export function videoDimensions(tier: string, ratio: string): { width: number; height: number } | null {
+  const t = /^(\d+)p$/.exec(tier);
+  const r = /^(\d+):(\d+)$/.exec(ratio);
+  if (!t || !r) return null;
+  const short = Number(t[1]);
+  const [a, b] = [Number(r[1]), Number(r[2])];
+  if (short === 0 || a === 0 || b === 0) return null;
+  const long = Math.round((short * Math.max(a, b)) / Math.min(a, b) / 2) * 2;
+  return a >= b ? { width: long, height: short } : { width: short, height: long };
+}
+
+// ---- shapes (model-independent) ----
+
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
+  // A string first, so a missing field reads "Field required" and a number "a valid string".
+  z.string().pipe(z.enum(values, { error: `Input should be one of: ${values.join(', ')}` }));
+
+const urlSchema = z.string().refine(isAcceptedUrl, 'Input should be an http(s) URL or a data: URL');
+
+const referenceSchema = z.strictObject({
+  type: oneOf(['image', 'video', 'audio']),
+  // Optional because `reference` is the only role a video or audio may take anyway.
+  role: oneOf(['first_frame', 'last_frame', 'reference']).default('reference'),
+  url: urlSchema,
+  duration: z.number().positive().optional(),
+});
+
+const settingsSchema = z.strictObject({
+  audio: oneOf(['native', 'off']).optional(),
+  multi_shot: z.boolean().optional(),
+});
+
+const BODY_KEYS = ['model', 'prompt', 'seconds', 'size', 'resolution', 'aspect_ratio', 'ratio', 'settings', 'references', 'prompt_extend'];
+
+/** Collects issues; `field` parses one value and keeps going on failure, so every problem is reported. */
+class Issues {
+  readonly list: ValidationIssue[] = [];
+
+  add(loc: (string | number)[], msg: string, type = 'value_error'): void {
+    this.list.push({ loc, msg, type });
+  }
+
+  field<S extends z.ZodType>(loc: (string | number)[], schema: S, value: unknown): z.output<S> | undefined {
+    try {
+      return parseInput(schema, value);
+    } catch (error) {
+      if (!isDomainError(error)) throw error;
+      this.list.push(...error.withLocPrefix(loc).issues);
+      return undefined;
+    }
+  }
+}
+
+// ---- the parser ----
+
+export function parseVideoRequest(body: unknown, model: CatalogModel): VideoJobSpec {
+  const video = model.video;
+  if (!video) throw new Error(`${model.id} has no video spec`);
+  const obj = parseInput(z.looseObject({}), body) as Record<string, unknown>;
+  const v = new Issues();
+  for (const key of Object.keys(obj)) if (!BODY_KEYS.includes(key)) v.add([key], 'Extra inputs are not permitted', 'extra_forbidden');
+
+  // prompt
+  const prompt = v.field(['prompt'], z.string().trim().max(MAX_PROMPT_CHARS, `String should have at most ${MAX_PROMPT_CHARS} characters`).optional(), obj.prompt);
+  const promptInvalid = obj.prompt !== undefined && prompt === undefined;
+
+  // seconds: integer, or an integer string (the openai SDK sends strings)
+  const { min, max } = video.seconds;
+  let seconds = video.seconds.default ?? min;
+  if (obj.seconds !== undefined) {
+    const raw = typeof obj.seconds === 'string' && /^\s*\d{1,9}\s*$/.test(obj.seconds) ? Number(obj.seconds) : obj.seconds;
+    if (typeof raw !== 'number' || !Number.isInteger(raw)) v.add(['seconds'], 'Input should be a valid integer', 'int_parsing');
+    else if (raw < min || raw > max) v.add(['seconds'], min === max ? `Input should be ${min} for ${model.id}` : `Input should be between ${min} and ${max} for ${model.id}`, 'value_error');
+    else seconds = raw;
+  }
+
+  // size / resolution and aspect_ratio / ratio are aliases; both given must agree
+  const sizeKey = aliasOf(v, obj, 'size', 'resolution');
+  const ratioKey = aliasOf(v, obj, 'aspect_ratio', 'ratio');
+  let ratio: string | undefined;
+  if (ratioKey) {
+    const value = v.field([ratioKey], z.string().trim(), obj[ratioKey]);
+    if (value !== undefined && !video.ratios.includes(value)) v.add([ratioKey], `Input should be one of: ${video.ratios.join(', ')}`, 'literal_error');
+    else ratio = value;
+  }
+  let tier = video.resolutions.find((r) => Number.parseInt(r, 10) >= 720) ?? video.resolutions[0]!;
+  if (sizeKey) {
+    const value = v.field([sizeKey], z.string().trim().toLowerCase(), obj[sizeKey]);
+    if (value !== undefined) {
+      const exact = [...combos(video.resolutions, video.ratios)];
+      if (video.resolutions.includes(value)) tier = value;
+      else {
+        const match = exact.find((c) => `${c.width}x${c.height}` === value);
+        if (!match) {
+          const dims = exact.map((c) => `${c.width}x${c.height}`).join(', ');
+          v.add([sizeKey], `Input should be one of: ${video.resolutions.join(', ')} or exact dimensions ${dims} for ${model.id}`, 'literal_error');
+        } else if (ratioKey && ratio !== undefined && ratio !== match.ratio) {
+          v.add([sizeKey], `Input ${value} is ${match.ratio}, which conflicts with ${ratioKey} ${ratio}`, 'value_error');
+        } else {
+          tier = match.tier;
+          ratio = match.ratio;
+        }
+      }
+    }
+  }
+  ratio ??= video.ratios[0]!;
+
+  // settings: the alpha models' controls. Rule: a model takes settings only when its catalog audio is
+  // `native` (SPEC 4.7 "applies to the alpha models"); elsewhere every settings field is refused.
+  const settings = v.field(['settings'], settingsSchema.optional(), obj.settings);
+  const takesSettings = video.audio === 'native';
+  if (settings && !takesSettings) {
+    for (const key of Object.keys(settings)) v.add(['settings', key], `Extra inputs are not permitted: ${model.id} takes no settings (audio ${video.audio})`, 'extra_forbidden');
+  }
+  const audio = takesSettings ? (settings?.audio ?? 'off') : 'off';
+  const multiShot = takesSettings ? (settings?.multi_shot ?? false) : false;
+
+  // prompt_extend: only where the catalog offers it (the beta models)
+  const promptExtend = v.field(['prompt_extend'], z.boolean().optional(), obj.prompt_extend);
+  if (promptExtend !== undefined && !video.promptExtend) v.add(['prompt_extend'], `Extra inputs are not permitted: ${model.id} has no prompt extension`, 'extra_forbidden');
+
+  // references
+  const references = parseReferences(v, obj.references, model);
+
+  // mode follows from the references; it must be one the model offers
+  const images = references.filter((r) => r.type === 'image');
+  const mode: VideoMode = images.some((r) => r.role === 'first_frame')
+    ? 'image-to-video'
+    : images.some((r) => r.role === 'reference') && video.modes.includes('multi-reference')
+      ? 'multi-reference'
+      : 'text-to-video';
+  const referenceIssues = v.list.some((i) => i.loc[0] === 'references');
+  // A refused reference already explains an impossible mode; don't report it twice.
+  if (!video.modes.includes(mode) && !referenceIssues) {
+    const msg = mode === 'text-to-video' ? `Input should include a first_frame image for ${model.id} (modes: ${video.modes.join(', ')})` : `Input should fit one of ${model.id}'s modes: ${video.modes.join(', ')}`;
+    v.add(['references'], msg, 'value_error');
+  } else if (video.modes.includes(mode) && mode === 'text-to-video' && !prompt && !promptInvalid) {
+    // image-to-video and multi-reference may animate the references without words; text-to-video cannot.
+    v.add(['prompt'], 'Field required for text-to-video', 'missing');
+  }
+
+  if (v.list.length > 0) throw new DomainError('validation_failed', 'Request validation failed', { issues: v.list });
+  const dims = videoDimensions(tier, ratio);
+  // The catalog schema allows any strings; a tier/ratio outside `<N>p` / `<W>:<H>` is an operator error.
+  if (!dims) throw new Error(`catalog video row of ${model.id} has an unusable resolution ${tier} or ratio ${ratio}`);
+  return {
+    model: model.id,
+    mode,
+    prompt: prompt || null,
+    seconds,
+    resolution: tier,
+    width: dims.width,
+    height: dims.height,
+    ratio,
+    audio,
+    multiShot,
+    promptExtend: promptExtend ?? false,
+    references,
+  };
+}
+
+/** What the job costs: per second x seconds, or one generation. */
+export function videoCost(spec: VideoJobSpec, prices: GroupPrices): Decimal {
+  return costOf(prices, { seconds: spec.seconds, generations: 1 });
+}
+
+// ---- helpers ----
+
+/** Which of two alias keys carries the value; both with different values is an issue at the second. */
+function aliasOf(v: Issues, obj: Record<string, unknown>, first: string, second: string): string | undefined {
+  const a = obj[first];
+  const b = obj[second];
+  if (a !== undefined && b !== undefined && normalize(a) !== normalize(b)) {
+    v.add([second], `Input should equal ${first} (${String(a)}) when both are given`, 'value_error');
+  }
+  return a !== undefined ? first : b !== undefined ? second : undefined;
+}
+
+function normalize(value: unknown): unknown {
+  return typeof value === 'string' ? value.trim().toLowerCase() : value;
+}
+
+function* combos(tiers: string[], ratios: string[]) {
+  for (const tier of tiers) {
+    for (const ratio of ratios) {
+      const dims = videoDimensions(tier, ratio);
+      if (dims) yield { tier, ratio, ...dims };
+    }
+  }
+}
+
+function parseReferences(v: Issues, value: unknown, model: CatalogModel): VideoReference[] {
+  const video = model.video!;
+  const items = v.field(['references'], z.array(z.unknown()).optional(), value) ?? [];
+  const limits: Record<ReferenceType, number> = {
+    image: video.references.images,
+    video: video.references.videos,
+    // Audio references exist only where the catalog says the model takes audio by reference (gamma_h3).
+    audio: video.audio === 'reference' ? video.references.audio : 0,
+  };
+  const allowedTypes = (Object.keys(limits) as ReferenceType[]).filter((t) => limits[t] > 0);
+  const out: VideoReference[] = [];
+  items.forEach((item, index) => {
+    const loc = ['references', index];
+    const ref = v.field(loc, referenceSchema, item);
+    if (!ref) return;
+    if (limits[ref.type] === 0) {
+      v.add([...loc, 'type'], allowedTypes.length === 0 ? `Input should be omitted: ${model.id} accepts no references` : `Input should be one of: ${allowedTypes.join(', ')} for ${model.id}`, 'literal_error');
+      return;
+    }
+    if (ref.type === 'image') {
+      if (!video.references.roles.includes(ref.role)) v.add([...loc, 'role'], `Input should be one of: ${video.references.roles.join(', ')} for ${model.id}`, 'literal_error');
+      if (ref.duration !== undefined) v.add([...loc, 'duration'], 'Extra inputs are not permitted: duration applies to audio and video references', 'extra_forbidden');
+    } else if (ref.role !== 'reference') {
+      v.add([...loc, 'role'], `Input should be reference for ${ref.type} references`, 'literal_error');
+    }
+    if (ref.type === 'audio') {
+      const { min, max } = AUDIO_REFERENCE_SECONDS;
+      if (ref.duration === undefined) v.add([...loc, 'duration'], `Field required: audio references need their duration (${min} to ${max} seconds)`, 'missing');
+      else if (ref.duration < min || ref.duration > max) v.add([...loc, 'duration'], `Input should be between ${min} and ${max} seconds`, 'value_error');
+      // A data: URL is measured here; an http(s) URL cannot be without fetching it, so the upstream,
+      // which fetches it, enforces the size for those.
+      const bytes = dataUrlBytes(ref.url);
+      if (bytes !== null && bytes > AUDIO_REFERENCE_MAX_BYTES) v.add([...loc, 'url'], 'Input should be at most 15 MB of audio', 'value_error');
+    }
+    out.push({ type: ref.type, role: ref.role, url: ref.url, durationSeconds: ref.duration ?? null });
+  });
+
+  for (const type of allowedTypes) {
+    const count = out.filter((r) => r.type === type).length;
+    if (count > limits[type]) v.add(['references'], `Input should have at most ${limits[type]} ${type} references for ${model.id}`, 'too_long');
+  }
+  const firstFrames = out.filter((r) => r.role === 'first_frame').length;
+  const lastFrames = out.filter((r) => r.role === 'last_frame').length;
+  if (firstFrames > 1) v.add(['references'], 'Input should have at most one first_frame reference', 'too_long');
+  if (lastFrames > 1) v.add(['references'], 'Input should have at most one last_frame reference', 'too_long');
+  if (lastFrames > 0 && firstFrames === 0) v.add(['references'], 'Input should include a first_frame image when a last_frame is given', 'value_error');
+  return out;
+}
+
+function isAcceptedUrl(url: string): boolean {
+  if (/^data:/i.test(url)) return url.includes(',');
+  try {
+    const { protocol } = new URL(url);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/** Decoded size of a data: URL's payload, or null for any other URL. */
+function dataUrlBytes(url: string): number | null {
+  if (!/^data:/i.test(url)) return null;
+  const comma = url.indexOf(',');
+  const header = url.slice(0, comma);
+  const payload = url.slice(comma + 1);
+  if (/;base64$/i.test(header)) {
+    const chars = payload.replace(/[\s=]/g, '').length;
+    return Math.floor((chars * 3) / 4);
+  }
+  // Percent-encoded: each %XX is one byte.
+  return payload.length - 2 * (payload.match(/%[0-9a-f]{2}/gi)?.length ?? 0);
+}
