@@ -177,6 +177,18 @@ describe('POST /v1/videos and its lifecycle', () => {
     expect(hold!.status).toBe('released');
   });
 
+  it('a job stuck past its deadline fails and releases its hold', async () => {
+    const account = await newFundedAccount(gw, '1');
+    const key = await keyOf(account);
+    const created = await http(gw.url, 'POST', '/v1/videos', { token: key, body: { model: 'beta3.0-t2v', prompt: 'never ends [sim:start-ms=10 stuck]', seconds: 2 } });
+    await waitFor(key, created.body.id, (s) => s === 'in_progress');
+    await gw.db.query(`update video_tasks set deadline_at = now() where id = $1`, [created.body.id]);
+    const failed = await waitFor(key, created.body.id, (s) => s === 'failed');
+    expect(failed.error).toEqual({ code: 'timeout', message: 'The video was not generated in time; nothing was charged' });
+    expect(await activeHolds(account.userId)).toBe(0);
+    expect((await ledgerBalance(gw, account.userId)).balance).toBe('1.0000000000');
+  });
+
   it('refuses what does not fit (402), invalid parameters (422), foreign tasks (404) and non-video keys (403)', async () => {
     const poor = await newFundedAccount(gw, '0.10');
     const poorKey = await keyOf(poor);
