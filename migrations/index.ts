@@ -3,6 +3,8 @@ import { Migration20261122000000_accounts } from './Migration20261122000000_acco
 import { Migration20261122010000_catalog_billing } from './Migration20261122010000_catalog_billing.js';
 import { Migration20261122020000_usage_events } from './Migration20261122020000_usage_events.js';
 import { Migration20261122030000_video_tasks } from './Migration20261122030000_video_tasks.js';
+import { Migration20261122040000_service_status } from './Migration20261122040000_service_status.js';
+import { Migration20261122050000_announcements } from './Migration20261122050000_announcements.js';
 
 /**
  * Every migration, in order. Listed explicitly (not globbed from disk) so the same list runs from the
@@ -13,4 +15,6 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122010000_catalog_billing', class: Migration20261122010000_catalog_billing },
   { name: 'Migration20261122020000_usage_events', class: Migration20261122020000_usage_events },
   { name: 'Migration20261122030000_video_tasks', class: Migration20261122030000_video_tasks },
+  { name: 'Migration20261122040000_service_status', class: Migration20261122040000_service_status },
+  { name: 'Migration20261122050000_announcements', class: Migration20261122050000_announcements },
 ];

@@ -7,8 +7,11 @@ import { AdminResolver } from './admin.resolver.js';
 import { CatalogResolver } from './catalog.resolver.js';
 import { KeysResolver } from './keys.resolver.js';
 import { VideoResolver } from './video.resolver.js';
+import { AnnouncementsResolver } from './announcements.resolver.js';
+import { StatusResolver } from './status.resolver.js';
+import { UsageResolver } from './usage.resolver.js';
 
-export const resolvers = [AccountResolver, KeysResolver, CatalogResolver, AdminResolver, VideoResolver] as const;
+export const resolvers = [AccountResolver, KeysResolver, CatalogResolver, AdminResolver, VideoResolver, UsageResolver, StatusResolver, AnnouncementsResolver] as const;
 
 /** Builds the executable schema; `schema/schema.graphql` is this schema printed (a test keeps them equal). */
 export function buildGraphQLSchema(pubSub: PubSub): Promise<GraphQLSchema> {

@@ -126,7 +126,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   await apollo.start();
 
   const json = express.json({ limit: BODY_LIMIT, strict: false });
-  app.use(['/graphql', '/trpc', '/auth', '/keys', '/catalog', '/v1'], requireMigrated(readiness));
+  app.use(['/graphql', '/trpc', '/auth', '/keys', '/catalog', '/usage', '/leaderboard', '/announcements', '/v1'], requireMigrated(readiness));
   app.use('/v1', v1Router(services));
   app.use('/graphql', json, withContext, expressMiddleware(apollo, { context: async ({ res }) => res.locals.ctx as RequestContext }));
   app.use('/trpc', json, withContext, createExpressMiddleware({ router: appRouter, createContext: ({ res }) => res.locals.ctx as RequestContext }));

@@ -65,6 +65,7 @@ export async function startGateway(config: Config, log: Logger, clock: Clock = s
   }
   readiness.migrated = true;
   services.video.start();
+  services.status.start();
   // Holds past their expiry already stop counting; the sweep closes them so the table stays small.
   const sweeper = setInterval(() => {
     // Also drops in-memory holds past their expiry and idle accounts.
@@ -86,6 +87,7 @@ export async function startGateway(config: Config, log: Logger, clock: Clock = s
         clearInterval(sweeper);
         await gateway.close();
         await services.video.stop();
+        await services.status.stop();
         await services.keys.flushLastUsed();
         // Every finished request's usage and ledger row is written before the database goes away.
         await services.usage.flush(Date.now() + config.shutdownGraceMs).catch((error: unknown) => {

@@ -16,6 +16,9 @@ import type { PubSub } from './shared/pubsub.js';
 import { UsageRecorder } from './usage/usage-recorder.js';
 import { LocalVideoStorage } from './storage/video-storage.js';
 import { VideoService } from './video/video.service.js';
+import { AnalyticsService } from './usage/analytics.service.js';
+import { StatusService } from './status/status.service.js';
+import { AnnouncementsService } from './announcements/announcements.service.js';
 
 /** The domain services, one instance each per process, shared by every transport. */
 export interface Services {
@@ -29,6 +32,9 @@ export interface Services {
   upstreams: UpstreamClient;
   inference: InferenceService;
   video: VideoService;
+  analytics: AnalyticsService;
+  status: StatusService;
+  announcements: AnnouncementsService;
 }
 
 export interface ServiceDeps {
@@ -68,5 +74,8 @@ export function createServices(deps: ServiceDeps): Services {
       recorder: usage,
       settings: deps.config.video,
     }),
+    analytics: new AnalyticsService({ ...deps, catalog }),
+    status: new StatusService({ ...deps, catalog, routes, upstreams }),
+    announcements: new AnnouncementsService(deps),
   };
 }

@@ -3,12 +3,18 @@ import { accountsRouter } from './routers/accounts.router.js';
 import { adminRouter } from './routers/admin.router.js';
 import { catalogRouter } from './routers/catalog.router.js';
 import { keysRouter } from './routers/keys.router.js';
+import { announcementsRouter } from './routers/announcements.router.js';
+import { statusRouter } from './routers/status.router.js';
+import { usageRouter } from './routers/usage.router.js';
 
 export const appRouter = router({
   accounts: accountsRouter,
   keys: keysRouter,
   catalog: catalogRouter,
   admin: adminRouter,
+  usage: usageRouter,
+  status: statusRouter,
+  announcements: announcementsRouter,
 });
 
 /** Imported (as a type only) by TypeScript front ends and by the tests' tRPC client. */

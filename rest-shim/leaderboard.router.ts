@@ -1,0 +1,5 @@
+import { Router } from 'express';
+
+export function leaderboardRouter(): Router {
+  return Router();
+}
