@@ -1,7 +1,376 @@
-import type { ServiceDeps } from '../services.js';
+import { z } from 'zod';
 import type { CatalogService } from '../catalog/catalog.service.js';
+import type { ServiceDeps } from '../services.js';
+import type { Actor } from '../shared/actor.js';
+import { DomainError } from '../shared/errors.js';
+import { formatUsd, money } from '../shared/money.js';
+import { intParam, parseInput } from '../shared/validation.js';
 
-/** Usage analytics and the daily leaderboard (issue 7). */
+const dateTime = z.iso.datetime({ offset: true, message: 'Input should be a valid datetime' }).transform((v) => new Date(v));
+const optionalText = z.string().trim().min(1).max(128).optional();
+
+export const usageListQuery = z.strictObject({
+  from: dateTime.optional(),
+  to: dateTime.optional(),
+  model: optionalText,
+  group: optionalText,
+  status: z.enum(['pending', 'success', 'error', 'cancelled']).optional(),
+  provider_family: optionalText,
+  limit: intParam(1, 200, 50),
+});
+export const usageSummaryQuery = z.strictObject({ from: dateTime.optional(), to: dateTime.optional() });
+export const BUCKETS = { minute: 60_000, hour: 3_600_000, day: 86_400_000 } as const;
+/** The most points one timeseries answer may hold. */
+export const MAX_POINTS = 2_000;
+export const usageTimeseriesQuery = z.strictObject({
+  from: dateTime,
+  to: dateTime,
+  bucket: z.enum(['minute', 'hour', 'day']).default('hour'),
+  model: optionalText,
+  group: optionalText,
+  provider_family: optionalText,
+});
+export const leaderboardQuery = z.strictObject({ limit: intParam(1, 100, 20) });
+
+export type UsageListQuery = z.input<typeof usageListQuery>;
+export type UsageSummaryQuery = z.input<typeof usageSummaryQuery>;
+export type UsageTimeseriesQuery = z.input<typeof usageTimeseriesQuery>;
+
+/** A usage event row as stored; transports map it to SPEC.md's Usage event. */
+export interface UsageEventRow {
+  id: string;
+  request_id: string;
+  client_surface: string;
+  created_at: Date;
+  completed_at: Date | null;
+  provider_family: string;
+  route_group: string | null;
+  route_group_label: string;
+  endpoint: string | null;
+  model: string;
+  status: string;
+  error_code: string | null;
+  latency_ms: number | null;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  cache_read_tokens: number | null;
+  cache_write_tokens: number | null;
+  total_tokens: number | null;
+  cache_hit_ratio: string | null;
+  public_input_usd_per_1m: string;
+  public_output_usd_per_1m: string;
+  public_cache_read_usd_per_1m: string | null;
+  public_cache_write_usd_per_1m: string | null;
+  public_request_usd_per_generation: string | null;
+  amount_usd: string;
+  official_cost_usd: string | null;
+  saved_usd: string | null;
+  api_key_id: string | null;
+}
+
+/** Columns users may see: everything but the operator-only upstream id and internal links. */
+const EVENT_COLUMNS = `id, request_id, client_surface, created_at, completed_at, provider_family, route_group, route_group_label, endpoint,
+  model, status, error_code, latency_ms, prompt_tokens, completion_tokens, cache_read_tokens, cache_write_tokens, total_tokens,
+  cache_hit_ratio::text, public_input_usd_per_1m::text, public_output_usd_per_1m::text, public_cache_read_usd_per_1m::text,
+  public_cache_write_usd_per_1m::text, public_request_usd_per_generation::text, amount_usd::text, official_cost_usd::text,
+  saved_usd::text, api_key_id`;
+
+/** The aggregate columns shared by rollups and raw events, in one order. */
+const AGG = `count(*)::bigint as requests, sum(amount_usd) as spend_usd, coalesce(sum(prompt_tokens), 0) as input_tokens,
+  coalesce(sum(completion_tokens), 0) as output_tokens, coalesce(sum(cache_read_tokens), 0) as cache_read_tokens,
+  coalesce(sum(cache_write_tokens), 0) as cache_write_tokens, count(official_cost_usd) as comparable_requests,
+  coalesce(sum(amount_usd) filter (where official_cost_usd is not null), 0) as comparable_spend_usd,
+  coalesce(sum(official_cost_usd), 0) as official_cost_usd`;
+const ROLLUP_AGG = `sum(requests) as requests, sum(spend_usd) as spend_usd, sum(input_tokens) as input_tokens, sum(output_tokens) as output_tokens,
+  sum(cache_read_tokens) as cache_read_tokens, sum(cache_write_tokens) as cache_write_tokens, sum(comparable_requests) as comparable_requests,
+  sum(comparable_spend_usd) as comparable_spend_usd, sum(official_cost_usd) as official_cost_usd`;
+
+interface Totals {
+  requests: string;
+  spend_usd: string | null;
+  input_tokens: string;
+  output_tokens: string;
+  cache_read_tokens: string;
+  cache_write_tokens: string;
+  comparable_requests: string;
+  comparable_spend_usd: string;
+  official_cost_usd: string;
+}
+
+const HOUR = 3_600_000;
+const floorHour = (d: Date) => new Date(Math.floor(d.getTime() / HOUR) * HOUR);
+const ceilHour = (d: Date) => new Date(Math.ceil(d.getTime() / HOUR) * HOUR);
+
+interface Filters {
+  model?: string;
+  group?: string;
+  provider_family?: string;
+}
+
+/**
+ * A source of per-hour (or finer) aggregates over [from, to): whole hours come from `usage_hourly`,
+ * the unaligned edges from `usage_events`. Returns SQL yielding `(user_id, at, model, route_group,
+ * provider_family, <AGG columns>)` and its parameters; `rawBucket` is the truncation used for raw rows.
+ */
+function hourlySource(userId: string | null, from: Date | null, to: Date | null, filters: Filters, rawBucket: 'hour' | 'minute' = 'hour'): { sql: string; params: unknown[] } {
+  const lo = from ? ceilHour(from) : null;
+  const hi = to ? floorHour(to) : null;
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  const where = (column: { user: string; model: string; group: string; family: string }) => {
+    const clauses: string[] = [];
+    const values: unknown[] = [];
+    if (userId) (clauses.push(`${column.user} = ?`), values.push(userId));
+    if (filters.model) (clauses.push(`${column.model} = ?`), values.push(filters.model));
+    if (filters.group) (clauses.push(`${column.group} = ?`), values.push(filters.group));
+    if (filters.provider_family) (clauses.push(`${column.family} = ?`), values.push(filters.provider_family));
+    return { clauses, values };
+  };
+  const raw = (start: Date | null, end: Date | null) => {
+    const w = where({ user: 'user_id', model: 'model', group: "coalesce(route_group, '')", family: 'provider_family' });
+    if (start) (w.clauses.push('created_at >= ?'), w.values.push(start));
+    if (end) (w.clauses.push('created_at < ?'), w.values.push(end));
+    parts.push(`select user_id, date_trunc('${rawBucket}', created_at) as at, model, coalesce(route_group, '') as route_group, provider_family, ${AGG}
+                from usage_events where ${w.clauses.join(' and ') || 'true'} group by 1, 2, 3, 4, 5`);
+    params.push(...w.values);
+  };
+  if (rawBucket === 'minute' || (lo && hi && lo >= hi)) {
+    raw(from, to); // all of it is finer than, or inside, one hour
+  } else {
+    const w = where({ user: 'user_id', model: 'model', group: 'route_group', family: 'provider_family' });
+    if (lo) (w.clauses.push('hour >= ?'), w.values.push(lo));
+    if (hi) (w.clauses.push('hour < ?'), w.values.push(hi));
+    parts.push(`select user_id, hour as at, model, route_group, provider_family, requests::bigint, spend_usd, input_tokens, output_tokens, cache_read_tokens,
+                       cache_write_tokens, comparable_requests::bigint, comparable_spend_usd, official_cost_usd
+                  from usage_hourly where ${w.clauses.join(' and ') || 'true'}`);
+    params.push(...w.values);
+    if (from && lo && from < lo) raw(from, lo);
+    if (to && hi && hi < to) raw(hi, to);
+  }
+  return { sql: parts.join(' union all '), params };
+}
+
+function usd(value: string | null | undefined): string {
+  return formatUsd(value ?? 0);
+}
+
+/** Figures of one group of rows (sums over no rows are SQL nulls: zero here). */
+function totalsView(t: Totals) {
+  const spend = money(t.spend_usd ?? 0);
+  const requests = Number(t.requests ?? 0);
+  const comparableSpend = money(t.comparable_spend_usd ?? 0);
+  const official = money(t.official_cost_usd ?? 0);
+  const saved = official.minus(comparableSpend);
+  return {
+    requests,
+    spendUsd: formatUsd(spend),
+    inputTokens: Number(t.input_tokens ?? 0),
+    outputTokens: Number(t.output_tokens ?? 0),
+    cacheReadTokens: Number(t.cache_read_tokens ?? 0),
+    cacheWriteTokens: Number(t.cache_write_tokens ?? 0),
+    comparableRequests: Number(t.comparable_requests ?? 0),
+    gatewayCostUsd: formatUsd(comparableSpend),
+    officialCostUsd: formatUsd(official),
+    savedUsd: formatUsd(saved),
+    savedPercent: official.isZero() ? '0.00' : saved.dividedBy(official).times(100).toFixed(2),
+    avgCostPerRequestUsd: requests ? formatUsd(spend.dividedBy(requests)) : '0',
+  };
+}
+
+export type TotalsView = ReturnType<typeof totalsView>;
+
+export interface UsageSummaryView {
+  totals: TotalsView;
+  byModel: Record<string, TotalsView>;
+  byGroup: Record<string, TotalsView & { label: string }>;
+}
+
+export interface TimeseriesPoint {
+  ts: Date;
+  requests: number;
+  spendUsd: string;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+}
+
+export interface LeaderboardEntry {
+  rank: number;
+  user: string;
+  tokens: number;
+  savedUsd: string | null;
+  isMe: boolean;
+}
+
+/** A user name as others see it on the leaderboard: enough to recognise oneself, not to identify others. */
+export function maskName(name: string | null): string {
+  if (!name) return 'anonymous';
+  if (name.length <= 3) return `${name[0]}***`;
+  return `${name.slice(0, 2)}***${name.slice(-1)}`;
+}
+
+/** The calendar day containing `at` in an IANA time zone, as [start, end) instants and its date. */
+export function dayIn(timeZone: string, at: Date): { date: string; start: Date; end: Date } {
+  const parts = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
+  const offsetAt = (instant: Date) => {
+    const local = new Date(instant.toLocaleString('en-US', { timeZone }));
+    const utc = new Date(instant.toLocaleString('en-US', { timeZone: 'UTC' }));
+    return local.getTime() - utc.getTime();
+  };
+  const midnightUtc = new Date(`${parts}T00:00:00Z`);
+  const start = new Date(midnightUtc.getTime() - offsetAt(midnightUtc));
+  const nextUtc = new Date(midnightUtc.getTime() + 86_400_000);
+  const end = new Date(nextUtc.getTime() - offsetAt(nextUtc));
+  return { date: parts, start, end };
+}
+
+/**
+ * Usage analytics over the account's usage events: lists with filters, one event, summaries with
+ * savings, timeseries with empty buckets, and the daily leaderboard. Aggregates read the hourly
+ * rollups for whole hours and raw events only for the unaligned edges, so they stay fast as events grow.
+ */
 export class AnalyticsService {
   constructor(protected readonly deps: ServiceDeps & { catalog: CatalogService }) {}
+
+  private em() {
+    return this.deps.orm.em.fork();
+  }
+
+  async list(actor: Actor, raw: UsageListQuery): Promise<{ items: UsageEventRow[]; limit: number }> {
+    const q = parseInput(usageListQuery, raw);
+    const clauses = ['user_id = ?'];
+    const params: unknown[] = [actor.userId];
+    if (q.from) (clauses.push('created_at >= ?'), params.push(q.from));
+    if (q.to) (clauses.push('created_at < ?'), params.push(q.to));
+    if (q.model) (clauses.push('model = ?'), params.push(q.model));
+    if (q.group) (clauses.push('route_group = ?'), params.push(q.group));
+    if (q.status) (clauses.push('status = ?'), params.push(q.status));
+    if (q.provider_family) (clauses.push('provider_family = ?'), params.push(q.provider_family));
+    const items = await this.em().execute<UsageEventRow[]>(
+      `select ${EVENT_COLUMNS} from usage_events where ${clauses.join(' and ')} order by created_at desc, id desc limit ?`,
+      [...params, q.limit],
+    );
+    return { items, limit: q.limit };
+  }
+
+  /** One of the account's events by its request id (the latest, should a client have reused an id); 404 otherwise. */
+  async event(actor: Actor, requestId: string): Promise<UsageEventRow> {
+    const [row] = await this.em().execute<UsageEventRow[]>(
+      `select ${EVENT_COLUMNS} from usage_events where user_id = ? and request_id = ? order by created_at desc limit 1`,
+      [actor.userId, String(requestId).slice(0, 200)],
+    );
+    if (!row) throw new DomainError('not_found', 'No such usage event', { reason: 'usage_event_not_found' });
+    return row;
+  }
+
+  async summary(actor: Actor, raw: UsageSummaryQuery): Promise<UsageSummaryView> {
+    const q = parseInput(usageSummaryQuery, raw);
+    if (q.from && q.to && q.from > q.to) throw rangeError();
+    const source = hourlySource(actor.userId, q.from ?? null, q.to ?? null, {});
+    const rows = await this.em().execute<(Totals & { model: string; route_group: string })[]>(
+      `select model, route_group, ${ROLLUP_AGG} from (${source.sql}) s group by grouping sets ((model), (route_group), ())`,
+      source.params,
+    );
+    const catalog = this.deps.catalog.snapshot;
+    const empty: Totals = { requests: '0', spend_usd: '0', input_tokens: '0', output_tokens: '0', cache_read_tokens: '0', cache_write_tokens: '0', comparable_requests: '0', comparable_spend_usd: '0', official_cost_usd: '0' };
+    const total = rows.find((r) => r.model === null && r.route_group === null) ?? empty;
+    const byModel: UsageSummaryView['byModel'] = {};
+    const byGroup: UsageSummaryView['byGroup'] = {};
+    for (const row of rows) {
+      if (row.model !== null) byModel[row.model] = totalsView(row);
+      else if (row.route_group !== null) byGroup[row.route_group || 'none'] = { ...totalsView(row), label: catalog.groups.get(row.route_group)?.label ?? (row.route_group || 'none') };
+    }
+    return { totals: totalsView(total), byModel, byGroup };
+  }
+
+  async timeseries(actor: Actor, raw: UsageTimeseriesQuery): Promise<{ bucket: string; from: Date; to: Date; points: TimeseriesPoint[] }> {
+    const q = parseInput(usageTimeseriesQuery, raw);
+    if (q.from > q.to) throw rangeError();
+    const step = BUCKETS[q.bucket];
+    const first = new Date(Math.floor(q.from.getTime() / step) * step);
+    const count = Math.ceil((q.to.getTime() - first.getTime()) / step) || 1;
+    if (count > MAX_POINTS) {
+      throw new DomainError('validation_failed', 'Request validation failed', {
+        issues: [{ loc: ['bucket'], msg: `The range holds ${count} ${q.bucket} buckets; at most ${MAX_POINTS} are allowed: use a larger bucket or a shorter range`, type: 'value_error' }],
+      });
+    }
+    const source = hourlySource(actor.userId, q.from, q.to, q, q.bucket === 'minute' ? 'minute' : 'hour');
+    // Buckets are UTC; every bucket of the range is present, empty ones as zeros.
+    const rows = await this.em().execute<(Totals & { ts: Date })[]>(
+      `select b.ts, ${ROLLUP_AGG.replaceAll('sum(', 'sum(s.')}
+         from generate_series(?::timestamptz, ?::timestamptz, ?::interval) as b(ts)
+         left join (${source.sql}) s on date_trunc('${q.bucket}', s.at at time zone 'UTC') at time zone 'UTC' = b.ts
+        group by b.ts order by b.ts`,
+      [first, new Date(first.getTime() + (count - 1) * step), `1 ${q.bucket}`, ...source.params],
+    );
+    return {
+      bucket: q.bucket,
+      from: q.from,
+      to: q.to,
+      points: rows.map((r) => ({
+        ts: new Date(r.ts),
+        requests: Number(r.requests ?? 0),
+        spendUsd: usd(r.spend_usd),
+        inputTokens: Number(r.input_tokens ?? 0),
+        outputTokens: Number(r.output_tokens ?? 0),
+        cacheReadTokens: Number(r.cache_read_tokens ?? 0),
+        cacheWriteTokens: Number(r.cache_write_tokens ?? 0),
+      })),
+    };
+  }
+
+  /** The `leaderboard` section of the operator file: `{timezone, prize}` (defaults: UTC, no prize). */
+  private leaderboardSettings(): { timeZone: string; prize: string } {
+    const section = (this.deps.config.operator as { leaderboard?: { timezone?: unknown; prize?: unknown } }).leaderboard ?? {};
+    const timeZone = typeof section.timezone === 'string' && isTimeZone(section.timezone) ? section.timezone : 'UTC';
+    return { timeZone, prize: typeof section.prize === 'string' ? section.prize : '' };
+  }
+
+  /** Today's ranking (in the configured time zone) by total tokens; `me` is the signed-in user's own entry. */
+  async leaderboard(actor: Actor | null, raw: { limit?: unknown }, at: Date = this.deps.clock.now()) {
+    const { limit } = parseInput(leaderboardQuery, raw);
+    const { timeZone, prize } = this.leaderboardSettings();
+    const day = dayIn(timeZone, at);
+    const source = hourlySource(null, day.start, day.end, {});
+    const rows = await this.em().execute<{ user_id: string; username: string | null; tokens: string; comparable_spend_usd: string; official_cost_usd: string; rank: string }[]>(
+      `select s.user_id, u.username, sum(s.input_tokens + s.output_tokens) as tokens, sum(s.comparable_spend_usd) as comparable_spend_usd,
+              sum(s.official_cost_usd) as official_cost_usd, rank() over (order by sum(s.input_tokens + s.output_tokens) desc) as rank
+         from (${source.sql}) s join users u on u.id = s.user_id
+        group by s.user_id, u.username having sum(s.input_tokens + s.output_tokens) > 0
+        order by tokens desc, s.user_id`,
+      source.params,
+    );
+    const entry = (r: (typeof rows)[number]): LeaderboardEntry => ({
+      rank: Number(r.rank),
+      user: maskName(r.username),
+      tokens: Number(r.tokens),
+      savedUsd: money(r.official_cost_usd).isZero() ? null : formatUsd(money(r.official_cost_usd).minus(r.comparable_spend_usd)),
+      isMe: actor !== null && r.user_id === actor.userId,
+    });
+    const mine = actor ? rows.find((r) => r.user_id === actor.userId) : undefined;
+    const saved = rows.reduce((sum, r) => sum.plus(money(r.official_cost_usd).minus(r.comparable_spend_usd)), money(0));
+    return {
+      date: day.date,
+      timezone: timeZone,
+      prize,
+      totalTokens: rows.reduce((sum, r) => sum + Number(r.tokens), 0),
+      totalSavedUsd: formatUsd(saved),
+      items: rows.slice(0, limit).map(entry),
+      me: mine ? entry(mine) : null,
+    };
+  }
+}
+
+function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function rangeError(): DomainError {
+  return new DomainError('validation_failed', 'Request validation failed', { issues: [{ loc: ['from'], msg: '`from` must not be after `to`', type: 'value_error' }] });
 }

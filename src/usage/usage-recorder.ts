@@ -125,10 +125,33 @@ export class UsageRecorder {
     await this.deps.orm.em.fork().transactional(async (tx) => {
       const transactionIds = await this.appendDebits(tx, batch.filter((r) => r.transactionId == null && money(r.amountUsd).greaterThan(0)));
       for (const r of batch) if (r.transactionId) transactionIds.set(r.id, r.transactionId);
-      await tx.execute(
-        `insert into usage_events (${EVENT_COLUMNS.join(', ')}) values ${placeholders(batch.length, EVENT_COLUMNS.length)} on conflict (id) do nothing`,
+      const inserted = await tx.execute<{ id: string }[]>(
+        `insert into usage_events (${EVENT_COLUMNS.join(', ')}) values ${placeholders(batch.length, EVENT_COLUMNS.length)} on conflict (id) do nothing returning id`,
         batch.flatMap((r) => eventValues(r, transactionIds.get(r.id) ?? null)),
       );
+      // The hourly rollups move by exactly the events appended (a replayed batch appends none).
+      if (inserted.length) {
+        await tx.execute(
+          `insert into usage_hourly
+           select user_id, date_trunc('hour', created_at), model, coalesce(route_group, ''), provider_family,
+                  count(*), sum(amount_usd), coalesce(sum(prompt_tokens), 0), coalesce(sum(completion_tokens), 0),
+                  coalesce(sum(cache_read_tokens), 0), coalesce(sum(cache_write_tokens), 0),
+                  count(official_cost_usd), coalesce(sum(amount_usd) filter (where official_cost_usd is not null), 0),
+                  coalesce(sum(official_cost_usd), 0)
+             from usage_events where id in (${inserted.map(() => '?').join(', ')}) group by 1, 2, 3, 4, 5
+           on conflict (user_id, hour, model, route_group, provider_family) do update set
+             requests = usage_hourly.requests + excluded.requests,
+             spend_usd = usage_hourly.spend_usd + excluded.spend_usd,
+             input_tokens = usage_hourly.input_tokens + excluded.input_tokens,
+             output_tokens = usage_hourly.output_tokens + excluded.output_tokens,
+             cache_read_tokens = usage_hourly.cache_read_tokens + excluded.cache_read_tokens,
+             cache_write_tokens = usage_hourly.cache_write_tokens + excluded.cache_write_tokens,
+             comparable_requests = usage_hourly.comparable_requests + excluded.comparable_requests,
+             comparable_spend_usd = usage_hourly.comparable_spend_usd + excluded.comparable_spend_usd,
+             official_cost_usd = usage_hourly.official_cost_usd + excluded.official_cost_usd`,
+          inserted.map((r) => r.id),
+        );
+      }
     });
   }
 
