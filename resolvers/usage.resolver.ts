@@ -1,4 +1,104 @@
-import { Resolver } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, ID, Int, Query, Resolver, Root } from 'type-graphql';
+import { DateTimeISOResolver } from 'graphql-scalars';
+import { requireActor, type RequestContext } from '../src/context.js';
+import type { TotalsView, UsageEventRow } from '../src/usage/analytics.service.js';
+import { DailyLeaderboard, UsageBreakdown, UsageEvent, UsageKeyRef, UsageSummary, UsageTimeseries } from './types/usage.types.js';
 
-@Resolver()
-export class UsageResolver {}
+const decimal = (value: string | null) => (value === null ? null : value.includes('.') ? value.replace(/0+$/, '').replace(/\.$/, '') : value);
+
+function toUsageEvent(e: UsageEventRow): UsageEvent {
+  return {
+    id: e.id,
+    requestId: e.request_id,
+    clientSurface: e.client_surface,
+    createdAt: new Date(e.created_at),
+    completedAt: e.completed_at ? new Date(e.completed_at) : null,
+    providerFamily: e.provider_family,
+    routeGroup: e.route_group,
+    routeGroupLabel: e.route_group_label,
+    endpoint: e.endpoint,
+    model: e.model,
+    status: e.status,
+    errorCode: e.error_code,
+    latencyMs: e.latency_ms,
+    promptTokens: e.prompt_tokens,
+    completionTokens: e.completion_tokens,
+    cacheReadTokens: e.cache_read_tokens,
+    cacheWriteTokens: e.cache_write_tokens,
+    totalTokens: e.total_tokens,
+    cacheHitRatio: decimal(e.cache_hit_ratio),
+    amountUsd: decimal(e.amount_usd)!,
+    officialCostUsd: decimal(e.official_cost_usd),
+    savedUsd: decimal(e.saved_usd),
+    apiKeyId: e.api_key_id,
+  };
+}
+
+const breakdown = (entries: [string, TotalsView & { label?: string }][]): UsageBreakdown[] =>
+  entries.map(([key, totals]) => ({ key, label: totals.label ?? key, totals }));
+
+const iso = (value: Date | null | undefined) => (value ? value.toISOString() : undefined);
+
+@Resolver(() => UsageEvent)
+export class UsageResolver {
+  @Query(() => [UsageEvent], { description: 'The signed-in account’s usage events, newest first (limit 1-200, default 50).' })
+  async usage(
+    @Ctx() ctx: RequestContext,
+    @Arg('from', () => DateTimeISOResolver, { nullable: true }) from?: Date | null,
+    @Arg('to', () => DateTimeISOResolver, { nullable: true }) to?: Date | null,
+    @Arg('model', () => String, { nullable: true }) model?: string | null,
+    @Arg('group', () => String, { nullable: true }) group?: string | null,
+    @Arg('status', () => String, { nullable: true }) status?: string | null,
+    @Arg('providerFamily', () => String, { nullable: true }) providerFamily?: string | null,
+    @Arg('limit', () => Int, { nullable: true }) limit?: number | null,
+  ): Promise<UsageEvent[]> {
+    const query = { from: iso(from), to: iso(to), model: model ?? undefined, group: group ?? undefined, status: (status ?? undefined) as never, provider_family: providerFamily ?? undefined, limit: limit ?? undefined };
+    const list = await ctx.services.analytics.list(requireActor(ctx), query);
+    return list.items.map(toUsageEvent);
+  }
+
+  @Query(() => UsageEvent, { description: 'One usage event by its request id; NOT_FOUND for another account’s.' })
+  async usageEvent(@Ctx() ctx: RequestContext, @Arg('requestId', () => ID) requestId: string): Promise<UsageEvent> {
+    return toUsageEvent(await ctx.services.analytics.event(requireActor(ctx), requestId));
+  }
+
+  @Query(() => UsageSummary)
+  async usageSummary(
+    @Ctx() ctx: RequestContext,
+    @Arg('from', () => DateTimeISOResolver, { nullable: true }) from?: Date | null,
+    @Arg('to', () => DateTimeISOResolver, { nullable: true }) to?: Date | null,
+  ): Promise<UsageSummary> {
+    const summary = await ctx.services.analytics.summary(requireActor(ctx), { from: iso(from), to: iso(to) });
+    return { totals: summary.totals, byModel: breakdown(Object.entries(summary.byModel)), byGroup: breakdown(Object.entries(summary.byGroup)) };
+  }
+
+  @Query(() => UsageTimeseries)
+  async usageTimeseries(
+    @Ctx() ctx: RequestContext,
+    @Arg('from', () => DateTimeISOResolver) from: Date,
+    @Arg('to', () => DateTimeISOResolver) to: Date,
+    @Arg('bucket', () => String, { nullable: true, description: 'minute, hour (default) or day.' }) bucket?: string | null,
+    @Arg('model', () => String, { nullable: true }) model?: string | null,
+    @Arg('group', () => String, { nullable: true }) group?: string | null,
+    @Arg('providerFamily', () => String, { nullable: true }) providerFamily?: string | null,
+  ): Promise<UsageTimeseries> {
+    return ctx.services.analytics.timeseries(requireActor(ctx), {
+      from: from.toISOString(),
+      to: to.toISOString(),
+      bucket: (bucket ?? undefined) as never,
+      model: model ?? undefined,
+      group: group ?? undefined,
+      provider_family: providerFamily ?? undefined,
+    });
+  }
+
+  @Query(() => DailyLeaderboard, { description: 'Today’s ranking; `me` is the signed-in user’s entry when there is one.' })
+  async leaderboard(@Ctx() ctx: RequestContext, @Arg('limit', () => Int, { nullable: true }) limit?: number | null): Promise<DailyLeaderboard> {
+    return ctx.services.analytics.leaderboard(ctx.actor, { limit: limit ?? undefined });
+  }
+
+  @FieldResolver(() => UsageKeyRef, { nullable: true, description: 'The key the request was made with (batched: one query per page).' })
+  async apiKey(@Root() event: UsageEvent, @Ctx() ctx: RequestContext): Promise<UsageKeyRef | null> {
+    return event.apiKeyId ? ctx.loaders.apiKeys.load(event.apiKeyId) : null;
+  }
+}

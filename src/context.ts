@@ -13,6 +13,8 @@ import type { Logger } from './shared/logging.js';
 /** Per-request batching loaders: a page of rows that name users costs one query, not one per row. */
 export interface Loaders {
   accounts: DataLoader<string, AccountView | null>;
+  /** API keys by id (label and scope), for rows that name the key they were made with. */
+  apiKeys: DataLoader<string, { id: string; label: string | null } | null>;
 }
 
 /** Sets or clears the browser session cookie; a no-op where the transport has no HTTP response (websockets). */
@@ -60,6 +62,11 @@ export function createLoaders(em: EntityManager): Loaders {
     accounts: new DataLoader(async (ids) => {
       const users = await em.find(User, { id: { $in: [...ids] } });
       const byId = new Map(users.map((user) => [user.id, toAccountView(user)]));
+      return ids.map((id) => byId.get(id) ?? null);
+    }),
+    apiKeys: new DataLoader(async (ids) => {
+      const rows = await em.execute<{ id: string; label: string | null }[]>(`select id, label from api_keys where id in (${ids.map(() => '?').join(', ')})`, [...ids]);
+      const byId = new Map(rows.map((row) => [row.id, row]));
       return ids.map((id) => byId.get(id) ?? null);
     }),
   };

@@ -186,6 +186,46 @@ describe('GET /usage/summary and /usage/timeseries', () => {
   });
 });
 
+describe('GraphQL usage queries', () => {
+  /** Counts the SQL statements the gateway sends while `fn` runs, by the tables they read. */
+  async function countingQueries(fn: () => Promise<unknown>): Promise<{ events: number; keys: number }> {
+    const connection = gw.database.orm.em.getConnection() as unknown as { execute: (...args: unknown[]) => Promise<unknown> };
+    const original = connection.execute;
+    const seen = { events: 0, keys: 0 };
+    connection.execute = function (this: unknown, ...args: unknown[]) {
+      const sql = String(args[0]);
+      if (/from usage_events/.test(sql)) seen.events += 1;
+      if (/from api_keys/.test(sql)) seen.keys += 1;
+      return original.apply(this, args);
+    };
+    try {
+      await fn();
+    } finally {
+      connection.execute = original;
+    }
+    return seen;
+  }
+  const page = (limit: number) => http(gw.url, 'POST', '/graphql', { token: me.token, body: { query: `{ usage(limit: ${limit}) { requestId model amountUsd apiKey { id label } } }` } });
+
+  it('a page of events with their keys costs the same number of queries for 2 rows as for 5 (dataloader)', async () => {
+    const small = await countingQueries(() => page(2));
+    const large = await countingQueries(() => page(5));
+    expect(small).toEqual({ events: 1, keys: 1 });
+    expect(large).toEqual(small);
+    const body = (await page(5)).body;
+    expect(body.data.usage).toHaveLength(5);
+    expect(new Set(body.data.usage.map((u: any) => u.apiKey.id)).size).toBe(2);
+  });
+
+  it('serves the summary, timeseries and leaderboard with the REST figures', async () => {
+    const rest = (await http(gw.url, 'GET', '/usage/summary', { token: me.token })).body;
+    const gql = (await http(gw.url, 'POST', '/graphql', { token: me.token, body: { query: '{ usageSummary { totals { requests spendUsd savedUsd } byModel { key totals { requests } } } leaderboard(limit: 3) { timezone items { rank } } }' } })).body;
+    expect(gql.data.usageSummary.totals).toEqual({ requests: rest.total_requests, spendUsd: rest.total_spend_usd, savedUsd: rest.savings_saved_usd });
+    expect(gql.data.usageSummary.byModel.map((m: any) => m.key).sort()).toEqual(Object.keys(rest.by_model).sort());
+    expect(gql.data.leaderboard.timezone).toBe('Asia/Irkutsk');
+  });
+});
+
 describe('GET /leaderboard/daily', () => {
   function event(userId: string, createdAt: Date, tokens: number): UsageRecord {
     return {
