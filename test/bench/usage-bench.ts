@@ -1,0 +1,93 @@
+/**
+ * `npm run bench:usage`: usage analytics over a large history. Seeds BENCH_EVENTS (default 1,000,000)
+ * usage events of one account spread over 30 days and 5 models into a fresh database (plus the hourly
+ * rollups the batch writer keeps), then times the summary, timeseries, list and leaderboard queries
+ * (median of 5 runs each).
+ */
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import { loadConfig } from '../../src/config.js';
+import { migrate, openDatabase } from '../../src/db/database.js';
+import { createServices } from '../../src/services.js';
+import { systemClock } from '../../src/shared/clock.js';
+import { createLogger } from '../../src/shared/logging.js';
+import { createPubSub } from '../../src/shared/pubsub.js';
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
+const ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+async function median(label: string, fn: () => Promise<unknown>): Promise<void> {
+  const times: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const started = performance.now();
+    await fn();
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  log(`${label.padEnd(52)} median ${times[2]!.toFixed(1).padStart(7)} ms   (min ${times[0]!.toFixed(1)}, max ${times[4]!.toFixed(1)})`);
+}
+
+async function main(): Promise<void> {
+  const name = `baikal_bench_usage_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`create database "${name}"`);
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  const config = loadConfig({ DATABASE_URL: url.toString(), NODE_ENV: 'test', LOG_LEVEL: 'silent' });
+  const logger = createLogger('silent');
+  const database = await openDatabase(config, logger);
+  try {
+    await migrate(database.orm, logger);
+    const services = createServices({ orm: database.orm, config, clock: systemClock, pubsub: createPubSub(), log: logger });
+    await services.catalog.load();
+    const em = database.orm.em.fork();
+    const [user] = await em.execute<{ id: string }[]>(`insert into users (id, username, email, password_hash) values (gen_random_uuid(), 'bench', 'bench@example.test', 'x') returning id`);
+    const userId = user!.id;
+
+    const started = performance.now();
+    await em.execute(
+      `insert into usage_events (id, user_id, request_id, client_surface, created_at, completed_at, provider_family, route_group, route_group_label,
+                                 endpoint, model, status, latency_ms, prompt_tokens, completion_tokens, cache_read_tokens, total_tokens,
+                                 public_input_usd_per_1m, public_output_usd_per_1m, amount_usd, official_cost_usd, saved_usd)
+       select gen_random_uuid(), ?, 'req-' || g, 'api', ts, ts, 'family_a', 'cheap', 'Cheap', '/v1/chat/completions',
+              (array['gen-5.6-luna','gen-5.6-terra','gen-5.6-sol','zeta-5.2','eta-k3'])[1 + g % 5],
+              case when g % 50 = 0 then 'error' else 'success' end, 300, 1000 + g % 700, 200 + g % 300, g % 400, 1200 + g % 700 + g % 300,
+              0.016, 0.04, 0.00002 + (g % 100) * 0.0000001, 0.0002, 0.00018
+         from generate_series(1, ?) as g, lateral (select now() - (g::float / ? * interval '30 days') as ts) t`,
+      [userId, EVENTS, EVENTS],
+    );
+    await em.execute(
+      `insert into usage_hourly
+       select user_id, date_trunc('hour', created_at), model, coalesce(route_group, ''), provider_family, count(*), sum(amount_usd),
+              coalesce(sum(prompt_tokens), 0), coalesce(sum(completion_tokens), 0), coalesce(sum(cache_read_tokens), 0), coalesce(sum(cache_write_tokens), 0),
+              count(official_cost_usd), coalesce(sum(amount_usd) filter (where official_cost_usd is not null), 0), coalesce(sum(official_cost_usd), 0)
+         from usage_events group by 1, 2, 3, 4, 5`,
+    );
+    await em.execute('analyze usage_events; analyze usage_hourly');
+    log(`seeded ${EVENTS.toLocaleString('en')} events of one account over 30 days in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+
+    const actor = { userId, isAdmin: false, sessionId: 'bench' };
+    const now = Date.now();
+    const iso = (ms: number) => new Date(ms).toISOString();
+    await median('summary, all time', () => services.analytics.summary(actor, {}));
+    await median('summary, last 30 days (unaligned edges)', () => services.analytics.summary(actor, { from: iso(now - 30 * 86_400_000 + 1_234), to: iso(now - 777) }));
+    await median('timeseries, 30 days by hour (720 points)', () => services.analytics.timeseries(actor, { from: iso(now - 30 * 86_400_000), to: iso(now), bucket: 'hour' }));
+    await median('timeseries, 30 days by day, one model', () => services.analytics.timeseries(actor, { from: iso(now - 30 * 86_400_000), to: iso(now), bucket: 'day', model: 'zeta-5.2' }));
+    await median('timeseries, last 24 h by minute (1440 points)', () => services.analytics.timeseries(actor, { from: iso(now - 86_400_000), to: iso(now), bucket: 'minute' }));
+    await median('list, 50 newest with a model filter', () => services.analytics.list(actor, { model: 'eta-k3' }));
+    await median('leaderboard, today', () => services.analytics.leaderboard(actor, {}));
+  } finally {
+    await database.close();
+    await admin.query(`drop database if exists "${name}" with (force)`);
+    await admin.end();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});
