@@ -50,6 +50,10 @@ const envSchema = z.object({
   VIDEO_POLL_MS: z.coerce.number().int().min(10).default(2_000),
   VIDEO_LEASE_MS: z.coerce.number().int().min(100).default(60_000),
   VIDEO_DEADLINE_MINUTES: z.coerce.number().positive().default(30),
+  /** Seconds between service-status probe rounds (fractions allowed); 0 disables the monitor. */
+  STATUS_PROBE_SECONDS: z.coerce.number().min(0).max(86_400).default(60),
+  /** How long one upstream probe may take before it counts as down. */
+  STATUS_PROBE_TIMEOUT_MS: z.coerce.number().int().min(10).max(120_000).default(5_000),
 });
 
 /** Operator data. Later capabilities (catalog, upstreams, payments) add their sections here. */
@@ -82,6 +86,8 @@ export interface Config {
   loginThrottle: { maxFailuresPerAccount: number; maxAttemptsPerAddress: number; windowMs: number };
   shutdownGraceMs: number;
   video: { workers: number; pollMs: number; leaseMs: number; deadlineMs: number };
+  /** The service-status monitor: `probeIntervalMs` 0 means it does not run. */
+  status: { probeIntervalMs: number; probeTimeoutMs: number };
   operator: OperatorConfig;
   configFile?: string;
   catalogFile?: string;
@@ -155,6 +161,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,
     video: { workers: e.VIDEO_WORKERS, pollMs: e.VIDEO_POLL_MS, leaseMs: e.VIDEO_LEASE_MS, deadlineMs: e.VIDEO_DEADLINE_MINUTES * 60_000 },
+    status: { probeIntervalMs: Math.round(e.STATUS_PROBE_SECONDS * 1000), probeTimeoutMs: e.STATUS_PROBE_TIMEOUT_MS },
     operator: operator.data,
     configFile: e.BAIKAL_CONFIG,
     catalogFile: e.BAIKAL_CATALOG,

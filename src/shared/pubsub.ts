@@ -19,12 +19,31 @@ export interface VideoTaskEventPayload {
   completedAt: Date | null;
 }
 
+/**
+ * A model in a public group, or a public group as a whole, changed status (see src/status). Public
+ * data only: catalog ids and labels, never an upstream.
+ */
+export interface ServiceStatusChangedPayload {
+  subject: 'model' | 'group';
+  groupId: string;
+  groupLabel: string;
+  /** Null when the group as a whole changed. */
+  modelId: string | null;
+  modelLabel: string | null;
+  status: 'active' | 'unavailable';
+  /** `checking` when nothing had been observed before. */
+  previousStatus: 'active' | 'unavailable' | 'checking';
+  observedAt: Date;
+}
+
 export type PubSubChannels = {
   SESSION_EVENTS: [userId: string, payload: SessionEventPayload];
   VIDEO_TASK_UPDATED: [userId: string, payload: VideoTaskEventPayload];
+  /** Not keyed: service status is public, every subscriber gets every change. */
+  SERVICE_STATUS_CHANGED: [payload: ServiceStatusChangedPayload];
 };
 
-export const Topics = { SessionEvents: 'SESSION_EVENTS', VideoTaskUpdated: 'VIDEO_TASK_UPDATED' } as const;
+export const Topics = { SessionEvents: 'SESSION_EVENTS', VideoTaskUpdated: 'VIDEO_TASK_UPDATED', ServiceStatusChanged: 'SERVICE_STATUS_CHANGED' } as const;
 
 export type PubSub = ReturnType<typeof createYogaPubSub<PubSubChannels>>;
 

@@ -11,6 +11,8 @@ import { createVideoJobs, handleVideos, type VideoJobs } from './video-jobs.js';
  * - OpenAI image generation (`POST /v1/images/generations`);
  * - the Anthropic Messages API (`POST /v1/messages`, see anthropic-messages.ts);
  * - an asynchronous video job API (`/v1/videos`, see video-jobs.ts, which lists its own directives);
+ * - the model list (`GET /v1/models`, OpenAI's shape, or Anthropic's when asked with `x-api-key`), which
+ *   the gateway's status monitor probes;
  * with injectable latency, chunk pacing, errors, 429s, hangs and mid-stream cuts.
  *
  * Behaviour is chosen per request by directives in the last message (the prompt, for images), e.g.
@@ -29,6 +31,10 @@ import { createVideoJobs, handleVideos, type VideoJobs } from './video-jobs.js';
  *   no-usage         omit usage even when asked for (OpenAI only: Anthropic always reports usage)
  *   down=NAME        the simulator started with that `name` fails as if down (OpenAI 503, Anthropic 529)
  * Images honour status, latency, hang and down.
+ *
+ * Outside the requests, a test can take the whole simulator down and back up with `setDown(true|false)`
+ * (every route then answers as an outage: OpenAI 503, Anthropic 529) and slow the model list with
+ * `setProbeLatency(ms)`.
  */
 export interface SimulatorOptions {
   /** The credential the simulator requires (`Authorization: Bearer`, or `x-api-key` on the Anthropic route). */
@@ -49,9 +55,21 @@ export interface RecordedRequest {
   endedAt?: number;
 }
 
+/** A `GET /v1/models` call (kept apart from `requests`, so status probes never disturb tests of the other routes). */
+export interface RecordedProbe {
+  headers: IncomingMessage['headers'];
+  at: number;
+}
+
 export interface Simulator {
   url: string;
   requests: RecordedRequest[];
+  /** Every `GET /v1/models`, answered or not. */
+  probes: RecordedProbe[];
+  /** While down, every route answers as an outage (OpenAI 503, Anthropic 529). */
+  setDown(down: boolean): void;
+  /** Delay before `GET /v1/models` answers (default 0). */
+  setProbeLatency(ms: number): void;
   /** The video jobs submitted to `/v1/videos`, and how often each video route was called. */
   videoJobs: VideoJobs;
   close(): Promise<void>;
@@ -354,8 +372,30 @@ async function imageGenerations(req: IncomingMessage, res: ServerResponse, body:
 type RouteHandler = (req: IncomingMessage, res: ServerResponse, body: any, ctx: RouteContext) => Promise<void>;
 const OPENAI_ROUTES: Record<string, RouteHandler | undefined> = { '/v1/chat/completions': chatCompletions, '/v1/images/generations': imageGenerations };
 
+/** What `GET /v1/models` lists. */
+export const LISTED_MODELS = ['sim-chat-1', 'sim-image-1', 'sim-messages-1', 'sim-video-1'];
+
+function listModels(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): void {
+  const anthropicStyle = req.headers['x-api-key'] !== undefined;
+  const apiKey = req.headers['x-api-key'] ?? /^Bearer (.*)$/.exec(req.headers.authorization ?? '')?.[1];
+  if (apiKey !== ctx.options.apiKey) {
+    if (anthropicStyle) return sendAnthropicError(res, 401, `invalid x-api-key ${ctx.detail}`);
+    return sendError(res, 401, `Incorrect API key provided ${ctx.detail}`, 'invalid_request_error', 'invalid_api_key');
+  }
+  const created = 1_767_225_600;
+  res.writeHead(200, { 'content-type': 'application/json' });
+  if (anthropicStyle) {
+    const data = LISTED_MODELS.map((id) => ({ type: 'model', id, display_name: id, created_at: new Date(created * 1000).toISOString() }));
+    return void res.end(JSON.stringify({ data, has_more: false, first_id: data[0]!.id, last_id: data.at(-1)!.id }));
+  }
+  res.end(JSON.stringify({ object: 'list', data: LISTED_MODELS.map((id) => ({ id, object: 'model', created, owned_by: 'simulator' })) }));
+}
+
 export async function startSimulator(options: SimulatorOptions): Promise<Simulator> {
   const requests: RecordedRequest[] = [];
+  const probes: RecordedProbe[] = [];
+  let down = false;
+  let probeLatency = 0;
   const videoJobs = createVideoJobs();
   const ctx: RouteContext = {
     options,
@@ -382,6 +422,17 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    const probe = req.method === 'GET' && path === '/v1/models';
+    if (probe) {
+      probes.push({ headers: req.headers, at: Date.now() });
+      if (probeLatency) await sleep(probeLatency);
+    }
+    if (down) {
+      const message = `Simulated outage ${ctx.options.name ?? ''} ${ctx.detail}`;
+      if (path === '/v1/messages' || (probe && req.headers['x-api-key'] !== undefined)) return sendAnthropicError(res, 529, message);
+      return sendStatusError(res, 503, message);
+    }
+    if (probe) return listModels(req, res, ctx);
     // The Anthropic route has its own auth, versioning and error shape.
     if (req.method === 'POST' && path === '/v1/messages') return handleMessages(req, res, ctx);
     // Where legacy `response_format: url` images live; like a signed blob URL, it needs no key.
@@ -411,7 +462,14 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    probes,
     videoJobs,
+    setDown: (value) => {
+      down = value;
+    },
+    setProbeLatency: (ms) => {
+      probeLatency = ms;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
