@@ -1,10 +1,11 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Query, Resolver, Root } from 'type-graphql';
 import { DateTimeISOResolver } from 'graphql-scalars';
 import { requireActor, type RequestContext } from '../src/context.js';
+import { plainDecimal } from '../src/shared/money.js';
 import type { TotalsView, UsageEventRow } from '../src/usage/analytics.service.js';
 import { DailyLeaderboard, UsageBreakdown, UsageEvent, UsageKeyRef, UsageSummary, UsageTimeseries } from './types/usage.types.js';
 
-const decimal = (value: string | null) => (value === null ? null : value.includes('.') ? value.replace(/0+$/, '').replace(/\.$/, '') : value);
+const decimal = plainDecimal;
 
 function toUsageEvent(e: UsageEventRow): UsageEvent {
   return {

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import type { TotalsView, UsageEventRow } from '../src/usage/analytics.service.js';
+import { plainDecimal } from '../src/shared/money.js';
 import { authed, from } from './handler.js';
 
 const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
@@ -37,11 +38,7 @@ export function usageEventJson(e: UsageEventRow) {
   };
 }
 
-/** A stored numeric as its canonical string: no trailing zeros, never exponent notation. */
-function decimal(value: string | null): string | null {
-  if (value === null) return null;
-  return value.includes('.') ? value.replace(/0+$/, '').replace(/\.$/, '') : value;
-}
+const decimal = plainDecimal;
 
 function totalsJson(t: TotalsView) {
   return {

@@ -21,3 +21,9 @@ export function formatUsd(value: Decimal.Value): string {
 export function sumUsd(values: Decimal.Value[]): Decimal {
   return values.reduce<Decimal>((acc, value) => acc.plus(value), new Money(0));
 }
+
+/** A stored numeric as written by PostgreSQL, in its canonical form: no trailing zeros, never exponent notation, null kept. */
+export function plainDecimal(value: string | null): string | null {
+  if (value === null) return null;
+  return value.includes('.') ? value.replace(/0+$/, '').replace(/\.$/, '') : value;
+}
