@@ -6,6 +6,7 @@ import { Migration20261122030000_video_tasks } from './Migration20261122030000_v
 import { Migration20261122040000_service_status } from './Migration20261122040000_service_status.js';
 import { Migration20261122050000_announcements } from './Migration20261122050000_announcements.js';
 import { Migration20261122060000_usage_rollups } from './Migration20261122060000_usage_rollups.js';
+import { Migration20261122070000_payments } from './Migration20261122070000_payments.js';
 
 /**
  * Every migration, in order. Listed explicitly (not globbed from disk) so the same list runs from the
@@ -19,4 +20,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122040000_service_status', class: Migration20261122040000_service_status },
   { name: 'Migration20261122050000_announcements', class: Migration20261122050000_announcements },
   { name: 'Migration20261122060000_usage_rollups', class: Migration20261122060000_usage_rollups },
+  { name: 'Migration20261122070000_payments', class: Migration20261122070000_payments },
 ];

@@ -10,8 +10,9 @@ import { VideoResolver } from './video.resolver.js';
 import { AnnouncementsResolver } from './announcements.resolver.js';
 import { StatusResolver } from './status.resolver.js';
 import { UsageResolver } from './usage.resolver.js';
+import { PaymentsResolver } from './payments.resolver.js';
 
-export const resolvers = [AccountResolver, KeysResolver, CatalogResolver, AdminResolver, VideoResolver, UsageResolver, StatusResolver, AnnouncementsResolver] as const;
+export const resolvers = [AccountResolver, KeysResolver, CatalogResolver, AdminResolver, VideoResolver, UsageResolver, StatusResolver, AnnouncementsResolver, PaymentsResolver] as const;
 
 /** Builds the executable schema; `schema/schema.graphql` is this schema printed (a test keeps them equal). */
 export function buildGraphQLSchema(pubSub: PubSub): Promise<GraphQLSchema> {

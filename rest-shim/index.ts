@@ -6,6 +6,7 @@ import { announcementsRouter } from './announcements.router.js';
 import { leaderboardRouter } from './leaderboard.router.js';
 import { statusRouter } from './status.router.js';
 import { usageRouter } from './usage.router.js';
+import { paymentsRouter } from './payments.router.js';
 
 /** The cabinet REST paths of SPEC.md, mounted behind the request-context middleware. */
 export function cabinetRouter(): Router {
@@ -16,8 +17,10 @@ export function cabinetRouter(): Router {
   router.use('/usage', usageRouter());
   router.use('/leaderboard', leaderboardRouter());
   router.use('/announcements', announcementsRouter());
+  router.use('/payments', paymentsRouter());
   return router;
 }
 
 export { healthRouter } from './health.router.js';
 export { errorHandler } from './errors.js';
+export { checkoutWebhook } from './payments.router.js';

@@ -10,7 +10,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { formatGraphQLError } from '../resolvers/errors.js';
 import { buildGraphQLSchema } from '../resolvers/schema.js';
-import { cabinetRouter, errorHandler, healthRouter } from '../rest-shim/index.js';
+import { cabinetRouter, checkoutWebhook, errorHandler, healthRouter } from '../rest-shim/index.js';
 import { v1Router } from '../rest-shim/v1/router.js';
 import type { Config } from './config.js';
 import {
@@ -126,10 +126,12 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   await apollo.start();
 
   const json = express.json({ limit: BODY_LIMIT, strict: false });
-  app.use(['/graphql', '/trpc', '/auth', '/keys', '/catalog', '/usage', '/leaderboard', '/announcements', '/v1'], requireMigrated(readiness));
+  app.use(['/graphql', '/trpc', '/auth', '/keys', '/catalog', '/usage', '/leaderboard', '/announcements', '/payments', '/v1'], requireMigrated(readiness));
   app.use('/v1', v1Router(services));
   app.use('/graphql', json, withContext, expressMiddleware(apollo, { context: async ({ res }) => res.locals.ctx as RequestContext }));
   app.use('/trpc', json, withContext, createExpressMiddleware({ router: appRouter, createContext: ({ res }) => res.locals.ctx as RequestContext }));
+  // The checkout webhook is signed over its raw bytes: it must see the body before any JSON parser.
+  app.post('/payments/webhooks/checkout', express.raw({ type: () => true, limit: '1mb' }), checkoutWebhook(services));
   app.use(json, withContext, cabinetRouter());
 
   app.use((_req, res) => {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { resolveUpstreams, upstreamsSchema, type Upstream } from './inference/upstreams.config.js';
+import { paymentsSchema, resolvePayments, type PaymentsSettings } from './payments/payments.config.js';
 
 /** Thrown at boot when the environment or the operator file is wrong; the message names the bad setting. */
 export class ConfigError extends Error {
@@ -66,6 +67,7 @@ const operatorFileSchema = z
       })
       .prefault({}),
     upstreams: upstreamsSchema,
+    payments: paymentsSchema,
   })
   .loose();
 
@@ -93,6 +95,8 @@ export interface Config {
   catalogFile?: string;
   /** Upstreams with their credentials resolved; never logged, never shown. */
   upstreams: Upstream[];
+  /** The operator's payments section with the checkout webhook secret resolved from the environment; never shown. */
+  payments: PaymentsSettings;
 }
 
 function formatIssues(prefix: string, error: z.ZodError): string {
@@ -136,6 +140,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError((error as Error).message);
   }
 
+  let payments: PaymentsSettings;
+  try {
+    payments = resolvePayments(operator.data.payments, env);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+
   if (e.NODE_ENV === 'production' && upstreams.length === 0) {
     throw new ConfigError(
       'No upstreams configured: in production BAIKAL_CONFIG must name at least one upstream (see README "Upstreams"); outside production the built-in simulator is used',
@@ -166,5 +177,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     configFile: e.BAIKAL_CONFIG,
     catalogFile: e.BAIKAL_CATALOG,
     upstreams,
+    payments,
   };
 }

@@ -71,6 +71,10 @@ export async function startGateway(config: Config, log: Logger, clock: Clock = s
     // Also drops in-memory holds past their expiry and idle accounts.
     services.billing.expireHolds().catch((error: unknown) => log.warn({ err: error }, 'hold sweep failed'));
   }, 30_000).unref();
+  // Pending invoices past their expiry and bonus grants past theirs.
+  const paymentsSweeper = setInterval(() => {
+    services.payments.sweep().catch((error: unknown) => log.warn({ err: error }, 'payments sweep failed'));
+  }, 30_000).unref();
   const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
   log.info({ port: address.port, host: address.address, url }, `Baikal gateway ready on ${url}`);
 
@@ -85,6 +89,7 @@ export async function startGateway(config: Config, log: Logger, clock: Clock = s
     stop: () =>
       (stopping ??= (async () => {
         clearInterval(sweeper);
+        clearInterval(paymentsSweeper);
         await gateway.close();
         await services.video.stop();
         await services.status.stop();

@@ -19,6 +19,7 @@ import { VideoService } from './video/video.service.js';
 import { AnalyticsService } from './usage/analytics.service.js';
 import { StatusService } from './status/status.service.js';
 import { AnnouncementsService } from './announcements/announcements.service.js';
+import { PaymentsService } from './payments/payments.service.js';
 
 /** The domain services, one instance each per process, shared by every transport. */
 export interface Services {
@@ -35,6 +36,7 @@ export interface Services {
   analytics: AnalyticsService;
   status: StatusService;
   announcements: AnnouncementsService;
+  payments: PaymentsService;
 }
 
 export interface ServiceDeps {
@@ -77,5 +79,6 @@ export function createServices(deps: ServiceDeps): Services {
     analytics: new AnalyticsService({ ...deps, catalog }),
     status: new StatusService({ ...deps, catalog, routes, upstreams }),
     announcements: new AnnouncementsService(deps),
+    payments: new PaymentsService({ ...deps, billing }),
   };
 }

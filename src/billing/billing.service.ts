@@ -221,6 +221,28 @@ export class BillingService {
     return settlement;
   }
 
+  /**
+   * Runs `work` in one transaction that holds the account row lock; `post` inside it appends ledger
+   * rows (idempotent on their keys) in the same transaction, so other writes of `work` (an invoice
+   * moving to paid, a bonus grant) commit or roll back together with them. Cached balances move after
+   * the commit.
+   */
+  async withAccount<T>(userId: string, work: (tx: EntityManager, post: (request: PostRequest) => Promise<Settlement>) => Promise<T>): Promise<T> {
+    let applied: string[] = [];
+    const result = await this.em().transactional(async (tx) => {
+      applied = [];
+      await this.lockUser(tx, userId);
+      return work(tx, async (request) => {
+        if (request.userId !== userId) throw new Error('withAccount: a post for another account');
+        const settlement = await this.postLocked(tx, request);
+        if (settlement.applied) applied.push(settlement.amountUsd);
+        return settlement;
+      });
+    });
+    for (const amount of applied) this.deps.wallets.credit(userId, amount);
+    return result;
+  }
+
   /** As `post`, inside a transaction that already holds the account row lock. */
   private async postLocked(tx: EntityManager, request: PostRequest): Promise<Settlement> {
     const [existing] = await tx.execute<{ id: string; amount_usd: string }[]>(

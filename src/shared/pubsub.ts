@@ -36,14 +36,31 @@ export interface ServiceStatusChangedPayload {
   observedAt: Date;
 }
 
+/** An invoice as its owner sees it (see src/payments), published on every status change. */
+export interface InvoiceEventPayload {
+  id: string;
+  method: string;
+  amountRequested: string;
+  currency: string;
+  usdCredit: string;
+  bonusRate: string;
+  bonusUsd: string;
+  status: 'pending' | 'paid' | 'expired' | 'cancelled' | 'failed';
+  paymentUrl: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  paidAt: Date | null;
+}
+
 export type PubSubChannels = {
   SESSION_EVENTS: [userId: string, payload: SessionEventPayload];
   VIDEO_TASK_UPDATED: [userId: string, payload: VideoTaskEventPayload];
+  INVOICE_UPDATED: [userId: string, payload: InvoiceEventPayload];
   /** Not keyed: service status is public, every subscriber gets every change. */
   SERVICE_STATUS_CHANGED: [payload: ServiceStatusChangedPayload];
 };
 
-export const Topics = { SessionEvents: 'SESSION_EVENTS', VideoTaskUpdated: 'VIDEO_TASK_UPDATED', ServiceStatusChanged: 'SERVICE_STATUS_CHANGED' } as const;
+export const Topics = { SessionEvents: 'SESSION_EVENTS', VideoTaskUpdated: 'VIDEO_TASK_UPDATED', ServiceStatusChanged: 'SERVICE_STATUS_CHANGED', InvoiceUpdated: 'INVOICE_UPDATED' } as const;
 
 export type PubSub = ReturnType<typeof createYogaPubSub<PubSubChannels>>;
 

@@ -6,6 +6,7 @@ import { keysRouter } from './routers/keys.router.js';
 import { announcementsRouter } from './routers/announcements.router.js';
 import { statusRouter } from './routers/status.router.js';
 import { usageRouter } from './routers/usage.router.js';
+import { paymentsRouter } from './routers/payments.router.js';
 
 export const appRouter = router({
   accounts: accountsRouter,
@@ -15,6 +16,7 @@ export const appRouter = router({
   usage: usageRouter,
   status: statusRouter,
   announcements: announcementsRouter,
+  payments: paymentsRouter,
 });
 
 /** Imported (as a type only) by TypeScript front ends and by the tests' tRPC client. */

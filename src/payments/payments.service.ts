@@ -1,0 +1,469 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { Decimal } from 'decimal.js';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { BillingService, PostRequest, Settlement } from '../billing/billing.service.js';
+import { requireAdmin } from '../catalog/catalog.service.js';
+import type { ServiceDeps } from '../services.js';
+import type { Actor } from '../shared/actor.js';
+import { DomainError } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import { formatUsd, money } from '../shared/money.js';
+import { Topics, type InvoiceEventPayload } from '../shared/pubsub.js';
+import { parseInput } from '../shared/validation.js';
+import type { PaymentMethodConfig, PaymentsSettings } from './payments.config.js';
+import {
+  acceptAgreementInput,
+  checkoutEvent,
+  createInvoiceInput,
+  invoiceIdInput,
+  listInvoicesInput,
+  markInvoicePaidInput,
+  paymentConfigInput,
+  type AcceptAgreementInput,
+  type CreateInvoiceInput,
+  type ListInvoicesInput,
+  type PaymentConfigInput,
+} from './payments.schemas.js';
+
+export type InvoiceView = InvoiceEventPayload;
+export type InvoiceStatus = InvoiceView['status'];
+
+export interface PaymentMethodView {
+  id: string;
+  label: string;
+  currency: string;
+  minUsd: string;
+  maxUsd: string;
+  enabled: boolean;
+}
+
+export interface AgreementContentView {
+  termsVersion: string;
+  privacyVersion: string;
+  title: string;
+  intro: string;
+  sections: { title: string; text: string }[];
+}
+
+export interface PaymentConfigView {
+  paymentsEnabled: boolean;
+  rubPerUsd: string;
+  methods: PaymentMethodView[];
+  agreement: AgreementContentView;
+  agreementAccepted: boolean;
+  paidBalanceUsd: string;
+  bonusBalanceUsd: string;
+  nextBonusExpiry: Date | null;
+  bonusEnabled: boolean;
+  bonusExpiryDays: number;
+  bonusTiers: { minUsd: string; rate: string }[];
+  trustedPartnerEnabled: boolean;
+  trustedPartnerActive: boolean;
+  trustedPartnerValidUntil: Date | null;
+}
+
+export interface AgreementAcceptanceView {
+  accepted: true;
+  termsVersion: string;
+  privacyVersion: string;
+}
+
+/** What a webhook call did; `status` is the HTTP answer (200 applied/ignored/duplicate, 400 refused). */
+export interface WebhookOutcome {
+  status: 200 | 400;
+  outcome: string;
+}
+
+interface InvoiceRow {
+  id: string;
+  user_id: string;
+  method: string;
+  provider: string;
+  currency: string;
+  amount_requested: string;
+  usd_credit: string;
+  bonus_rate: string;
+  bonus_usd: string;
+  status: InvoiceStatus;
+  payment_url: string | null;
+  provider_ref: string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+  paid_at: Date | string | null;
+  expires_at: Date | string;
+}
+
+/** Statuses from which a confirmed payment still credits (money received after expiry or a failed attempt is not lost). */
+const PAYABLE = `('pending', 'expired', 'failed')`;
+/** Largest webhook body kept in `payment_events.raw`. */
+const MAX_RAW_EVENT = 64 * 1024;
+
+/**
+ * RUB amounts: usd x rub_per_usd, rounded half-up to whole kopecks (2 decimal places). USD amounts are
+ * whole cents already (the request is validated so).
+ */
+export function amountInCurrency(usd: Decimal.Value, method: Pick<PaymentMethodConfig, 'currency'>, rubPerUsd: Decimal.Value): Decimal {
+  const amount = money(usd);
+  return method.currency === 'RUB' ? amount.times(rubPerUsd).toDecimalPlaces(2, Decimal.ROUND_HALF_UP) : amount;
+}
+
+/** The bonus share: the tier with the highest `minUsd` at or below the amount (boundary inclusive); 0 when none. */
+export function bonusRateFor(usd: Decimal.Value, bonus: PaymentsSettings['bonus']): Decimal {
+  if (!bonus.enabled) return money(0);
+  let best: { min: Decimal; rate: Decimal } | null = null;
+  for (const tier of bonus.tiers) {
+    const min = money(tier.minUsd);
+    if (min.lessThanOrEqualTo(usd) && (!best || min.greaterThan(best.min))) best = { min, rate: money(tier.rate) };
+  }
+  return best?.rate ?? money(0);
+}
+
+/**
+ * Payments (DESIGN.md Payments): operator-configured methods, agreement acceptance, invoices, and two
+ * providers — `manual` (an admin marks an invoice paid) and a hosted `checkout` that confirms by an
+ * HMAC-signed webhook. A paid invoice credits paid balance and its bonus in one transaction with the
+ * invoice's compare-and-set to `paid`, so a payment credits exactly once whatever arrives when.
+ */
+export class PaymentsService {
+  constructor(private readonly deps: ServiceDeps & { billing: BillingService }) {}
+
+  private get settings(): PaymentsSettings {
+    return this.deps.config.payments;
+  }
+
+  private em(): EntityManager {
+    return this.deps.orm.em.fork();
+  }
+
+  private now(): Date {
+    return this.deps.clock.now();
+  }
+
+  async config(actor: Actor, raw: PaymentConfigInput = {}): Promise<PaymentConfigView> {
+    const { language } = parseInput(paymentConfigInput, raw ?? {});
+    const s = this.settings;
+    const now = this.now();
+    const [row] = await this.em().execute<{ balance_paid_usd: string; balance_bonus_usd: string; trusted_partner_until: Date | null; next_expiry: Date | null; accepted: boolean }[]>(
+      `select u.balance_paid_usd, u.balance_bonus_usd, u.trusted_partner_until,
+              (select min(g.expires_at) from bonus_grants g where g.user_id = u.id and g.expired_at is null) as next_expiry,
+              exists (select 1 from agreement_acceptances a where a.user_id = u.id and a.terms_version = ? and a.privacy_version = ?) as accepted
+         from users u where u.id = ?`,
+      [s.agreement.termsVersion, s.agreement.privacyVersion, actor.userId],
+    );
+    if (!row) throw new DomainError('unauthenticated', 'Not signed in');
+    const bonusBalance = money(row.balance_bonus_usd);
+    const until = row.trusted_partner_until ? new Date(row.trusted_partner_until) : null;
+    const text = s.agreement[language];
+    return {
+      paymentsEnabled: s.enabled,
+      rubPerUsd: formatUsd(s.rubPerUsd),
+      methods: s.methods.map(methodView),
+      agreement: { termsVersion: s.agreement.termsVersion, privacyVersion: s.agreement.privacyVersion, title: text.title, intro: text.intro, sections: text.sections.map((x) => ({ title: x.title, text: x.text })) },
+      agreementAccepted: Boolean(row.accepted),
+      paidBalanceUsd: formatUsd(row.balance_paid_usd),
+      bonusBalanceUsd: formatUsd(bonusBalance),
+      // Only bonus that is still there can expire.
+      nextBonusExpiry: bonusBalance.greaterThan(0) && row.next_expiry ? new Date(row.next_expiry) : null,
+      bonusEnabled: s.bonus.enabled,
+      bonusExpiryDays: s.bonus.expiryDays,
+      bonusTiers: [...s.bonus.tiers].sort((a, b) => money(a.minUsd).comparedTo(b.minUsd)).map((t) => ({ minUsd: formatUsd(t.minUsd), rate: formatUsd(t.rate) })),
+      trustedPartnerEnabled: s.trustedPartner.enabled,
+      trustedPartnerActive: s.trustedPartner.enabled && until !== null && until.getTime() > now.getTime(),
+      trustedPartnerValidUntil: until,
+    };
+  }
+
+  /** Records acceptance of the current agreement versions (a new version needs a new acceptance). */
+  async acceptAgreement(actor: Actor, raw: AcceptAgreementInput, clientAddress: string | null): Promise<AgreementAcceptanceView> {
+    const input = parseInput(acceptAgreementInput, raw ?? {});
+    const { termsVersion, privacyVersion } = this.settings.agreement;
+    await this.em().execute(
+      `insert into agreement_acceptances (id, user_id, terms_version, privacy_version, language, surface, client_address, accepted_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?::timestamptz)`,
+      [newId(), actor.userId, termsVersion, privacyVersion, input.language, input.surface, clientAddress, this.now()],
+    );
+    this.deps.log.info({ userId: actor.userId, termsVersion, privacyVersion, surface: input.surface }, 'agreement accepted');
+    return { accepted: true, termsVersion, privacyVersion };
+  }
+
+  async createInvoice(actor: Actor, raw: CreateInvoiceInput): Promise<InvoiceView> {
+    const input = parseInput(createInvoiceInput, raw ?? {});
+    const s = this.settings;
+    if (!s.enabled) throw new DomainError('forbidden', 'Payments are disabled', { reason: 'payments_disabled' });
+    const method = s.methods.find((m) => m.id === input.method && m.enabled);
+    if (!method) {
+      const ids = s.methods.filter((m) => m.enabled).map((m) => m.id);
+      throw new DomainError('validation_failed', 'Request validation failed', {
+        issues: [{ loc: ['method'], msg: `Input should be one of: ${ids.join(', ') || 'none'}`, type: 'enum' }],
+      });
+    }
+    const usd = money(input.amount_usd);
+    if (usd.lessThan(method.minUsd) || usd.greaterThan(method.maxUsd)) {
+      throw new DomainError('validation_failed', 'Request validation failed', {
+        issues: [{ loc: ['amount_usd'], msg: `Input should be between ${formatUsd(method.minUsd)} and ${formatUsd(method.maxUsd)} USD for ${method.id}`, type: 'range_error' }],
+      });
+    }
+    const em = this.em();
+    const [accepted] = await em.execute<{ ok: number }[]>(
+      'select 1 as ok from agreement_acceptances where user_id = ? and terms_version = ? and privacy_version = ? limit 1',
+      [actor.userId, s.agreement.termsVersion, s.agreement.privacyVersion],
+    );
+    if (!accepted) throw new DomainError('forbidden', 'Accept the current terms and privacy policy first', { reason: 'agreement_required' });
+
+    const id = newId();
+    const amount = amountInCurrency(usd, method, s.rubPerUsd);
+    const rate = bonusRateFor(usd, s.bonus);
+    const bonusUsd = usd.times(rate);
+    const paymentUrl =
+      method.provider === 'checkout'
+        ? `${s.checkout.baseUrl}${s.checkout.baseUrl.includes('?') ? '&' : '?'}invoice=${id}&amount=${encodeURIComponent(formatUsd(amount))}&currency=${method.currency}`
+        : null;
+    const now = this.now();
+    const [row] = await em.execute<InvoiceRow[]>(
+      `insert into invoices (id, user_id, method, provider, currency, amount_requested, usd_credit, bonus_rate, bonus_usd, status, payment_url,
+                             created_at, updated_at, expires_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?::timestamptz, ?::timestamptz, ?::timestamptz) returning *`,
+      [id, actor.userId, method.id, method.provider, method.currency, amount.toFixed(), usd.toFixed(), rate.toFixed(), bonusUsd.toFixed(), paymentUrl, now, now, new Date(now.getTime() + s.invoiceTtlMinutes * 60_000)],
+    );
+    this.deps.log.info({ invoiceId: id, userId: actor.userId, method: method.id, usd: usd.toFixed() }, 'invoice created');
+    const view = toView(row!);
+    this.publish(row!.user_id, view);
+    return view;
+  }
+
+  async listInvoices(actor: Actor, raw: ListInvoicesInput = {}): Promise<InvoiceView[]> {
+    const { limit } = parseInput(listInvoicesInput, raw ?? {});
+    const rows = await this.em().execute<InvoiceRow[]>('select * from invoices where user_id = ? order by created_at desc, id desc limit ?', [actor.userId, limit]);
+    return rows.map(toView);
+  }
+
+  /** One of the caller's invoices; 404 for an unknown or someone else's id. */
+  async getInvoice(actor: Actor, invoiceId: string): Promise<InvoiceView> {
+    const { invoice_id } = parseInput(invoiceIdInput, { invoice_id: invoiceId });
+    const [row] = await this.em().execute<InvoiceRow[]>('select * from invoices where id = ? and user_id = ?', [invoice_id, actor.userId]);
+    if (!row) throw new DomainError('not_found', 'No such invoice');
+    return toView(row);
+  }
+
+  /** Admin (manual provider, or an operator override): marks an invoice paid and credits it once. */
+  async markPaid(actor: Actor, invoiceId: string, reference?: string | null): Promise<InvoiceView> {
+    requireAdmin(actor);
+    const input = parseInput(markInvoicePaidInput, { invoice_id: invoiceId, ...(reference != null ? { reference } : {}) });
+    const result = await this.applyPaid(input.invoice_id, input.reference ?? `manual:${actor.userId}`);
+    if (!result) throw new DomainError('not_found', 'No such invoice');
+    this.deps.log.info({ invoiceId: input.invoice_id, admin: actor.userId, changed: result.changed }, 'invoice marked paid');
+    return toView(result.row);
+  }
+
+  /**
+   * Pending/expired/failed -> paid by compare-and-set, with the paid credit, the bonus credit and its
+   * grant in the same transaction (under the account lock). Returns null for an unknown invoice and
+   * `changed: false` when it was already paid (or cancelled): nothing is credited twice.
+   */
+  private async applyPaid(
+    invoiceId: string,
+    providerRef: string | null,
+    within?: (tx: EntityManager, changed: boolean) => Promise<void>,
+  ): Promise<{ changed: boolean; row: InvoiceRow } | null> {
+    const [found] = await this.em().execute<{ user_id: string }[]>('select user_id from invoices where id = ?', [invoiceId]);
+    if (!found) return null;
+    const now = this.now();
+    const expiresAt = new Date(now.getTime() + this.settings.bonus.expiryDays * 86_400_000);
+    const result = await this.deps.billing.withAccount(found.user_id, async (tx, post: (r: PostRequest) => Promise<Settlement>) => {
+      const [row] = await tx.execute<InvoiceRow[]>(
+        `update invoices set status = 'paid', paid_at = ?::timestamptz, updated_at = ?::timestamptz, provider_ref = coalesce(?, provider_ref)
+          where id = ? and status in ${PAYABLE} returning *`,
+        [now, now, providerRef, invoiceId],
+      );
+      if (!row) {
+        const [current] = await tx.execute<InvoiceRow[]>('select * from invoices where id = ?', [invoiceId]);
+        await within?.(tx, false);
+        return { changed: false, row: current! };
+      }
+      await post({ userId: row.user_id, amountUsd: row.usd_credit, kind: 'topup', bucket: 'paid', idempotencyKey: `invoice:${row.id}:paid`, note: `invoice ${row.id} (${row.method})` });
+      if (money(row.bonus_usd).greaterThan(0)) {
+        const bonus = await post({ userId: row.user_id, amountUsd: row.bonus_usd, kind: 'bonus', bucket: 'bonus', idempotencyKey: `invoice:${row.id}:bonus`, note: `bonus for invoice ${row.id}` });
+        if (bonus.applied) {
+          await tx.execute(
+            `insert into bonus_grants (id, user_id, invoice_id, amount, granted_at, expires_at) values (?, ?, ?, ?, ?::timestamptz, ?::timestamptz)
+             on conflict (invoice_id) where invoice_id is not null do nothing`,
+            [newId(), row.user_id, row.id, row.bonus_usd, now, expiresAt],
+          );
+        }
+      }
+      await within?.(tx, true);
+      return { changed: true, row };
+    });
+    if (result.changed) this.publish(result.row.user_id, toView(result.row));
+    return result;
+  }
+
+  /**
+   * The hosted checkout's webhook: `x-checkout-signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`.
+   * Unsigned, wrongly signed, stale, malformed or mismatched events credit nothing, are recorded with
+   * their outcome and logged, and answer 400; replays and valid events with no effect answer 200.
+   */
+  async handleCheckoutWebhook(rawBody: Buffer, signatureHeader: string | undefined): Promise<WebhookOutcome> {
+    const raw = rawBody.toString('utf8');
+    let parsedJson: unknown = null;
+    try {
+      parsedJson = JSON.parse(raw);
+    } catch {
+      parsedJson = null;
+    }
+    const loose = (parsedJson && typeof parsedJson === 'object' ? parsedJson : {}) as Record<string, unknown>;
+    const looseId = typeof loose.id === 'string' ? loose.id.slice(0, 200) : null;
+    const looseInvoice = typeof loose.invoice_id === 'string' && /^[0-9a-f-]{36}$/i.test(loose.invoice_id) ? loose.invoice_id : null;
+    const looseType = typeof loose.type === 'string' ? loose.type.slice(0, 64) : null;
+    const refuse = async (outcome: string, detail: Record<string, unknown> = {}): Promise<WebhookOutcome> => {
+      await this.recordEvent(this.em(), { eventId: looseId, invoiceId: looseInvoice, type: looseType, raw, outcome });
+      this.deps.log.warn({ provider: 'checkout', eventId: looseId, invoiceId: looseInvoice, outcome, ...detail }, 'payment webhook refused');
+      return { status: 400, outcome };
+    };
+
+    const secret = this.settings.checkoutSecret;
+    if (!secret) return refuse('not_configured');
+    const signature = parseSignature(signatureHeader);
+    if (!signature) return refuse('unsigned');
+    const expected = createHmac('sha256', secret).update(`${signature.t}.`).update(rawBody).digest();
+    const given = /^[0-9a-f]{64}$/i.test(signature.v1) ? Buffer.from(signature.v1, 'hex') : Buffer.alloc(0);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return refuse('bad_signature');
+    const skew = Math.abs(Math.floor(this.now().getTime() / 1000) - signature.t);
+    if (skew > this.settings.checkout.toleranceSeconds) return refuse('stale', { skewSeconds: skew });
+
+    const parsed = checkoutEvent.safeParse(parsedJson);
+    if (!parsed.success) return refuse('malformed');
+    const event = parsed.data;
+
+    const em = this.em();
+    const [seen] = await em.execute<{ outcome: string }[]>(
+      `select outcome from payment_events where provider = 'checkout' and event_id = ? and outcome in ('applied', 'ignored') limit 1`,
+      [event.id],
+    );
+    if (seen) {
+      await this.recordEvent(em, { eventId: event.id, invoiceId: looseInvoice, type: event.type, raw, outcome: 'duplicate' });
+      return { status: 200, outcome: 'duplicate' };
+    }
+    const [invoice] = looseInvoice
+      ? await em.execute<InvoiceRow[]>(`select * from invoices where id = ? and provider = 'checkout'`, [event.invoice_id])
+      : [];
+    if (!invoice) return refuse('unknown_invoice');
+    if (event.currency !== invoice.currency) return refuse('currency_mismatch', { expected: invoice.currency, got: event.currency });
+    if (!money(event.amount).equals(invoice.amount_requested)) return refuse('amount_mismatch', { expected: formatUsd(invoice.amount_requested), got: event.amount });
+
+    const record = (outcome: string) => (tx: EntityManager) => this.recordEvent(tx, { eventId: event.id, invoiceId: invoice.id, type: event.type, raw, outcome });
+    if (event.type === 'invoice.paid') {
+      const result = await this.applyPaid(invoice.id, event.id, (tx, changed) => record(changed ? 'applied' : 'ignored')(tx));
+      const outcome = result?.changed ? 'applied' : 'ignored';
+      this.deps.log.info({ provider: 'checkout', eventId: event.id, invoiceId: invoice.id, outcome }, 'payment webhook');
+      return { status: 200, outcome };
+    }
+    // invoice.failed: only a pending invoice fails; after paid (or any other end) it changes nothing.
+    const [failed] = await em.execute<InvoiceRow[]>(
+      `update invoices set status = 'failed', updated_at = ?::timestamptz where id = ? and status = 'pending' returning *`,
+      [this.now(), invoice.id],
+    );
+    const outcome = failed ? 'applied' : 'ignored';
+    await record(outcome)(em);
+    if (failed) this.publish(failed.user_id, toView(failed));
+    this.deps.log.info({ provider: 'checkout', eventId: event.id, invoiceId: invoice.id, outcome }, 'payment webhook');
+    return { status: 200, outcome };
+  }
+
+  private async recordEvent(tx: EntityManager, e: { eventId: string | null; invoiceId: string | null; type: string | null; raw: string; outcome: string }): Promise<void> {
+    await tx.execute(
+      `insert into payment_events (id, provider, event_id, invoice_id, type, raw, outcome, received_at) values (?, 'checkout', ?, ?, ?, ?, ?, ?::timestamptz)`,
+      [newId(), e.eventId, e.invoiceId, e.type, e.raw.slice(0, MAX_RAW_EVENT).replace(/\u0000/g, ''), e.outcome, this.now()],
+    );
+  }
+
+  /** Pending invoices past their expiry become `expired`; returns how many. */
+  async expireInvoices(now: Date = this.now()): Promise<number> {
+    const rows = await this.em().execute<InvoiceRow[]>(
+      `update invoices set status = 'expired', updated_at = ?::timestamptz where status = 'pending' and expires_at <= ?::timestamptz returning *`,
+      [now, now],
+    );
+    for (const row of rows) this.publish(row.user_id, toView(row));
+    return rows.length;
+  }
+
+  /**
+   * Bonus grants past their expiry expire, oldest first. Bonus is spent first-in-first-out, so what
+   * is left of a grant is max(0, bonus balance - newer unexpired grants), at most the grant; that
+   * remainder leaves the bonus balance as a `bonus_expiry` ledger row. Returns how many grants expired.
+   */
+  async expireBonuses(now: Date = this.now()): Promise<number> {
+    const due = await this.em().execute<{ id: string; user_id: string }[]>(
+      `select id, user_id from bonus_grants where expired_at is null and expires_at <= ?::timestamptz order by expires_at, granted_at, id limit 500`,
+      [now],
+    );
+    let count = 0;
+    for (const grant of due) {
+      const expired = await this.deps.billing.withAccount(grant.user_id, async (tx, post) => {
+        const [g] = await tx.execute<{ id: string; amount: string; granted_at: Date; user_id: string }[]>(
+          'select id, amount, granted_at, user_id from bonus_grants where id = ? and expired_at is null for update',
+          [grant.id],
+        );
+        if (!g) return false;
+        const [state] = await tx.execute<{ bonus: string; newer: string }[]>(
+          `select u.balance_bonus_usd as bonus,
+                  coalesce((select sum(n.amount) from bonus_grants n
+                             where n.user_id = u.id and n.expired_at is null and n.id <> ? and (n.granted_at, n.id) > (?::timestamptz, ?::uuid)), 0) as newer
+             from users u where u.id = ?`,
+          [g.id, g.granted_at, g.id, g.user_id],
+        );
+        const left = Decimal.min(money(g.amount), Decimal.max(0, money(state!.bonus).minus(state!.newer)));
+        if (left.greaterThan(0)) {
+          await post({ userId: g.user_id, amountUsd: left.negated(), kind: 'bonus_expiry', idempotencyKey: `bonus-expiry:${g.id}`, note: `bonus grant ${g.id} expired` });
+        }
+        await tx.execute('update bonus_grants set expired_at = ?::timestamptz where id = ?', [now, g.id]);
+        return true;
+      });
+      if (expired) count += 1;
+    }
+    return count;
+  }
+
+  /** One sweep of both: called every ~30 s by the server and directly by tests. */
+  async sweep(now: Date = this.now()): Promise<{ invoices: number; bonuses: number }> {
+    return { invoices: await this.expireInvoices(now), bonuses: await this.expireBonuses(now) };
+  }
+
+  private publish(userId: string, view: InvoiceView): void {
+    this.deps.pubsub.publish(Topics.InvoiceUpdated, userId, view);
+  }
+}
+
+function parseSignature(header: string | undefined): { t: number; v1: string } | null {
+  if (!header) return null;
+  const parts = new Map<string, string>();
+  for (const piece of header.split(',')) {
+    const index = piece.indexOf('=');
+    if (index > 0) parts.set(piece.slice(0, index).trim(), piece.slice(index + 1).trim());
+  }
+  const t = parts.get('t');
+  const v1 = parts.get('v1');
+  if (!t || !/^\d{1,12}$/.test(t) || !v1) return null;
+  return { t: Number(t), v1 };
+}
+
+function methodView(m: PaymentMethodConfig): PaymentMethodView {
+  return { id: m.id, label: m.label, currency: m.currency, minUsd: formatUsd(m.minUsd), maxUsd: formatUsd(m.maxUsd), enabled: m.enabled };
+}
+
+function toView(row: InvoiceRow): InvoiceView {
+  return {
+    id: row.id,
+    method: row.method,
+    amountRequested: formatUsd(row.amount_requested),
+    currency: row.currency,
+    usdCredit: formatUsd(row.usd_credit),
+    bonusRate: formatUsd(row.bonus_rate),
+    bonusUsd: formatUsd(row.bonus_usd),
+    status: row.status,
+    paymentUrl: row.payment_url,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+    paidAt: row.paid_at ? new Date(row.paid_at) : null,
+  };
+}
