@@ -7,6 +7,7 @@ import { Migration20261122040000_service_status } from './Migration2026112204000
 import { Migration20261122050000_announcements } from './Migration20261122050000_announcements.js';
 import { Migration20261122060000_usage_rollups } from './Migration20261122060000_usage_rollups.js';
 import { Migration20261122070000_payments } from './Migration20261122070000_payments.js';
+import { Migration20261122080000_identity } from './Migration20261122080000_identity.js';
 
 /**
  * Every migration, in order. Listed explicitly (not globbed from disk) so the same list runs from the
@@ -21,4 +22,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122050000_announcements', class: Migration20261122050000_announcements },
   { name: 'Migration20261122060000_usage_rollups', class: Migration20261122060000_usage_rollups },
   { name: 'Migration20261122070000_payments', class: Migration20261122070000_payments },
+  { name: 'Migration20261122080000_identity', class: Migration20261122080000_identity },
 ];

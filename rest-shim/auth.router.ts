@@ -1,5 +1,6 @@
-import { Router } from 'express';
-import { accountJson, accountSummaryJson, transactionJson } from './mappers.js';
+import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { Services } from '../src/services.js';
+import { accountJson, accountSummaryJson, messengerLinksJson, messengerLinkStatusJson, transactionJson } from './mappers.js';
 import { authed, from, handle } from './handler.js';
 
 /** SPEC.md 4.1, the account slice. */
@@ -39,5 +40,62 @@ export function authRouter(): Router {
     res.json(rows.map(transactionJson));
   }));
 
+  // ---- identity (README "Identity") ----
+
+  router.post('/verify-email', authed(async (actor, ctx, req, res) => {
+    res.json(accountJson(await from('body', () => ctx.services.identity.verifyEmail(actor, req.body))));
+  }));
+
+  router.post('/resend-verification', authed(async (actor, ctx, req, res) => {
+    res.status(202).json(await from('body', () => ctx.services.identity.resendVerification(actor, req.body ?? {})));
+  }));
+
+  router.post('/email/link/start', authed(async (actor, ctx, req, res) => {
+    const started = await from('body', () => ctx.services.identity.startEmailLink(actor, req.body));
+    res.status(202).json({ ok: started.ok, expires_at: started.expiresAt.toISOString() });
+  }));
+
+  router.post('/email/link/confirm', authed(async (actor, ctx, req, res) => {
+    res.json(await from('body', () => ctx.services.identity.confirmEmailLink(actor, req.body)));
+  }));
+
+  router.get('/links', authed(async (actor, ctx, _req, res) => {
+    res.json(messengerLinksJson(await ctx.services.identity.links(actor)));
+  }));
+
+  router.post('/messenger/link/start', authed(async (actor, ctx, _req, res) => {
+    const started = await ctx.services.identity.startMessengerLink(actor);
+    res.json({ token: started.token, bot_url: started.botUrl, expires_at: started.expiresAt.toISOString() });
+  }));
+
+  router.get('/messenger/link/status', authed(async (actor, ctx, req, res) => {
+    const token = typeof req.query.token === 'string' ? req.query.token : undefined;
+    res.json(messengerLinkStatusJson(await from('query', () => ctx.services.identity.messengerLinkStatus(actor, { token: token as string }))));
+  }));
+
+  router.post('/messenger/link/confirm', authed(async (actor, ctx, req, res) => {
+    const confirmed = await from('body', () => ctx.services.identity.confirmMessengerLink(actor, req.body));
+    res.json({ status: confirmed.status, user_id: confirmed.userId });
+  }));
+
+  router.delete('/messenger/link', authed(async (actor, ctx, _req, res) => {
+    await ctx.services.identity.unlinkMessenger(actor);
+    res.status(204).end();
+  }));
+
   return router;
+}
+
+/** POST /auth/messenger/webhook: no session; mounted with a raw body parser (the signature covers the bytes). */
+export function messengerWebhook(services: Services): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    services.identity.handleWebhook(body, req.get('x-messenger-signature')).then((result) => {
+      if (result.status !== 200) {
+        res.status(400).json({ detail: 'Event refused', code: 'invalid_event' });
+        return;
+      }
+      res.json({ ok: true, outcome: result.outcome, ...(result.token ? { token: result.token, expires_at: result.expiresAt!.toISOString() } : {}) });
+    }, next);
+  };
 }

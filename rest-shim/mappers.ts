@@ -1,4 +1,5 @@
 import type { AccountSummaryView, AccountView, TransactionView } from '../src/accounts/accounts.service.js';
+import type { MessengerLinkStatusView, MessengerLinksView } from '../src/accounts/identity.service.js';
 import type { CatalogModelView, CatalogView, PricingView } from '../src/catalog/catalog.service.js';
 import type { CreatedKeyView, KeyView } from '../src/keys/keys.service.js';
 
@@ -112,5 +113,28 @@ export function catalogJson(view: CatalogView) {
       official_pricing: model.official ? pricingJson(model.official) : null,
       video: videoJson(model.video),
     })),
+  };
+}
+
+/** SPEC.md "Messenger link (account)". */
+export function messengerLinksJson(view: MessengerLinksView) {
+  return {
+    linked: view.linked,
+    messenger_label: view.messengerLabel,
+    has_password: view.hasPassword,
+    email: view.email,
+    email_verified: view.emailVerified,
+  };
+}
+
+/** SPEC.md "Messenger link status". */
+export function messengerLinkStatusJson(view: MessengerLinkStatusView) {
+  return {
+    ...messengerLinksJson(view),
+    status: view.status,
+    expires_at: view.expiresAt?.toISOString() ?? null,
+    initiated_by: view.initiatedBy,
+    error_code: view.errorCode,
+    bot_url: view.botUrl,
   };
 }

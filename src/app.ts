@@ -11,6 +11,7 @@ import { WebSocketServer } from 'ws';
 import { formatGraphQLError } from '../resolvers/errors.js';
 import { buildGraphQLSchema } from '../resolvers/schema.js';
 import { cabinetRouter, checkoutWebhook, errorHandler, healthRouter } from '../rest-shim/index.js';
+import { messengerWebhook } from '../rest-shim/auth.router.js';
 import { v1Router } from '../rest-shim/v1/router.js';
 import type { Config } from './config.js';
 import {
@@ -132,6 +133,8 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   app.use('/trpc', json, withContext, createExpressMiddleware({ router: appRouter, createContext: ({ res }) => res.locals.ctx as RequestContext }));
   // The checkout webhook is signed over its raw bytes: it must see the body before any JSON parser.
   app.post('/payments/webhooks/checkout', express.raw({ type: () => true, limit: '1mb' }), checkoutWebhook(services));
+  // The messenger bot's webhook, likewise signed over its raw bytes.
+  app.post('/auth/messenger/webhook', express.raw({ type: () => true, limit: '64kb' }), messengerWebhook(services));
   app.use(json, withContext, cabinetRouter());
 
   app.use((_req, res) => {

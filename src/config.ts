@@ -55,6 +55,14 @@ const envSchema = z.object({
   STATUS_PROBE_SECONDS: z.coerce.number().min(0).max(86_400).default(60),
   /** How long one upstream probe may take before it counts as down. */
   STATUS_PROBE_TIMEOUT_MS: z.coerce.number().int().min(10).max(120_000).default(5_000),
+  /** Outgoing mail: `smtp://user:pass@host:port` (or smtps://). Unset: the development transport (log + email_outbox table). */
+  SMTP_URL: optionalString.pipe(z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional()),
+  MAIL_FROM: z.string().min(3).default('Baikal <no-reply@baikal.localhost>'),
+  /** Language of e-mails when the request names none. */
+  MAIL_LANGUAGE: z.enum(['ru', 'en']).default('en'),
+  /** E-mail codes (verification, e-mail link): at most one per cooldown and this many per hour per account. */
+  EMAIL_CODE_COOLDOWN_SECONDS: z.coerce.number().min(0).default(60),
+  EMAIL_CODE_MAX_PER_HOUR: z.coerce.number().int().positive().default(5),
 });
 
 /** Operator data. Later capabilities (catalog, upstreams, payments) add their sections here. */
@@ -68,6 +76,16 @@ const operatorFileSchema = z
       .prefault({}),
     upstreams: upstreamsSchema,
     payments: paymentsSchema,
+    /** The messenger bot adapter (DESIGN.md: Messenger linking); absent: messenger linking is off. */
+    messenger: z
+      .strictObject({
+        label: z.string().min(1).max(64),
+        botUrl: z.url(),
+        /** Environment variable holding the bot webhook's HMAC secret. */
+        webhookSecretEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/),
+        tokenTtlMinutes: z.number().int().min(1).max(1440).default(15),
+      })
+      .optional(),
   })
   .loose();
 
@@ -97,6 +115,9 @@ export interface Config {
   upstreams: Upstream[];
   /** The operator's payments section with the checkout webhook secret resolved from the environment; never shown. */
   payments: PaymentsSettings;
+  mail: { smtpUrl?: string; from: string; language: 'ru' | 'en'; cooldownMs: number; maxPerHour: number };
+  /** The messenger section with its webhook secret resolved; null when not configured. Never shown. */
+  messenger: { label: string; botUrl: string; webhookSecret: string; tokenTtlMs: number } | null;
 }
 
 function formatIssues(prefix: string, error: z.ZodError): string {
@@ -147,6 +168,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError((error as Error).message);
   }
 
+  let messenger: Config['messenger'] = null;
+  const m = operator.data.messenger;
+  if (m) {
+    const secret = env[m.webhookSecretEnv];
+    if (!secret || secret.length < 16) throw new ConfigError(`messenger.webhookSecretEnv: environment variable ${m.webhookSecretEnv} must hold a secret of at least 16 characters`);
+    messenger = { label: m.label, botUrl: m.botUrl, webhookSecret: secret, tokenTtlMs: m.tokenTtlMinutes * 60_000 };
+  }
+
   if (e.NODE_ENV === 'production' && upstreams.length === 0) {
     throw new ConfigError(
       'No upstreams configured: in production BAIKAL_CONFIG must name at least one upstream (see README "Upstreams"); outside production the built-in simulator is used',
@@ -178,5 +207,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     catalogFile: e.BAIKAL_CATALOG,
     upstreams,
     payments,
+    mail: {
+      smtpUrl: e.SMTP_URL,
+      from: e.MAIL_FROM,
+      language: e.MAIL_LANGUAGE,
+      cooldownMs: e.EMAIL_CODE_COOLDOWN_SECONDS * 1000,
+      maxPerHour: e.EMAIL_CODE_MAX_PER_HOUR,
+    },
+    messenger,
   };
 }

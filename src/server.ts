@@ -99,6 +99,7 @@ export async function startGateway(config: Config, log: Logger, clock: Clock = s
           log.error({ err: error, pending: services.usage.pending }, 'usage records could not be written at shutdown');
         });
         await services.upstreams.close();
+        services.identity.close();
         await demo?.close();
         await database.close();
       })()),

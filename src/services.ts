@@ -20,10 +20,12 @@ import { AnalyticsService } from './usage/analytics.service.js';
 import { StatusService } from './status/status.service.js';
 import { AnnouncementsService } from './announcements/announcements.service.js';
 import { PaymentsService } from './payments/payments.service.js';
+import { IdentityService } from './accounts/identity.service.js';
 
 /** The domain services, one instance each per process, shared by every transport. */
 export interface Services {
   accounts: AccountsService;
+  identity: IdentityService;
   catalog: CatalogService;
   keys: KeysService;
   billing: BillingService;
@@ -49,7 +51,8 @@ export interface ServiceDeps {
 
 export function createServices(deps: ServiceDeps): Services {
   const catalog = new CatalogService(deps);
-  const accounts = new AccountsService(deps);
+  const identity = new IdentityService(deps);
+  const accounts = new AccountsService({ ...deps, identity });
   const wallets = new Wallets(deps);
   const limiter = new Limiter();
   const usage = new UsageRecorder(deps);
@@ -58,6 +61,7 @@ export function createServices(deps: ServiceDeps): Services {
   const billing = new BillingService({ ...deps, wallets });
   return {
     accounts,
+    identity,
     catalog,
     keys: new KeysService({ ...deps, catalog }),
     billing,
@@ -79,6 +83,6 @@ export function createServices(deps: ServiceDeps): Services {
     analytics: new AnalyticsService({ ...deps, catalog }),
     status: new StatusService({ ...deps, catalog, routes, upstreams }),
     announcements: new AnnouncementsService(deps),
-    payments: new PaymentsService({ ...deps, billing }),
+    payments: new PaymentsService({ ...deps, billing, identity }),
   };
 }

@@ -126,3 +126,84 @@ export class LoginInput {
   @Field(() => String)
   password!: string;
 }
+
+@ObjectType({ description: 'An accepted request; nothing more is told (no enumeration).' })
+export class OkPayload {
+  @Field(() => Boolean)
+  ok!: boolean;
+}
+
+@ObjectType({ description: 'An e-mail link code was requested (the same answer whether or not a code was sent).' })
+export class EmailLinkStarted {
+  @Field(() => Boolean)
+  ok!: boolean;
+
+  @Field(() => DateTimeISOResolver)
+  expiresAt!: Date;
+}
+
+@ObjectType()
+export class EmailLinkConfirmed {
+  @Field(() => Boolean)
+  ok!: boolean;
+
+  @Field(() => String)
+  email!: string;
+}
+
+@ObjectType({ description: 'The account’s sign-in methods and messenger link.' })
+export class MessengerLinks {
+  @Field(() => Boolean)
+  linked!: boolean;
+
+  @Field(() => String, { nullable: true, description: 'The linked messenger identity’s display name.' })
+  messengerLabel!: string | null;
+
+  @Field(() => Boolean)
+  hasPassword!: boolean;
+
+  @Field(() => String, { nullable: true })
+  email!: string | null;
+
+  @Field(() => Boolean)
+  emailVerified!: boolean;
+}
+
+@ObjectType()
+export class MessengerLinkStatus extends MessengerLinks {
+  @Field(() => String, { nullable: true, description: 'pending, confirmed, expired or failed.' })
+  status!: string | null;
+
+  @Field(() => DateTimeISOResolver, { nullable: true })
+  expiresAt!: Date | null;
+
+  @Field(() => String, { nullable: true, description: 'cabinet or bot.' })
+  initiatedBy!: string | null;
+
+  @Field(() => String, { nullable: true })
+  errorCode!: string | null;
+
+  @Field(() => String, { nullable: true })
+  botUrl!: string | null;
+}
+
+@ObjectType({ description: 'A cabinet-initiated messenger link: open botUrl; the bot reports the token.' })
+export class MessengerLinkStart {
+  @Field(() => String)
+  token!: string;
+
+  @Field(() => String)
+  botUrl!: string;
+
+  @Field(() => DateTimeISOResolver)
+  expiresAt!: Date;
+}
+
+@ObjectType()
+export class MessengerLinkConfirm {
+  @Field(() => String)
+  status!: string;
+
+  @Field(() => ID)
+  userId!: string;
+}

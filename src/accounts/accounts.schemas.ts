@@ -36,3 +36,49 @@ export type LoginInput = z.input<typeof loginInput>;
 
 export const transactionsQuery = z.object({ limit: intParam(1, 100, 25) });
 export type TransactionsQuery = z.input<typeof transactionsQuery>;
+
+/** E-mail codes: exactly 6 digits (DESIGN.md: E-mail). */
+export const emailCodeSchema = z.string().trim().regex(/^\d{6}$/, 'Code must be 6 digits');
+export const mailLanguageSchema = z.enum(['ru', 'en']);
+
+export const verifyEmailInput = z.strictObject({
+  code: emailCodeSchema,
+  /** Optional (SPEC.md sends it); when present it must be the account's e-mail. */
+  email: emailSchema.optional(),
+});
+export type VerifyEmailInput = z.input<typeof verifyEmailInput>;
+
+export const resendVerificationInput = z.strictObject({
+  email: emailSchema.optional(),
+  language: mailLanguageSchema.optional(),
+});
+export type ResendVerificationInput = z.input<typeof resendVerificationInput>;
+
+export const emailLinkStartInput = z.strictObject({
+  email: emailSchema,
+  language: mailLanguageSchema.optional(),
+});
+export type EmailLinkStartInput = z.input<typeof emailLinkStartInput>;
+
+export const emailLinkConfirmInput = z.strictObject({
+  email: emailSchema,
+  code: emailCodeSchema,
+  password: passwordSchema,
+});
+export type EmailLinkConfirmInput = z.input<typeof emailLinkConfirmInput>;
+
+export const linkTokenSchema = z
+  .string()
+  .min(32, 'Token must be at least 32 characters')
+  .max(256, 'Token must be at most 256 characters');
+export const messengerTokenInput = z.strictObject({ token: linkTokenSchema });
+export type MessengerTokenInput = z.input<typeof messengerTokenInput>;
+export const messengerStatusQuery = z.object({ token: linkTokenSchema });
+export type MessengerStatusQuery = z.input<typeof messengerStatusQuery>;
+
+/** The bot's webhook report (see README "Messenger bot webhook"). */
+export const messengerWebhookEvent = z.object({
+  event_id: z.string().min(1).max(128).optional(),
+  user: z.object({ id: z.union([z.string().min(1).max(64), z.number().int()]).transform(String), name: z.string().max(128).nullish() }),
+  text: z.string().max(4096),
+});

@@ -15,6 +15,7 @@ import { LedgerTransaction } from '../ledger/transaction.entity.js';
 import { loginInput, registerInput, transactionsQuery, type LoginInput, type RegisterInput, type TransactionsQuery } from './accounts.schemas.js';
 import { hashPassword, verifyDecoy, verifyPassword } from './password.js';
 import { Session } from './session.entity.js';
+import type { IdentityService } from './identity.service.js';
 import { User } from './user.entity.js';
 
 export interface AccountView {
@@ -66,6 +67,8 @@ export interface AccountsDeps {
   clock: Clock;
   pubsub: PubSub;
   log: Logger;
+  /** Sends the verification code of a new account. */
+  identity?: Pick<IdentityService, 'sendVerification'>;
 }
 
 export class AccountsService {
@@ -100,6 +103,9 @@ export class AccountsService {
       throw error;
     }
     this.deps.log.info({ userId: user.id }, 'account registered');
+    await this.deps.identity?.sendVerification(user.id, input.email).catch((error: unknown) => {
+      this.deps.log.warn({ userId: user.id, err: (error as Error).message }, 'verification code not sent');
+    });
     return this.startSession(em, user, caller);
   }
 

@@ -4,7 +4,7 @@ import { newId } from '../shared/ids.js';
 
 @Entity({ tableName: 'users' })
 export class User {
-  [OptionalProps]?: 'id' | 'username' | 'email' | 'emailVerified' | 'passwordHash' | 'isAdmin' | 'balancePaidUsd' | 'balanceBonusUsd' | 'trustedPartnerUntil' | 'creditLimitUsd' | 'createdAt' | 'updatedAt';
+  [OptionalProps]?: 'id' | 'username' | 'email' | 'emailVerified' | 'passwordHash' | 'isAdmin' | 'balancePaidUsd' | 'balanceBonusUsd' | 'trustedPartnerUntil' | 'creditLimitUsd' | 'messengerUserId' | 'messengerName' | 'createdAt' | 'updatedAt';
 
   @PrimaryKey({ type: 'uuid' })
   id: string = newId();
@@ -22,6 +22,13 @@ export class User {
   /** argon2id PHC string; null when the account has no password (messenger-only). */
   @Property({ type: 'text', nullable: true, hidden: true })
   passwordHash: string | null = null;
+
+  /** The linked messenger identity (DESIGN.md: Messenger linking); null when none is linked. */
+  @Property({ type: 'text', nullable: true })
+  messengerUserId: string | null = null;
+
+  @Property({ type: 'text', nullable: true })
+  messengerName: string | null = null;
 
   @Property({ type: 'boolean' })
   isAdmin: boolean = false;

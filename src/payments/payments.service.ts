@@ -125,7 +125,7 @@ export function bonusRateFor(usd: Decimal.Value, bonus: PaymentsSettings['bonus'
  * invoice's compare-and-set to `paid`, so a payment credits exactly once whatever arrives when.
  */
 export class PaymentsService {
-  constructor(private readonly deps: ServiceDeps & { billing: BillingService }) {}
+  constructor(private readonly deps: ServiceDeps & { billing: BillingService; identity?: { requireVerifiedEmail(userId: string): Promise<void> } }) {}
 
   private get settings(): PaymentsSettings {
     return this.deps.config.payments;
@@ -203,6 +203,8 @@ export class PaymentsService {
         issues: [{ loc: ['amount_usd'], msg: `Input should be between ${formatUsd(method.minUsd)} and ${formatUsd(method.maxUsd)} USD for ${method.id}`, type: 'range_error' }],
       });
     }
+    // Money in requires a reachable, verified owner (README "Identity"): 403 email_not_verified.
+    await this.deps.identity?.requireVerifiedEmail(actor.userId);
     const em = this.em();
     const [accepted] = await em.execute<{ ok: number }[]>(
       'select 1 as ok from agreement_acceptances where user_id = ? and terms_version = ? and privacy_version = ? limit 1',

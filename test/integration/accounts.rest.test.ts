@@ -279,3 +279,16 @@ describe('sign-in throttle per client address', () => {
     expect((await attempt('203.0.113.8', 'fourth')).status).toBe(401);
   });
 });
+
+describe('development mail transport (no SMTP_URL)', () => {
+  it('stores the verification message in email_outbox; its code verifies the account', async () => {
+    const { token, input } = await registerRest(gw.url);
+    const rows = await gw.db.query<{ subject: string; text_body: string }>('select subject, text_body from email_outbox where to_address = $1', [input.email]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.subject).toBe('Baikal: your e-mail verification code');
+    const code = /: (\d{6})\n/.exec(rows[0]!.text_body)![1]!;
+    const response = await http(gw.url, 'POST', '/auth/verify-email', { token, body: { code } });
+    expect(response.status).toBe(200);
+    expect(response.body.email_verified).toBe(true);
+  });
+});

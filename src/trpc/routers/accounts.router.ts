@@ -1,4 +1,14 @@
-import type { LoginInput, RegisterInput, TransactionsQuery } from '../../accounts/accounts.schemas.js';
+import type {
+  EmailLinkConfirmInput,
+  EmailLinkStartInput,
+  LoginInput,
+  MessengerStatusQuery,
+  MessengerTokenInput,
+  RegisterInput,
+  ResendVerificationInput,
+  TransactionsQuery,
+  VerifyEmailInput,
+} from '../../accounts/accounts.schemas.js';
 import { authedProcedure, publicProcedure, router, typedInput } from '../trpc.js';
 
 export const accountsRouter = router({
@@ -22,4 +32,18 @@ export const accountsRouter = router({
   transactions: authedProcedure
     .input(typedInput<TransactionsQuery | undefined>())
     .query(({ ctx, input }) => ctx.services.accounts.transactions(ctx.actor, input ?? {})),
+  verifyEmail: authedProcedure.input(typedInput<VerifyEmailInput>()).mutation(({ ctx, input }) => ctx.services.identity.verifyEmail(ctx.actor, input)),
+  resendVerification: authedProcedure
+    .input(typedInput<ResendVerificationInput | undefined>())
+    .mutation(({ ctx, input }) => ctx.services.identity.resendVerification(ctx.actor, input ?? {})),
+  startEmailLink: authedProcedure.input(typedInput<EmailLinkStartInput>()).mutation(({ ctx, input }) => ctx.services.identity.startEmailLink(ctx.actor, input)),
+  confirmEmailLink: authedProcedure.input(typedInput<EmailLinkConfirmInput>()).mutation(({ ctx, input }) => ctx.services.identity.confirmEmailLink(ctx.actor, input)),
+  links: authedProcedure.query(({ ctx }) => ctx.services.identity.links(ctx.actor)),
+  messengerLinkStatus: authedProcedure.input(typedInput<MessengerStatusQuery>()).query(({ ctx, input }) => ctx.services.identity.messengerLinkStatus(ctx.actor, input)),
+  startMessengerLink: authedProcedure.mutation(({ ctx }) => ctx.services.identity.startMessengerLink(ctx.actor)),
+  confirmMessengerLink: authedProcedure.input(typedInput<MessengerTokenInput>()).mutation(({ ctx, input }) => ctx.services.identity.confirmMessengerLink(ctx.actor, input)),
+  unlinkMessenger: authedProcedure.mutation(async ({ ctx }) => {
+    await ctx.services.identity.unlinkMessenger(ctx.actor);
+    return { ok: true as const };
+  }),
 });

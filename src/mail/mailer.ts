@@ -1,0 +1,45 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { Config } from '../config.js';
+import { newId } from '../shared/ids.js';
+import type { Logger } from '../shared/logging.js';
+import type { MailContent } from './templates.js';
+
+export interface OutgoingMail extends MailContent {
+  to: string;
+}
+
+/**
+ * Outgoing e-mail over nodemailer. With SMTP_URL set, real SMTP; otherwise the development transport:
+ * the message is rendered by nodemailer's JSON transport, its envelope (never its body, which carries
+ * codes) is logged, and the whole message is stored in the `email_outbox` table for the developer.
+ */
+export class Mailer {
+  private readonly transport: Transporter;
+  readonly kind: 'smtp' | 'outbox';
+
+  constructor(private readonly deps: { orm: MikroORM; config: Config; log: Logger }) {
+    const { smtpUrl } = deps.config.mail;
+    this.kind = smtpUrl ? 'smtp' : 'outbox';
+    this.transport = smtpUrl ? nodemailer.createTransport(smtpUrl) : nodemailer.createTransport({ jsonTransport: true });
+  }
+
+  /** Sends one message. Delivery problems are logged, never thrown to the caller (no enumeration through errors). */
+  async send(mail: OutgoingMail): Promise<boolean> {
+    try {
+      const info = await this.transport.sendMail({ from: this.deps.config.mail.from, to: mail.to, subject: mail.subject, text: mail.text });
+      if (this.kind === 'outbox') {
+        await this.deps.orm.em.fork().execute('insert into email_outbox (id, to_address, subject, text_body) values (?, ?, ?, ?)', [newId(), mail.to, mail.subject, mail.text]);
+      }
+      this.deps.log.info({ transport: this.kind, to: mail.to, subject: mail.subject, messageId: info.messageId }, 'e-mail sent');
+      return true;
+    } catch (error) {
+      this.deps.log.warn({ transport: this.kind, to: mail.to, subject: mail.subject, err: (error as Error).message }, 'e-mail not sent');
+      return false;
+    }
+  }
+
+  close(): void {
+    this.transport.close();
+  }
+}

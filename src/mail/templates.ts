@@ -1,0 +1,32 @@
+export type MailLanguage = 'ru' | 'en';
+
+export interface MailContent {
+  subject: string;
+  text: string;
+}
+
+/** Subject and plain text of every message the gateway sends, in ru and en. */
+export const templates = {
+  verifyEmail(language: MailLanguage, p: { brand: string; code: string; minutes: number }): MailContent {
+    return language === 'ru'
+      ? {
+          subject: `${p.brand}: код подтверждения e-mail`,
+          text: `Ваш код подтверждения: ${p.code}\n\nКод действует ${p.minutes} минут и подходит один раз.\nЕсли вы не регистрировались в ${p.brand}, просто проигнорируйте это письмо.\n`,
+        }
+      : {
+          subject: `${p.brand}: your e-mail verification code`,
+          text: `Your verification code: ${p.code}\n\nThe code is valid for ${p.minutes} minutes and works once.\nIf you did not sign up for ${p.brand}, ignore this message.\n`,
+        };
+  },
+  linkEmail(language: MailLanguage, p: { brand: string; code: string; minutes: number }): MailContent {
+    return language === 'ru'
+      ? {
+          subject: `${p.brand}: код для привязки e-mail`,
+          text: `Код для привязки этого адреса к аккаунту ${p.brand}: ${p.code}\n\nКод действует ${p.minutes} минут и подходит один раз.\nЕсли вы этого не запрашивали, просто проигнорируйте это письмо.\n`,
+        }
+      : {
+          subject: `${p.brand}: code to link your e-mail`,
+          text: `Code to link this address to your ${p.brand} account: ${p.code}\n\nThe code is valid for ${p.minutes} minutes and works once.\nIf you did not ask for this, ignore this message.\n`,
+        };
+  },
+};
