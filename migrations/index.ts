@@ -8,6 +8,7 @@ import { Migration20261122050000_announcements } from './Migration20261122050000
 import { Migration20261122060000_usage_rollups } from './Migration20261122060000_usage_rollups.js';
 import { Migration20261122070000_payments } from './Migration20261122070000_payments.js';
 import { Migration20261122080000_identity } from './Migration20261122080000_identity.js';
+import { Migration20261122090000_messenger_login } from './Migration20261122090000_messenger_login.js';
 
 /**
  * Every migration, in order. Listed explicitly (not globbed from disk) so the same list runs from the
@@ -23,4 +24,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122060000_usage_rollups', class: Migration20261122060000_usage_rollups },
   { name: 'Migration20261122070000_payments', class: Migration20261122070000_payments },
   { name: 'Migration20261122080000_identity', class: Migration20261122080000_identity },
+  { name: 'Migration20261122090000_messenger_login', class: Migration20261122090000_messenger_login },
 ];

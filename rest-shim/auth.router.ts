@@ -78,6 +78,20 @@ export function authRouter(): Router {
     res.json({ status: confirmed.status, user_id: confirmed.userId });
   }));
 
+  // Signing in with the messenger (no session needed): start, the bot confirms on its webhook, the browser polls callback.
+  router.get('/messenger/start', handle(async (ctx, _req, res) => {
+    const started = await ctx.services.identity.startMessengerLogin();
+    res.json({ token: started.token, bot_url: started.botUrl, expires_at: started.expiresAt.toISOString() });
+  }));
+
+  router.get('/messenger/callback', handle(async (ctx, req, res) => {
+    const token = typeof req.query.token === 'string' ? req.query.token : undefined;
+    const signedIn = await from('query', () => ctx.services.accounts.signInWithMessenger(ctx.caller, { token: token as string }));
+    ctx.sessionCookie.set(signedIn.sessionToken, signedIn.expiresAt);
+    res.setHeader('x-session-token', signedIn.sessionToken);
+    res.status(200).json(accountJson(signedIn.account));
+  }));
+
   router.delete('/messenger/link', authed(async (actor, ctx, _req, res) => {
     await ctx.services.identity.unlinkMessenger(actor);
     res.status(204).end();

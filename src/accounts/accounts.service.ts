@@ -67,8 +67,8 @@ export interface AccountsDeps {
   clock: Clock;
   pubsub: PubSub;
   log: Logger;
-  /** Sends the verification code of a new account. */
-  identity?: Pick<IdentityService, 'sendVerification'>;
+  /** Sends the verification code of a new account; claims messenger sign-in tokens. */
+  identity?: Pick<IdentityService, 'sendVerification' | 'consumeMessengerLogin'>;
 }
 
 export class AccountsService {
@@ -140,6 +140,14 @@ export class AccountsService {
     }
     this.failuresByAccount.reset(accountKey);
     return this.startSession(em, user, caller);
+  }
+
+  /** Signing in with the messenger: a bot-confirmed sign-in token (single use) starts a session like login. */
+  async signInWithMessenger(caller: Caller, raw: { token: string }): Promise<SignedIn> {
+    if (!this.deps.identity) throw new DomainError('not_found', 'Messenger sign-in is not configured', { reason: 'messenger_not_configured' });
+    const { userId } = await this.deps.identity.consumeMessengerLogin(raw);
+    const em = this.em();
+    return this.startSession(em, await this.loadUser(em, userId), caller);
   }
 
   /** A login with "@" is an e-mail (stored lower-case), otherwise a username (matched case-insensitively). */

@@ -71,9 +71,15 @@ export interface MessengerWebhookResult {
   expiresAt?: Date;
 }
 
+/** A claimed sign-in token's account: the one linked to the messenger identity, or one created for it. */
+export interface MessengerSignIn {
+  userId: string;
+  created: boolean;
+}
+
 interface LinkRow {
   id: string;
-  initiated_by: 'cabinet' | 'bot';
+  initiated_by: 'cabinet' | 'bot' | 'login';
   user_id: string | null;
   messenger_user_id: string | null;
   messenger_name: string | null;
@@ -90,6 +96,22 @@ export interface IdentityDeps {
 }
 
 /** A 6-digit code from the CSPRNG. */
+/** Sign-in tokens reach the bot as `/start login_<token>`. */
+const LOGIN_PREFIX = 'login_';
+
+/**
+ * A valid username from the messenger display name (letters, digits, "_", "." and "-"; starting with a letter or
+ * digit; 3..24 characters, leaving room for a uniqueness suffix), or `user` when nothing usable is left.
+ */
+export function usernameFromMessengerName(name: string | null): string {
+  const cleaned = (name ?? '')
+    .normalize('NFKD')
+    .replace(/[^A-Za-z0-9_.-]/g, '')
+    .replace(/^[^A-Za-z0-9]+/, '')
+    .slice(0, 24);
+  return cleaned.length >= 3 ? cleaned : 'user';
+}
+
 function newCode(): string {
   return String(randomInt(0, 1_000_000)).padStart(6, '0');
 }
@@ -322,6 +344,70 @@ export class IdentityService {
     };
   }
 
+  // ---- signing in with the messenger ----
+
+  /** No session needed: a short-lived sign-in token the bot confirms (`/start login_<token>`), hashed at rest. */
+  async startMessengerLogin(): Promise<MessengerLinkStartView> {
+    const m = this.messengerConfig();
+    const token = randomSecret(32);
+    const expiresAt = new Date(this.deps.clock.now().getTime() + m.tokenTtlMs);
+    await this.em().execute("insert into messenger_links (id, token_hash, initiated_by, expires_at) values (?, ?, 'login', ?)", [newId(), sha256Hex(token), expiresAt]);
+    return { token, botUrl: this.botUrlFor(`${LOGIN_PREFIX}${token}`), expiresAt };
+  }
+
+  /**
+   * Claims a bot-confirmed sign-in token (single use) and answers its account: the one linked to that messenger
+   * identity, or a new one created for it (no e-mail, no password). 404 unknown, 400 `link_expired`,
+   * 409 `login_pending` (not confirmed yet: poll) or `link_used`.
+   */
+  async consumeMessengerLogin(raw: MessengerTokenInput): Promise<MessengerSignIn> {
+    const input = parseInput(messengerTokenInput, raw ?? {});
+    this.messengerConfig();
+    const em = this.em();
+    const now = this.deps.clock.now();
+    const signedIn = await em.transactional(async (tx) => {
+      const [claimed] = await tx.execute<{ messenger_user_id: string; messenger_name: string | null }[]>(
+        `update messenger_links set status = 'used'
+          where token_hash = ? and initiated_by = 'login' and status = 'confirmed' and expires_at > ?
+          returning messenger_user_id, messenger_name`,
+        [sha256Hex(input.token), now],
+      );
+      return claimed ? this.accountForMessenger(tx, claimed.messenger_user_id, claimed.messenger_name) : null;
+    });
+    if (signedIn) return signedIn;
+    const link = await this.findLink(em, input.token);
+    if (!link || link.initiated_by !== 'login') throw new DomainError('not_found', 'Unknown sign-in token', { reason: 'link_not_found' });
+    if (link.status === 'expired' || (link.status === 'confirmed' && new Date(link.expires_at).getTime() <= now.getTime())) {
+      throw new DomainError('bad_request', 'The sign-in token has expired; start again', { reason: 'link_expired' });
+    }
+    if (link.status === 'pending') throw new DomainError('conflict', 'Not confirmed in the messenger yet', { reason: 'login_pending' });
+    throw new DomainError('conflict', 'The sign-in token was already used', { reason: 'link_used' });
+  }
+
+  /** The account linked to the messenger identity, or a new one (username from the messenger name, made unique). */
+  private async accountForMessenger(tx: EntityManager, messengerUserId: string, name: string | null): Promise<MessengerSignIn> {
+    const owner = async () => (await tx.execute<{ id: string }[]>('select id from users where messenger_user_id = ?', [messengerUserId]))[0];
+    const existing = await owner();
+    if (existing) return { userId: existing.id, created: false };
+    const base = usernameFromMessengerName(name);
+    for (let attempt = 0; attempt < 10; attempt += 1) {
+      const username = attempt === 0 && base !== 'user' ? base : `${base}_${String(randomInt(0, 1_000_000)).padStart(6, '0')}`;
+      const id = newId();
+      // `on conflict do nothing`: a taken username, or the same identity signing in concurrently, is not an error.
+      const inserted = await tx.execute<{ id: string }[]>(
+        'insert into users (id, username, messenger_user_id, messenger_name) values (?, ?, ?, ?) on conflict do nothing returning id',
+        [id, username, messengerUserId, name],
+      );
+      if (inserted.length) {
+        this.deps.log.info({ userId: id }, 'account created by messenger sign-in');
+        return { userId: id, created: true };
+      }
+      const raced = await owner();
+      if (raced) return { userId: raced.id, created: false };
+    }
+    throw new Error('no unique username could be derived for a messenger sign-in');
+  }
+
   /** Bot-initiated: the signed-in user confirms the token the bot gave them. */
   async confirmMessengerLink(actor: Actor, raw: MessengerTokenInput): Promise<{ status: string; userId: string }> {
     const input = parseInput(messengerTokenInput, raw ?? {});
@@ -414,11 +500,27 @@ export class IdentityService {
       );
       return { status: 200, outcome: 'token_issued', token: fresh, expiresAt };
     }
+    if (token.startsWith(LOGIN_PREFIX)) return { status: 200, outcome: await this.confirmLogin(em, token.slice(LOGIN_PREFIX.length), event.user.id, name) };
     if (token.length < 32 || token.length > 256) return { status: 200, outcome: 'unknown_token' };
     const link = await this.findLink(em, token);
     if (!link || link.initiated_by !== 'cabinet' || !link.user_id) return { status: 200, outcome: 'unknown_token' };
     if (link.status !== 'pending') return { status: 200, outcome: link.status };
     return { status: 200, outcome: await this.attach(em, link, link.user_id, event.user.id, name, false) };
+  }
+
+  /** `/start login_<token>` on the signed webhook: the messenger identity confirms a pending sign-in token. */
+  private async confirmLogin(em: EntityManager, token: string, messengerUserId: string, name: string | null): Promise<string> {
+    if (token.length < 32 || token.length > 256) return 'unknown_token';
+    const now = this.deps.clock.now();
+    const confirmed = await em.execute<{ id: string }[]>(
+      `update messenger_links set status = 'confirmed', confirmed_at = ?, messenger_user_id = ?, messenger_name = ?
+        where token_hash = ? and initiated_by = 'login' and status = 'pending' and expires_at > ? returning id`,
+      [now, messengerUserId, name, sha256Hex(token), now],
+    );
+    if (confirmed.length) return 'confirmed';
+    const link = await this.findLink(em, token);
+    if (!link || link.initiated_by !== 'login') return 'unknown_token';
+    return link.status === 'confirmed' || link.status === 'used' ? 'link_used' : link.status;
   }
 
   close(): void {
