@@ -224,36 +224,24 @@ export class InferenceService {
   }
 
   private async forwardImage(call: InferenceCall, request: ImageRequest, admission: Admission, sink: ResponseSink): Promise<Outcome> {
-    // Images are served by OpenAI-compatible upstreams only.
-    const routes = this.deps.routes.candidates(admission.model.id, call.principal.routeGroup).filter((r) => r.upstream.kind === 'openai-compatible');
-    if (!routes.length) {
-      this.deps.log.error({ model: admission.model.id, group: call.principal.routeGroup }, 'no upstream route serves this image model');
-      throw new DomainError('unavailable', `The model ${admission.model.id} is temporarily unavailable`, { retryAfterSeconds: 30, reason: 'no_route' });
-    }
-    const upstreamAbort = new AbortController();
-    const onClientGone = () => upstreamAbort.abort();
-    sink.signal.addEventListener('abort', onClientGone, { once: true });
-    try {
-      const connected = await this.connect(routes, upstreamAbort.signal, async (route) => {
-        const response = await this.deps.upstreams.post(route.upstream, '/images/generations', JSON.stringify(toImageUpstreamRequest(request, route.upstreamModel)), openAiCompatible.headers(route.upstream), upstreamAbort.signal);
-        if (response.status === 200) return response;
-        throw await failureFromResponse(route.upstream.id, response);
-      });
-      if (!('response' in connected)) {
-        if (sink.signal.aborted || !connected.failure) return { status: 'cancelled', errorCode: 'client_closed', usage: null, upstreamId: null };
-        throw routedFailure(connected.failure);
-      }
-      const upstreamId = connected.route.upstream.id;
-      const read = await this.readJson(connected.response, upstreamId, sink);
-      // An image the client never received is not billed.
-      if ('cancelled' in read) return { status: 'cancelled', errorCode: 'client_closed', usage: null, upstreamId };
-      const image = imageOf(read.body);
-      if (!image) throw routedFailure(new UpstreamFailure('server_error', upstreamId, 'image response without data[0].b64_json'));
-      sink.sendJson(renderImage(image, Math.floor(Date.now() / 1000)));
-      return { status: 'success', errorCode: null, usage: null, generations: 1, upstreamId };
-    } finally {
-      sink.signal.removeEventListener('abort', onClientGone);
-    }
+    return this.viaUpstream(
+      call,
+      admission,
+      sink,
+      // Images are served by OpenAI-compatible upstreams only.
+      (route) => route.upstream.kind === 'openai-compatible',
+      (route, signal) => this.send(route, '/images/generations', toImageUpstreamRequest(request, route.upstreamModel), openAiCompatible.headers(route.upstream), signal),
+      async (response, route) => {
+        const upstreamId = route.upstream.id;
+        const read = await this.readJson(response, upstreamId, sink);
+        // An image the client never received is not billed.
+        if ('cancelled' in read) return { status: 'cancelled', errorCode: 'client_closed', usage: null, upstreamId };
+        const image = imageOf(read.body);
+        if (!image) throw routedFailure(new UpstreamFailure('server_error', upstreamId, 'image response without data[0].b64_json'));
+        sink.sendJson(renderImage(image, Math.floor(Date.now() / 1000)));
+        return { status: 'success', errorCode: null, usage: null, generations: 1, upstreamId };
+      },
+    );
   }
 
   /** Holds the worst case against balance and spend cap, then takes a concurrency slot. */
@@ -309,14 +297,26 @@ export class InferenceService {
     return kind.speaks === format.id ? kind.passthrough(parsed.raw, route.upstreamModel) : kind.body(parsed.canonical, route.upstreamModel);
   }
 
-  private async send(kind: ProviderKind, route: RouteCandidate, body: Record<string, unknown>, signal: AbortSignal): Promise<UpstreamResponse> {
-    const response = await this.deps.upstreams.post(route.upstream, kind.path, JSON.stringify(body), kind.headers(route.upstream), signal);
+  private async send(route: RouteCandidate, path: string, body: Record<string, unknown>, headers: Record<string, string>, signal: AbortSignal): Promise<UpstreamResponse> {
+    const response = await this.deps.upstreams.post(route.upstream, path, JSON.stringify(body), headers, signal);
     if (response.status === 200) return response;
     throw await failureFromResponse(route.upstream.id, response);
   }
 
-  private async forward(call: InferenceCall, format: ClientFormat, parsed: ParsedRequest, admission: Admission, sink: ResponseSink): Promise<Outcome> {
-    const routes = this.deps.routes.candidates(admission.model.id, call.principal.routeGroup).filter((r) => PROVIDER_KINDS[r.upstream.kind]);
+  /**
+   * The shared upstream leg of every request: the routes that can serve it (503 `no_route` if none),
+   * the client's disconnect wired to the upstream call, failover before the first byte, then `relay`
+   * of the answering route's response.
+   */
+  private async viaUpstream(
+    call: InferenceCall,
+    admission: Admission,
+    sink: ResponseSink,
+    accepts: (route: RouteCandidate) => boolean,
+    send: (route: RouteCandidate, signal: AbortSignal) => Promise<UpstreamResponse>,
+    relay: (response: UpstreamResponse, route: RouteCandidate) => Promise<Outcome>,
+  ): Promise<Outcome> {
+    const routes = this.deps.routes.candidates(admission.model.id, call.principal.routeGroup).filter(accepts);
     if (!routes.length) {
       this.deps.log.error({ model: admission.model.id, group: call.principal.routeGroup }, 'no upstream route serves this model');
       throw new DomainError('unavailable', `The model ${admission.model.id} is temporarily unavailable`, { retryAfterSeconds: 30, reason: 'no_route' });
@@ -325,29 +325,41 @@ export class InferenceService {
     const onClientGone = () => upstreamAbort.abort();
     sink.signal.addEventListener('abort', onClientGone, { once: true });
     try {
-      const connected = await this.connect(routes, upstreamAbort.signal, (route) => {
-        const kind = PROVIDER_KINDS[route.upstream.kind]!;
-        return this.send(kind, route, this.upstreamBody(kind, format, parsed, route), upstreamAbort.signal);
-      });
+      const connected = await this.connect(routes, upstreamAbort.signal, (route) => send(route, upstreamAbort.signal));
       if (!('response' in connected)) {
         if (sink.signal.aborted || !connected.failure) return { status: 'cancelled', errorCode: 'client_closed', usage: null, upstreamId: null };
         throw routedFailure(connected.failure);
       }
-      const { response, route } = connected;
-      const kind = PROVIDER_KINDS[route.upstream.kind]!;
-      const who: ResponseIdentity = { id: admission.eventId.replaceAll('-', ''), model: admission.model.id, created: Math.floor(Date.now() / 1000) };
-      if (format.id === 'openai-chat' && kind.speaks === 'openai-chat') {
-        // Same format both sides: relay the upstream's own chunks, rewritten field by field.
-        return parsed.canonical.stream
-          ? await this.relayChatStream(parsed, response, route, chatIdentity(who), sink)
-          : await this.relayChatJson(parsed, response, route, chatIdentity(who), sink);
-      }
-      return parsed.canonical.stream
-        ? await this.relayStream(format, kind, parsed, response, route, who, sink)
-        : await this.relayJson(format, kind, parsed, response, route, who, sink);
+      return await relay(connected.response, connected.route);
     } finally {
       sink.signal.removeEventListener('abort', onClientGone);
     }
+  }
+
+  private async forward(call: InferenceCall, format: ClientFormat, parsed: ParsedRequest, admission: Admission, sink: ResponseSink): Promise<Outcome> {
+    return this.viaUpstream(
+      call,
+      admission,
+      sink,
+      (route) => PROVIDER_KINDS[route.upstream.kind] !== undefined,
+      (route, signal) => {
+        const kind = PROVIDER_KINDS[route.upstream.kind]!;
+        return this.send(route, kind.path, this.upstreamBody(kind, format, parsed, route), kind.headers(route.upstream), signal);
+      },
+      async (response, route) => {
+        const kind = PROVIDER_KINDS[route.upstream.kind]!;
+        const who: ResponseIdentity = { id: admission.eventId.replaceAll('-', ''), model: admission.model.id, created: Math.floor(Date.now() / 1000) };
+        if (format.id === 'openai-chat' && kind.speaks === 'openai-chat') {
+          // Same format both sides: relay the upstream's own chunks, rewritten field by field.
+          return parsed.canonical.stream
+            ? this.relayChatStream(parsed, response, route, chatIdentity(who), sink)
+            : this.relayChatJson(parsed, response, route, chatIdentity(who), sink);
+        }
+        return parsed.canonical.stream
+          ? this.relayStream(format, kind, parsed, response, route, who, sink)
+          : this.relayJson(format, kind, parsed, response, route, who, sink);
+      },
+    );
   }
 
   /** Reads a whole JSON answer (bounded); a client that left meanwhile makes the request `cancelled`. */
