@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { resolveUpstreams, upstreamsSchema, type Upstream } from './inference/upstreams.config.js';
@@ -24,6 +25,12 @@ const envSchema = z.object({
     z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL').optional(),
   ),
   REDIS_URL: optionalString.pipe(z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional()),
+  /** Prefix of every Redis key and channel, so several deployments (or test runs) can share one Redis. */
+  REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]{1,64}$/).default('baikal:'),
+  /** Worker processes on one port (node cluster); default: one per core with Redis, 1 without. */
+  WORKERS: optionalString.pipe(z.string().regex(/^[1-9][0-9]{0,2}$/, 'must be a whole number from 1 to 999').transform(Number).optional()),
+  /** How long a concurrency slot outlives a process that died holding it (shared limits only). */
+  SLOT_LEASE_SECONDS: z.coerce.number().min(0.3).max(600).default(15),
   DATA_DIR: z.string().min(1).default('./.data'),
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -96,6 +103,10 @@ export interface Config {
   host: string;
   databaseUrl?: string;
   redisUrl?: string;
+  redisPrefix: string;
+  /** Worker processes; more than one only with Redis (checked at load). */
+  workers: number;
+  slotLeaseMs: number;
   dataDir: string;
   nodeEnv: 'development' | 'production' | 'test';
   logLevel: string;
@@ -143,6 +154,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!parsed.success) throw new ConfigError(`Invalid environment: ${formatIssues('', parsed.error)}`);
   const e = parsed.data;
 
+  // Without Redis each process would keep its own limits and holds, and N processes would admit N times the limit.
+  if (e.WORKERS !== undefined && e.WORKERS > 1 && !e.REDIS_URL) {
+    throw new ConfigError(`WORKERS=${e.WORKERS} needs REDIS_URL: several processes share limits and holds only through Redis; set REDIS_URL or WORKERS=1`);
+  }
+  const workers = e.WORKERS ?? (e.REDIS_URL ? availableParallelism() : 1);
+
   let operatorRaw: unknown = {};
   if (e.BAIKAL_CONFIG) {
     try {
@@ -187,6 +204,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
+    redisPrefix: e.REDIS_PREFIX,
+    workers,
+    slotLeaseMs: Math.round(e.SLOT_LEASE_SECONDS * 1000),
     dataDir: path.resolve(e.DATA_DIR),
     nodeEnv: e.NODE_ENV,
     logLevel: e.LOG_LEVEL,

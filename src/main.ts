@@ -1,12 +1,23 @@
 import 'reflect-metadata';
 import { loadConfigOrExit } from './config.js';
 import { createLogger } from './shared/logging.js';
+import cluster from 'node:cluster';
+import { runCluster } from './cluster.js';
 import { startGateway, type RunningGateway } from './server.js';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const log = createLogger(config.logLevel);
   log.info({ nodeVersion: process.version, env: config.nodeEnv, pid: process.pid }, 'Baikal gateway starting');
+  if (cluster.isPrimary && config.workers > 1) {
+    try {
+      await runCluster(config, log);
+    } catch (error) {
+      log.fatal({ err: error }, 'failed to start');
+      process.exit(1);
+    }
+    return;
+  }
 
   let running: RunningGateway | undefined;
   let shuttingDown = false;

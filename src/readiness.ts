@@ -1,16 +1,20 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { NextFunction, Request, Response } from 'express';
+import type { SharedState } from './shared/redis.js';
 
 export interface ReadinessReport {
   ready: boolean;
   status: 'ready' | 'starting' | 'draining' | 'degraded';
   database: 'ok' | 'unreachable' | 'not_migrated';
+  /** Only with REDIS_URL. `unreachable` still serves: rate limits fall back to this process. */
+  redis?: 'ok' | 'unreachable';
 }
 
 /** Whether this process should receive traffic: migrated, database answering, not shutting down. */
 export class Readiness {
   migrated = false;
   draining = false;
+  shared?: SharedState;
   private orm?: MikroORM;
 
   attach(orm: MikroORM): void {
@@ -18,6 +22,11 @@ export class Readiness {
   }
 
   async check(): Promise<ReadinessReport> {
+    const report = await this.checkDatabase();
+    return this.shared ? { ...report, redis: this.shared.healthy ? 'ok' : 'unreachable' } : report;
+  }
+
+  private async checkDatabase(): Promise<ReadinessReport> {
     if (this.draining) return { ready: false, status: 'draining', database: this.migrated ? 'ok' : 'not_migrated' };
     if (!this.orm || !this.migrated) return { ready: false, status: 'starting', database: 'not_migrated' };
     try {

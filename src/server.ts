@@ -8,6 +8,7 @@ import { createServices, type Services } from './services.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import type { Logger } from './shared/logging.js';
 import { createPubSub } from './shared/pubsub.js';
+import { SharedEventTarget, SharedState } from './shared/redis.js';
 
 export interface RunningGateway {
   url: string;
@@ -29,8 +30,19 @@ export async function startGateway(config: Config, log: Logger, clock: Clock = s
   log.info({ database: database.description }, `using ${database.description}`);
   const readiness = new Readiness();
   readiness.attach(database.orm);
-  const pubsub = createPubSub();
-  const services = createServices({ orm: database.orm, config, clock, pubsub, log });
+  let shared: SharedState | undefined;
+  if (config.redisUrl) {
+    shared = new SharedState(config.redisUrl, log, config.redisPrefix);
+    try {
+      await shared.connect();
+    } catch (error) {
+      // Money limits never depend on Redis; rate limits fall back per process until it answers.
+      log.warn({ err: (error as Error).message }, 'Redis is not reachable at start: limits stay per process until it is');
+    }
+    readiness.shared = shared;
+  }
+  const pubsub = createPubSub(shared && new SharedEventTarget(shared));
+  const services = createServices({ orm: database.orm, config, clock, pubsub, log, shared });
 
   let gateway: Gateway;
   try {
@@ -100,6 +112,8 @@ export async function startGateway(config: Config, log: Logger, clock: Clock = s
         });
         await services.upstreams.close();
         services.identity.close();
+        services.limiter.close?.();
+        await shared?.close();
         await demo?.close();
         await database.close();
       })()),

@@ -5,7 +5,8 @@ import { BillingService } from './billing/billing.service.js';
 import { Wallets } from './billing/wallets.js';
 import { CatalogService } from './catalog/catalog.service.js';
 import { InferenceService } from './inference/inference.service.js';
-import { Limiter } from './inference/limits.js';
+import { Limiter, type RequestLimiter } from './inference/limits.js';
+import { SharedLimiter } from './inference/shared-limits.js';
 import { RouteTable } from './inference/routes.js';
 import { UpstreamClient } from './inference/upstream-client.js';
 import { KeysService } from './keys/keys.service.js';
@@ -13,6 +14,7 @@ import type { Config } from './config.js';
 import type { Clock } from './shared/clock.js';
 import type { Logger } from './shared/logging.js';
 import type { PubSub } from './shared/pubsub.js';
+import type { SharedState } from './shared/redis.js';
 import { UsageRecorder } from './usage/usage-recorder.js';
 import { LocalVideoStorage } from './storage/video-storage.js';
 import { VideoService } from './video/video.service.js';
@@ -30,7 +32,7 @@ export interface Services {
   keys: KeysService;
   billing: BillingService;
   wallets: Wallets;
-  limiter: Limiter;
+  limiter: RequestLimiter;
   usage: UsageRecorder;
   upstreams: UpstreamClient;
   inference: InferenceService;
@@ -47,6 +49,8 @@ export interface ServiceDeps {
   clock: Clock;
   pubsub: PubSub;
   log: Logger;
+  /** Set with REDIS_URL: limits, cache invalidation and events shared with the other gateway processes. */
+  shared?: SharedState;
 }
 
 export function createServices(deps: ServiceDeps): Services {
@@ -54,16 +58,22 @@ export function createServices(deps: ServiceDeps): Services {
   const identity = new IdentityService(deps);
   const accounts = new AccountsService({ ...deps, identity });
   const wallets = new Wallets(deps);
-  const limiter = new Limiter();
+  const limiter = deps.shared ? new SharedLimiter(deps.shared, deps.log, { leaseMs: deps.config.slotLeaseMs }) : new Limiter();
   const usage = new UsageRecorder(deps);
   const upstreams = new UpstreamClient();
   const routes = new RouteTable(deps.config.upstreams);
   const billing = new BillingService({ ...deps, wallets });
+  const keys = new KeysService({ ...deps, catalog });
+  // What another process changed: drop its cached keys, take its catalog.
+  deps.shared?.onMessage((message) => {
+    if (message.type === 'key-evicted') keys.evictKey(message.keyId);
+    else if (message.type === 'catalog-changed') catalog.adopt(message.data, message.version);
+  });
   return {
     accounts,
     identity,
     catalog,
-    keys: new KeysService({ ...deps, catalog }),
+    keys,
     billing,
     wallets,
     limiter,

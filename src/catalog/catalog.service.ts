@@ -3,6 +3,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
 import type { Actor } from '../shared/actor.js';
 import { DomainError } from '../shared/errors.js';
+import type { SharedState } from '../shared/redis.js';
 import type { Logger } from '../shared/logging.js';
 import { formatUsd } from '../shared/money.js';
 import { parseInput } from '../shared/validation.js';
@@ -84,12 +85,22 @@ export function pricingView(prices: GroupPrices): PricingView {
 export class CatalogService {
   private current?: Catalog;
 
-  constructor(private readonly deps: { orm: MikroORM; config: Config; log: Logger }) {}
+  constructor(private readonly deps: { orm: MikroORM; config: Config; log: Logger; shared?: SharedState }) {}
 
   /** The in-memory snapshot; no database access. */
   get snapshot(): Catalog {
     if (!this.current) throw new Error('catalog not loaded');
     return this.current;
+  }
+
+  /**
+   * Another process committed a catalog edit: take its result without a database read, so the next
+   * request here already bills at the new prices. Older or equal versions are ignored.
+   */
+  adopt(data: unknown, version: number): void {
+    if (this.current && this.current.version >= version) return;
+    this.current = new Catalog(parseCatalog(data, 'catalog from another process'), version);
+    this.deps.log.info({ version }, 'catalog updated by another process');
   }
 
   /** Loads the stored catalog, seeding it from the catalog file when the database has none. */
@@ -235,6 +246,7 @@ export class CatalogService {
     });
     this.current = next;
     this.deps.log.info({ version: next.version }, 'catalog updated');
+    await this.deps.shared?.publish({ type: 'catalog-changed', version: next.version, data: next.data });
     return next;
   }
 }

@@ -14,6 +14,8 @@ export interface Database {
   orm: MikroORM;
   /** Human-readable description for the log; never contains a password. */
   description: string;
+  /** The connection URL with its password: handed to cluster workers, never logged. */
+  url: string;
   close(): Promise<void>;
 }
 
@@ -25,6 +27,7 @@ export async function openDatabase(config: Config, log: Logger): Promise<Databas
     return {
       orm,
       description: `postgresql://${url.hostname}:${url.port || 5432}${url.pathname}`,
+      url: config.databaseUrl,
       close: () => orm.close(true),
     };
   }
@@ -34,6 +37,7 @@ export async function openDatabase(config: Config, log: Logger): Promise<Databas
     return {
       orm,
       description: `embedded PostgreSQL in ${embedded.dir} on 127.0.0.1:${embedded.port}`,
+      url: embedded.url,
       close: async () => {
         await orm.close(true);
         await embedded.stop();

@@ -11,7 +11,7 @@ import { newId } from '../shared/ids.js';
 import type { Logger } from '../shared/logging.js';
 import { formatUsd, money } from '../shared/money.js';
 import type { UsageRecord, UsageRecorder, UsageStatus } from '../usage/usage-recorder.js';
-import type { Limiter, Slot } from './limits.js';
+import type { RequestLimiter, Slot } from './limits.js';
 import { promptText, promptTokenBound, textOf, type CanonicalResponse, type CanonicalUsage, type ResponseIdentity } from './canonical.js';
 import { chatIdentity, CLIENT_FORMATS, type ClientFormat, type ClientFormatId, type ParsedRequest } from './client-formats.js';
 import { openAiCompatible, PROVIDER_KINDS, type ProviderKind } from './providers/index.js';
@@ -139,7 +139,7 @@ export class InferenceService {
       catalog: CatalogService;
       accounts: AccountsService;
       wallets: Wallets;
-      limiter: Limiter;
+      limiter: RequestLimiter;
       routes: RouteTable;
       upstreams: UpstreamClient;
       recorder: UsageRecorder;
@@ -262,7 +262,7 @@ export class InferenceService {
       throw error;
     }
     try {
-      const slot = this.deps.limiter.acquire(principal.keyId, principal);
+      const slot = await this.deps.limiter.acquire(principal.keyId, principal);
       return { eventId, startedAt, model, prices, hold, slot };
     } catch (error) {
       wallets.release(hold.id);

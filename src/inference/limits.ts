@@ -19,14 +19,39 @@ export interface Slot {
   release(): void;
 }
 
-const WINDOW_MS = 60_000;
+export const WINDOW_MS = 60_000;
+
+/** What admits a request: this process's own `Limiter`, or the Redis-shared one (src/inference/shared-limits.ts). */
+export interface RequestLimiter {
+  acquire(keyId: string, overrides: KeyLimitOverrides): Slot | Promise<Slot>;
+  /** Slots this process holds now, for metrics and tests. */
+  readonly inFlightTotal: number;
+  close?(): void;
+}
+
+export function limitsOf(baselines: LimitBaselines, overrides: KeyLimitOverrides): { rpm: number; concurrency: number } {
+  return { rpm: overrides.rpmLimit ?? baselines.requestsPerMinute, concurrency: overrides.concurrencyLimit ?? baselines.concurrentPerKey };
+}
+
+export function capacityLimited(): DomainError {
+  return new DomainError('rate_limited', 'The service is at capacity; retry shortly', { retryAfterSeconds: 1, reason: 'capacity_limited' });
+}
+
+export function concurrencyLimited(limit: number): DomainError {
+  return new DomainError('rate_limited', `Too many concurrent requests for this key (limit ${limit})`, { retryAfterSeconds: 1, reason: 'concurrency_limited' });
+}
+
+/** `freeInMs`: when the oldest request that counts against the window leaves it. */
+export function rateLimited(rpm: number, freeInMs: number): DomainError {
+  return new DomainError('rate_limited', `Rate limit of ${rpm} requests per minute reached for this key`, { retryAfterSeconds: Math.max(1, Math.ceil(freeInMs / 1000)), reason: 'rate_limited' });
+}
 
 /**
  * Per-process request limits: a sliding one-minute log per key (exact: the 121st request inside any
  * 60 s is refused), and concurrency counters per key and overall. A refused request consumes nothing.
  * Several processes share these through Redis (the scale-out capability).
  */
-export class Limiter {
+export class Limiter implements RequestLimiter {
   private readonly recent = new Map<string, number[]>();
   private readonly inFlight = new Map<string, number>();
   private global = 0;
@@ -37,22 +62,14 @@ export class Limiter {
   ) {}
 
   acquire(keyId: string, overrides: KeyLimitOverrides): Slot {
-    const concurrency = overrides.concurrencyLimit ?? this.baselines.concurrentPerKey;
-    const rpm = overrides.rpmLimit ?? this.baselines.requestsPerMinute;
+    const { rpm, concurrency } = limitsOf(this.baselines, overrides);
 
-    if (this.global >= this.baselines.concurrentGlobal) {
-      throw new DomainError('rate_limited', 'The service is at capacity; retry shortly', { retryAfterSeconds: 1, reason: 'capacity_limited' });
-    }
+    if (this.global >= this.baselines.concurrentGlobal) throw capacityLimited();
     const running = this.inFlight.get(keyId) ?? 0;
-    if (running >= concurrency) {
-      throw new DomainError('rate_limited', `Too many concurrent requests for this key (limit ${concurrency})`, { retryAfterSeconds: 1, reason: 'concurrency_limited' });
-    }
+    if (running >= concurrency) throw concurrencyLimited(concurrency);
     const now = this.now();
     const log = this.windowOf(keyId, now);
-    if (log.length >= rpm) {
-      const retryAfterSeconds = Math.max(1, Math.ceil((log[log.length - rpm]! + WINDOW_MS - now) / 1000));
-      throw new DomainError('rate_limited', `Rate limit of ${rpm} requests per minute reached for this key`, { retryAfterSeconds, reason: 'rate_limited' });
-    }
+    if (log.length >= rpm) throw rateLimited(rpm, log[log.length - rpm]! + WINDOW_MS - now);
 
     log.push(now);
     this.inFlight.set(keyId, running + 1);

@@ -6,6 +6,7 @@ import type { Actor } from '../shared/actor.js';
 import { DomainError, type ValidationIssue } from '../shared/errors.js';
 import { newId, randomSecret, sha256Hex } from '../shared/ids.js';
 import type { Logger } from '../shared/logging.js';
+import type { SharedState } from '../shared/redis.js';
 import { formatUsd } from '../shared/money.js';
 import { parseInput } from '../shared/validation.js';
 import { createKeyInput, keyIdInput, keyLimitsInput, type CreateKeyInput, type KeyLimitsInput } from './keys.schemas.js';
@@ -65,7 +66,7 @@ export class KeysService {
   private readonly usedSince = new Map<string, Date>();
   private flushTimer?: NodeJS.Timeout;
 
-  constructor(private readonly deps: { orm: MikroORM; config: Config; log: Logger; catalog: CatalogService }) {}
+  constructor(private readonly deps: { orm: MikroORM; config: Config; log: Logger; catalog: CatalogService; shared?: SharedState }) {}
 
   private get prefix(): string {
     return `${this.deps.config.operator.brand.keyPrefix}-sk-`;
@@ -122,6 +123,7 @@ export class KeysService {
       );
     if (!rows[0]) throw new DomainError('not_found', 'No such key');
     this.cache.delete(rows[0].key_hash);
+    await this.deps.shared?.publish({ type: 'key-evicted', keyId: key_id });
     this.deps.log.info({ keyId: key_id, userId: actor.userId }, 'API key revoked');
   }
 
@@ -184,6 +186,7 @@ export class KeysService {
       : await em.execute<KeyRow[]>('select * from api_keys where id = ?', [input.keyId]);
     if (!row) throw new DomainError('not_found', 'No such key');
     this.evictKey(row.id);
+    await this.deps.shared?.publish({ type: 'key-evicted', keyId: row.id });
     return toPrincipal(row);
   }
 
@@ -198,7 +201,8 @@ export class KeysService {
     return rows.map((r) => ({ family: r.provider_family, group: r.route_group, plan: r.pricing_plan }));
   }
 
-  private evictKey(keyId: string): void {
+  /** Drops a key's cached authentication (revoked or changed here or on another process). */
+  evictKey(keyId: string): void {
     for (const [hash, entry] of this.cache) if (entry.principal.keyId === keyId) this.cache.delete(hash);
   }
 

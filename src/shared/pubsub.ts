@@ -65,6 +65,6 @@ export const Topics = { SessionEvents: 'SESSION_EVENTS', VideoTaskUpdated: 'VIDE
 export type PubSub = ReturnType<typeof createYogaPubSub<PubSubChannels>>;
 
 /** In-process pub/sub; with several processes (REDIS_URL) the event target is shared through Redis. */
-export function createPubSub(): PubSub {
-  return createYogaPubSub<PubSubChannels>();
+export function createPubSub(eventTarget?: EventTarget): PubSub {
+  return createYogaPubSub<PubSubChannels>(eventTarget ? { eventTarget } : undefined);
 }

@@ -52,6 +52,12 @@ describe('the built gateway process', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('PORT');
   });
+
+  it('refuses several workers without Redis, saying why (exit 2)', async () => {
+    const result = await runNode(['dist/src/main.js'], { WORKERS: '2', DATA_DIR: dataDir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('WORKERS=2 needs REDIS_URL');
+  });
 });
 
 describe('the admin bootstrap CLI', () => {

@@ -34,6 +34,8 @@ export interface InferenceStack {
   canaries: Canaries;
   /** Every body the tests' clients received (JSON and each SSE byte), for the leak search. */
   received: string[];
+  /** Another gateway process on the same database, upstreams and settings (the scale-out tests give both a REDIS_URL). */
+  spawnPeer(extraEnv?: Record<string, string>): Promise<ServerProcess>;
   close(): Promise<void>;
 }
 
@@ -86,18 +88,20 @@ export async function startInferenceStack(extraEnv: Record<string, string> = {})
   );
 
   const db = await createTestDatabase();
+  const env = {
+    DATABASE_URL: db.url,
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'info', // the ready line is at info
+    BAIKAL_CONFIG: configFile,
+    CANARY_PRIMARY_KEY: canaryPrimary,
+    CANARY_BACKUP_KEY: canaryBackup,
+    DATA_DIR: dir,
+    ...extraEnv,
+  };
+  const peers: ServerProcess[] = [];
   let gateway: ServerProcess;
   try {
-    gateway = await spawnGateway({
-      DATABASE_URL: db.url,
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'info', // the ready line is at info
-      BAIKAL_CONFIG: configFile,
-      CANARY_PRIMARY_KEY: canaryPrimary,
-      CANARY_BACKUP_KEY: canaryBackup,
-      DATA_DIR: dir,
-      ...extraEnv,
-    });
+    gateway = await spawnGateway(env);
   } catch (error) {
     await Promise.all([db.drop(), primary.close(), backup.close(), rm(dir, { recursive: true, force: true })]);
     throw error;
@@ -119,9 +123,14 @@ export async function startInferenceStack(extraEnv: Record<string, string> = {})
     backup,
     canaries,
     received: [],
+    spawnPeer: async (peerEnv = {}) => {
+      const peer = await spawnGateway({ ...env, ...peerEnv });
+      peers.push(peer);
+      return peer;
+    },
     close: async () => {
-      gateway.child.kill('SIGTERM');
-      await gateway.exited;
+      for (const process of [gateway, ...peers]) if (process.child.exitCode === null && process.child.signalCode === null) process.child.kill('SIGTERM');
+      await Promise.all([gateway, ...peers].map((process) => process.exited));
       await Promise.all([db.drop(), primary.close(), backup.close(), rm(dir, { recursive: true, force: true })]);
     },
   };

@@ -1,0 +1,53 @@
+import cluster, { type Worker } from 'node:cluster';
+import type { Config } from './config.js';
+import { migrate, openDatabase } from './db/database.js';
+import type { Logger } from './shared/logging.js';
+
+
+/**
+ * WORKERS > 1: this process becomes the primary. It opens the database once (starting the embedded
+ * PostgreSQL when DATABASE_URL is unset, so the workers share one), applies migrations before any
+ * worker starts (they would otherwise race), then forks the workers onto one port and replaces any
+ * that dies. SIGTERM/SIGINT drain every worker, then stop the database.
+ */
+export async function runCluster(config: Config, log: Logger): Promise<void> {
+  const database = await openDatabase(config, log);
+  try {
+    await migrate(database.orm, log);
+  } finally {
+    await database.orm.close(true);
+  }
+  const env = { DATABASE_URL: database.url };
+  let stopping = false;
+  const fork = (): Worker => cluster.fork(env);
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) return;
+    log.error({ workerPid: worker.process.pid, code, signal }, 'worker died: starting a new one');
+    setTimeout(fork, 1_000).unref();
+  });
+  for (let i = 0; i < config.workers; i++) fork();
+  log.info({ workers: config.workers, pid: process.pid }, `cluster primary started ${config.workers} workers`);
+
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      log.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    log.info({ signal }, 'cluster shutting down: draining workers');
+    const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w);
+    const exited = workers.map((worker) => new Promise<void>((resolve) => (worker.isDead() ? resolve() : worker.once('exit', () => resolve()))));
+    for (const worker of workers) worker.process.kill('SIGTERM');
+    void Promise.all(exited)
+      .then(() => database.close())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          log.error({ err: error }, 'cluster shutdown failed');
+          process.exit(1);
+        },
+      );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}

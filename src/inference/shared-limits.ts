@@ -1,0 +1,179 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '../shared/logging.js';
+import type { SharedState } from '../shared/redis.js';
+import {
+  capacityLimited,
+  concurrencyLimited,
+  DEFAULT_LIMITS,
+  Limiter,
+  limitsOf,
+  rateLimited,
+  WINDOW_MS,
+  type KeyLimitOverrides,
+  type LimitBaselines,
+  type RequestLimiter,
+  type Slot,
+} from './limits.js';
+
+/**
+ * One atomic admission on Redis's clock: the global and per-key slot sets hold leases scored by
+ * their expiry (a process that dies stops renewing, so its slots drop out within one lease), the
+ * per-key window holds the admission times of the last minute. A refusal changes nothing.
+ * KEYS: window, key slots, global slots. ARGV: window ms, rpm, per-key limit, global limit, lease ms, slot id.
+ * Returns {0} admitted, {1} at capacity, {2} key concurrency, {3, ms until a window place frees}.
+ */
+const ACQUIRE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local window, rpm, perKey, global, lease = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+if redis.call('ZCARD', KEYS[3]) >= global then return {1} end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+if redis.call('ZCARD', KEYS[2]) >= perKey then return {2} end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local n = redis.call('ZCARD', KEYS[1])
+if n >= rpm then
+  local oldest = redis.call('ZRANGE', KEYS[1], n - rpm, n - rpm, 'WITHSCORES')
+  return {3, tonumber(oldest[2]) + window - now}
+end
+redis.call('ZADD', KEYS[1], now, ARGV[6])
+redis.call('PEXPIRE', KEYS[1], window)
+redis.call('ZADD', KEYS[2], now + lease, ARGV[6])
+redis.call('PEXPIRE', KEYS[2], lease * 2)
+redis.call('ZADD', KEYS[3], now + lease, ARGV[6])
+return {0}
+`;
+
+/** KEYS: global slots, then one key-slot set per slot. ARGV: lease ms, then the slot ids in the same order. */
+const RENEW = `
+local t = redis.call('TIME')
+local expiry = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[1])
+for i = 2, #KEYS do
+  redis.call('ZADD', KEYS[1], 'XX', expiry, ARGV[i])
+  redis.call('ZADD', KEYS[i], 'XX', expiry, ARGV[i])
+  redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[1]) * 2)
+end
+return #KEYS - 1
+`;
+
+type Scripted = {
+  baikalAcquire(window: string, keySlots: string, globalSlots: string, ...args: (string | number)[]): Promise<number[]>;
+  baikalRenew(...keysAndArgs: (string | number)[]): Promise<number>;
+};
+
+export interface SharedLimiterOptions {
+  baselines?: LimitBaselines;
+  /** How long a slot outlives the process holding it; renewed every third of it while the request runs. */
+  leaseMs: number;
+}
+
+/**
+ * Request limits shared by every gateway process through Redis. While Redis is away each process
+ * falls back to its own `Limiter` (per-process limits, as the scale-out issue allows), and returns to
+ * the shared limits as soon as Redis answers again.
+ */
+export class SharedLimiter implements RequestLimiter {
+  private readonly baselines: LimitBaselines;
+  private readonly local: Limiter;
+  /** Shared slots this process holds: slot id -> key id. Renewed until released. */
+  private readonly live = new Map<string, string>();
+  private readonly renewTimer: NodeJS.Timeout;
+  private localCount = 0;
+
+  constructor(
+    private readonly shared: SharedState,
+    private readonly log: Logger,
+    private readonly options: SharedLimiterOptions,
+  ) {
+    this.baselines = options.baselines ?? DEFAULT_LIMITS;
+    this.local = new Limiter(this.baselines);
+    const redis = shared.command;
+    redis.defineCommand('baikalAcquire', { numberOfKeys: 3, lua: ACQUIRE });
+    redis.defineCommand('baikalRenew', { lua: RENEW });
+    this.renewTimer = setInterval(() => void this.renew(), Math.max(100, Math.floor(options.leaseMs / 3))).unref();
+  }
+
+  get inFlightTotal(): number {
+    return this.live.size + this.localCount;
+  }
+
+  async acquire(keyId: string, overrides: KeyLimitOverrides): Promise<Slot> {
+    const { rpm, concurrency } = limitsOf(this.baselines, overrides);
+    const slotId = randomUUID();
+    let verdict: number[];
+    try {
+      if (!this.shared.healthy) throw new Error('Redis is not connected');
+      verdict = await this.scripts.baikalAcquire(
+        this.name('window', keyId),
+        this.name('slots', keyId),
+        this.name('slots'),
+        WINDOW_MS,
+        rpm,
+        concurrency,
+        this.baselines.concurrentGlobal,
+        this.options.leaseMs,
+        slotId,
+      );
+    } catch {
+      return this.acquireLocally(keyId, overrides);
+    }
+    switch (verdict[0]) {
+      case 0:
+        break;
+      case 1:
+        throw capacityLimited();
+      case 2:
+        throw concurrencyLimited(concurrency);
+      default:
+        throw rateLimited(rpm, verdict[1] ?? WINDOW_MS);
+    }
+    this.live.set(slotId, keyId);
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        this.live.delete(slotId);
+        // If Redis cannot take it now, the lease runs out by itself.
+        this.shared.command.multi().zrem(this.name('slots', keyId), slotId).zrem(this.name('slots'), slotId).exec().catch(() => {});
+      },
+    };
+  }
+
+  close(): void {
+    clearInterval(this.renewTimer);
+  }
+
+  private acquireLocally(keyId: string, overrides: KeyLimitOverrides): Slot {
+    const slot = this.local.acquire(keyId, overrides);
+    this.localCount += 1;
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        this.localCount -= 1;
+        slot.release();
+      },
+    };
+  }
+
+  private async renew(): Promise<void> {
+    if (!this.live.size || !this.shared.healthy) return;
+    const slots = [...this.live];
+    const keys = [this.name('slots'), ...slots.map(([, keyId]) => this.name('slots', keyId))];
+    try {
+      await this.scripts.baikalRenew(keys.length, ...keys, this.options.leaseMs, ...slots.map(([slotId]) => slotId));
+    } catch (error) {
+      this.log.warn({ err: (error as Error).message, slots: slots.length }, 'could not renew concurrency leases');
+    }
+  }
+
+  private get scripts(): Scripted {
+    return this.shared.command as unknown as Scripted;
+  }
+
+  private name(kind: 'window' | 'slots', keyId?: string): string {
+    return keyId === undefined ? `${this.shared.prefix}${kind}` : `${this.shared.prefix}${kind}:${keyId}`;
+  }
+}

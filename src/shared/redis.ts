@@ -1,0 +1,113 @@
+import { Redis } from 'ioredis';
+import type { Logger } from './logging.js';
+
+/** Messages every gateway process sees: cache invalidations and GraphQL subscription events. */
+export type BusMessage =
+  | { type: 'key-evicted'; keyId: string }
+  | { type: 'catalog-changed'; version: number; data: unknown }
+  /** `payload`: the event's JSON, parsed apart so only event payloads get their dates back. */
+  | { type: 'event'; topic: string; payload: string };
+
+type BusHandler = (message: BusMessage) => void;
+
+/**
+ * The state several gateway processes share (REDIS_URL): one connection for commands, one for
+ * subscriptions. Commands fail at once while Redis is away (no offline queue), so callers fall back
+ * instead of waiting; ioredis reconnects by itself and `healthy` turns true again.
+ */
+export class SharedState {
+  readonly command: Redis;
+  private readonly subscriber: Redis;
+  private readonly handlers = new Set<BusHandler>();
+  private readonly channel: string;
+
+  constructor(
+    url: string,
+    private readonly log: Logger,
+    /** Keys and channels of one deployment; tests give each gateway group its own. */
+    readonly prefix = 'baikal:',
+  ) {
+    const options = { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true, retryStrategy: (times: number) => Math.min(times * 200, 2_000) };
+    this.command = new Redis(url, options);
+    this.subscriber = new Redis(url, { ...options, enableOfflineQueue: true });
+    this.channel = `${prefix}bus`;
+    let wasDown = false;
+    this.command.on('error', (error: Error) => {
+      if (!wasDown) this.log.warn({ err: error.message }, 'Redis unavailable: shared limits fall back to this process');
+      wasDown = true;
+    });
+    this.command.on('ready', () => {
+      if (wasDown) this.log.info('Redis is back: shared limits resume');
+      wasDown = false;
+    });
+    this.subscriber.on('error', () => {});
+    this.subscriber.on('message', (_channel: string, raw: string) => {
+      let message: BusMessage;
+      try {
+        message = JSON.parse(raw) as BusMessage;
+      } catch {
+        return;
+      }
+      for (const handler of this.handlers) handler(message);
+    });
+  }
+
+  async connect(): Promise<void> {
+    await Promise.all([this.command.connect(), this.subscriber.connect()]);
+    await this.subscriber.subscribe(this.channel);
+  }
+
+  get healthy(): boolean {
+    return this.command.status === 'ready';
+  }
+
+  /** Sends to every process, this one included. Returns false when Redis could not take it. */
+  async publish(message: BusMessage): Promise<boolean> {
+    try {
+      await this.command.publish(this.channel, JSON.stringify(message));
+      return true;
+    } catch (error) {
+      this.log.warn({ err: (error as Error).message, type: message.type }, 'could not publish to other processes');
+      return false;
+    }
+  }
+
+  onMessage(handler: BusHandler): void {
+    this.handlers.add(handler);
+  }
+
+  async close(): Promise<void> {
+    this.handlers.clear();
+    await Promise.allSettled([this.subscriber.quit(), this.command.quit()]);
+  }
+}
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+
+/** Event payloads carry Date fields; JSON turns them into ISO strings, this turns them back. */
+function reviveDates(_key: string, value: unknown): unknown {
+  return typeof value === 'string' && ISO_DATE.test(value) ? new Date(value) : value;
+}
+
+/**
+ * An EventTarget for GraphQL subscriptions whose events travel through Redis, so a subscriber on one
+ * process receives what another published. Dispatching does not deliver locally; the event comes
+ * back from Redis to every process (this one too), so each subscriber sees it exactly once.
+ */
+export class SharedEventTarget extends EventTarget {
+  constructor(private readonly shared: SharedState) {
+    super();
+    shared.onMessage((message) => {
+      if (message.type === 'event') super.dispatchEvent(new CustomEvent(message.topic, { detail: JSON.parse(message.payload, reviveDates) as unknown }));
+    });
+  }
+
+  override dispatchEvent(event: Event): boolean {
+    const detail = (event as CustomEvent).detail as unknown;
+    void this.shared.publish({ type: 'event', topic: event.type, payload: JSON.stringify(detail) }).then((sent) => {
+      // Redis away: subscribers on this process still hear it.
+      if (!sent) super.dispatchEvent(new CustomEvent(event.type, { detail }));
+    });
+    return true;
+  }
+}

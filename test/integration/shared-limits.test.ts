@@ -1,0 +1,120 @@
+import { randomBytes } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SharedLimiter } from '../../src/inference/shared-limits.js';
+import type { Slot } from '../../src/inference/limits.js';
+import { DomainError } from '../../src/shared/errors.js';
+import { createLogger } from '../../src/shared/logging.js';
+import { SharedState } from '../../src/shared/redis.js';
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const none = { rpmLimit: null, concurrencyLimit: null };
+/**
+ * Window tests send requests in waves of 6: each slot is released as soon as it is granted, so
+ * neither the per-key (8) nor the global (48) concurrency limit takes part.
+ */
+async function inWaves(total: number, attempt: (i: number) => Promise<Slot>): Promise<string[]> {
+  const verdicts: string[] = [];
+  for (let i = 0; i < total; i += 6) verdicts.push(...(await Promise.all(Array.from({ length: Math.min(6, total - i) }, (_, j) => reasonOf(attempt(i + j))))));
+  return verdicts;
+}
+const log = createLogger('silent');
+
+/** Two "processes" (two connections, two limiters) on one Redis, under a prefix of their own. */
+const opened: { states: SharedState[]; limiters: SharedLimiter[]; prefix: string }[] = [];
+async function pair(leaseMs = 15_000) {
+  const prefix = `baikal-test:${randomBytes(6).toString('hex')}:`;
+  const states = [new SharedState(REDIS_URL, log, prefix), new SharedState(REDIS_URL, log, prefix)];
+  await Promise.all(states.map((s) => s.connect()));
+  const limiters = states.map((s) => new SharedLimiter(s, log, { leaseMs }));
+  opened.push({ states, limiters, prefix });
+  return { a: limiters[0]!, b: limiters[1]!, states, prefix };
+}
+
+async function reasonOf(attempt: Promise<Slot>): Promise<string> {
+  try {
+    (await attempt).release();
+    return 'admitted';
+  } catch (error) {
+    if (error instanceof DomainError) return String(error.reason);
+    throw error;
+  }
+}
+
+afterEach(async () => {
+  for (const { states, limiters, prefix } of opened.splice(0)) {
+    for (const limiter of limiters) limiter.close();
+    const live = states.find((s) => s.healthy)!;
+    const keys = await live.command.keys(`${prefix}*`);
+    if (keys.length) await live.command.del(...keys);
+    await Promise.all(states.map((s) => s.close()));
+  }
+});
+
+describe('limits shared through Redis', () => {
+  it('admits exactly 120 of 300 requests in a minute on one key spread over two processes', async () => {
+    const { a, b } = await pair();
+    const verdicts = await inWaves(300, (i) => (i % 2 ? a : b).acquire('key-1', none));
+    expect(verdicts.filter((v) => v === 'admitted')).toHaveLength(120);
+    expect(verdicts.filter((v) => v === 'rate_limited')).toHaveLength(180);
+    // Another key has a window of its own.
+    expect(await reasonOf(a.acquire('key-2', none))).toBe('admitted');
+  });
+
+  it('holds 8 concurrent per key and 48 overall across both processes, and frees released slots', async () => {
+    const { a, b } = await pair();
+    const held: Slot[] = [];
+    for (let i = 0; i < 8; i++) held.push(await (i % 2 ? a : b).acquire('busy', none));
+    expect(await reasonOf(a.acquire('busy', none))).toBe('concurrency_limited');
+    expect(await reasonOf(b.acquire('busy', none))).toBe('concurrency_limited');
+    for (let key = 0; key < 5; key++) for (let i = 0; i < 8; i++) held.push(await (i % 2 ? a : b).acquire(`other-${key}`, none));
+    expect(a.inFlightTotal + b.inFlightTotal).toBe(48);
+    expect(await reasonOf(b.acquire('fresh', none))).toBe('capacity_limited');
+    held.pop()!.release();
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the release travels to Redis
+    expect(await reasonOf(a.acquire('fresh', none))).toBe('admitted');
+    for (const slot of held) slot.release();
+  });
+
+  it('a key’s own limits override the baselines', async () => {
+    const { a, b } = await pair();
+    const verdicts = await Promise.all(Array.from({ length: 10 }, (_, i) => reasonOf((i % 2 ? a : b).acquire('small', { rpmLimit: 3, concurrencyLimit: null }))));
+    expect(verdicts.filter((v) => v === 'admitted')).toHaveLength(3);
+    const first = await a.acquire('one-at-a-time', { rpmLimit: null, concurrencyLimit: 1 });
+    expect(await reasonOf(b.acquire('one-at-a-time', { rpmLimit: null, concurrencyLimit: 1 }))).toBe('concurrency_limited');
+    first.release();
+  });
+
+  it('slots of a process that stops renewing (died) expire after their lease; live ones are renewed', async () => {
+    const { a, b, states } = await pair(600);
+    for (let i = 0; i < 8; i++) await a.acquire('leased', none);
+    const alive = await b.acquire('renewed', { rpmLimit: null, concurrencyLimit: 1 });
+    // "Kill" process a: it stops renewing and never releases.
+    a.close();
+    await states[0]!.close();
+    expect(await reasonOf(b.acquire('leased', none))).toBe('concurrency_limited');
+    await new Promise((resolve) => setTimeout(resolve, 900));
+    expect(await reasonOf(b.acquire('leased', none))).toBe('admitted');
+    // b's own slot outlived its lease because b renews it.
+    expect(await reasonOf(b.acquire('renewed', { rpmLimit: null, concurrencyLimit: 1 }))).toBe('concurrency_limited');
+    alive.release();
+  });
+
+  it('falls back to per-process limits while Redis is unreachable, and says so', async () => {
+    const state = new SharedState('redis://127.0.0.1:1', log, 'baikal-test:down:');
+    await expect(state.connect()).rejects.toThrow();
+    const limiter = new SharedLimiter(state, log, { leaseMs: 1_000 });
+    try {
+      expect(state.healthy).toBe(false);
+      const verdicts = await inWaves(130, () => limiter.acquire('k', none));
+      expect(verdicts.filter((v) => v === 'admitted')).toHaveLength(120);
+      const held = await Promise.all(Array.from({ length: 8 }, () => limiter.acquire('c', none)));
+      expect(await reasonOf(limiter.acquire('c', none))).toBe('concurrency_limited');
+      expect(limiter.inFlightTotal).toBe(8);
+      for (const slot of held) slot.release();
+      expect(limiter.inFlightTotal).toBe(0);
+    } finally {
+      limiter.close();
+      await state.close();
+    }
+  });
+});
