@@ -26,7 +26,7 @@ import {
 import { requireMigrated, type Readiness } from './readiness.js';
 import type { Services } from './services.js';
 import type { Actor } from './shared/actor.js';
-import { requestIdFrom } from './shared/ids.js';
+import { constantTimeEqual, requestIdFrom } from './shared/ids.js';
 import { requestScope, type Logger } from './shared/logging.js';
 import type { PubSub } from './shared/pubsub.js';
 import { appRouter } from './trpc/router.js';
@@ -64,6 +64,17 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   app.set('trust proxy', config.trustProxy ?? false);
   app.use(requestLogging(log));
   app.use(healthRouter(readiness, startedAt));
+  // Prometheus metrics carry operator-only labels (upstream ids): the operator's token, or nothing.
+  app.get('/metrics', async (req, res) => {
+    if (!config.metricsToken) return void res.status(404).json({ detail: 'Not found', code: 'not_found' });
+    const given = /^Bearer (.+)$/.exec(req.get('authorization') ?? '')?.[1];
+    if (!given || !constantTimeEqual(given, config.metricsToken)) {
+      res.setHeader('WWW-Authenticate', 'Bearer');
+      return void res.status(401).json({ detail: 'The operator metrics token is required', code: 'unauthenticated' });
+    }
+    res.setHeader('content-type', services.metrics.registry.contentType);
+    res.send(await services.metrics.scrape());
+  });
 
   const buildContext = async (req: Request, res: Response): Promise<RequestContext> =>
     createRequestContext(deps.orm, services, {

@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Config } from './config.js';
 import { migrate, openDatabase } from './db/database.js';
+import { serveClusterMetrics } from './metrics.js';
 import type { Logger } from './shared/logging.js';
 
 
@@ -25,6 +26,7 @@ export async function runCluster(config: Config, log: Logger): Promise<void> {
     log.error({ workerPid: worker.process.pid, code, signal }, 'worker died: starting a new one');
     setTimeout(fork, 1_000).unref();
   });
+  serveClusterMetrics();
   for (let i = 0; i < config.workers; i++) fork();
   log.info({ workers: config.workers, pid: process.pid }, `cluster primary started ${config.workers} workers`);
 

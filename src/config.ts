@@ -31,6 +31,8 @@ const envSchema = z.object({
   WORKERS: optionalString.pipe(z.string().regex(/^[1-9][0-9]{0,2}$/, 'must be a whole number from 1 to 999').transform(Number).optional()),
   /** How long a concurrency slot outlives a process that died holding it (shared limits only). */
   SLOT_LEASE_SECONDS: z.coerce.number().min(0.3).max(600).default(15),
+  /** Bearer token for GET /metrics (Prometheus); unset: /metrics answers 404. */
+  METRICS_TOKEN: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
   DATA_DIR: z.string().min(1).default('./.data'),
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -107,6 +109,8 @@ export interface Config {
   /** Worker processes; more than one only with Redis (checked at load). */
   workers: number;
   slotLeaseMs: number;
+  /** Never logged, never shown. */
+  metricsToken?: string;
   dataDir: string;
   nodeEnv: 'development' | 'production' | 'test';
   logLevel: string;
@@ -207,6 +211,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisPrefix: e.REDIS_PREFIX,
     workers,
     slotLeaseMs: Math.round(e.SLOT_LEASE_SECONDS * 1000),
+    metricsToken: e.METRICS_TOKEN,
     dataDir: path.resolve(e.DATA_DIR),
     nodeEnv: e.NODE_ENV,
     logLevel: e.LOG_LEVEL,

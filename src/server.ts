@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import { createGateway, type Gateway } from './app.js';
 import type { Config } from './config.js';
@@ -51,8 +52,11 @@ export async function startGateway(config: Config, log: Logger, clock: Clock = s
     await database.close();
     throw error;
   }
-  const address = await gateway.listen(config.port, config.host);
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  // A lone process listens at once, so /live and /ready answer while it migrates. A cluster worker
+  // listens only when ready: the primary hands connections to every listening worker, and one still
+  // starting would answer 503 to real traffic (the primary has migrated already).
+  const listen = () => gateway.listen(config.port, config.host);
+  let address = cluster.isWorker ? undefined : await listen();
   try {
     await migrate(database.orm, log);
   } catch (error) {
@@ -76,6 +80,8 @@ export async function startGateway(config: Config, log: Logger, clock: Clock = s
     log.info({ upstreams: services.inference.routes.upstreamIds }, 'upstream routes loaded');
   }
   readiness.migrated = true;
+  address ??= await listen();
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   services.video.start();
   services.status.start();
   // Holds past their expiry already stop counting; the sweep closes them so the table stays small.

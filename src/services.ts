@@ -2,7 +2,8 @@ import path from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { AccountsService } from './accounts/accounts.service.js';
 import { BillingService } from './billing/billing.service.js';
-import { Wallets } from './billing/wallets.js';
+import { Wallets, type WalletStore } from './billing/wallets.js';
+import { SharedWallets } from './billing/shared-wallets.js';
 import { CatalogService } from './catalog/catalog.service.js';
 import { InferenceService } from './inference/inference.service.js';
 import { Limiter, type RequestLimiter } from './inference/limits.js';
@@ -16,6 +17,7 @@ import type { Logger } from './shared/logging.js';
 import type { PubSub } from './shared/pubsub.js';
 import type { SharedState } from './shared/redis.js';
 import { UsageRecorder } from './usage/usage-recorder.js';
+import { Metrics } from './metrics.js';
 import { LocalVideoStorage } from './storage/video-storage.js';
 import { VideoService } from './video/video.service.js';
 import { AnalyticsService } from './usage/analytics.service.js';
@@ -31,7 +33,7 @@ export interface Services {
   catalog: CatalogService;
   keys: KeysService;
   billing: BillingService;
-  wallets: Wallets;
+  wallets: WalletStore;
   limiter: RequestLimiter;
   usage: UsageRecorder;
   upstreams: UpstreamClient;
@@ -41,6 +43,7 @@ export interface Services {
   status: StatusService;
   announcements: AnnouncementsService;
   payments: PaymentsService;
+  metrics: Metrics;
 }
 
 export interface ServiceDeps {
@@ -57,9 +60,15 @@ export function createServices(deps: ServiceDeps): Services {
   const catalog = new CatalogService(deps);
   const identity = new IdentityService(deps);
   const accounts = new AccountsService({ ...deps, identity });
-  const wallets = new Wallets(deps);
+  const wallets = deps.shared ? new SharedWallets({ orm: deps.orm, shared: deps.shared, log: deps.log }) : new Wallets(deps);
   const limiter = deps.shared ? new SharedLimiter(deps.shared, deps.log, { leaseMs: deps.config.slotLeaseMs }) : new Limiter();
-  const usage = new UsageRecorder(deps);
+  const metrics = new Metrics({
+    activeHolds: () => wallets.activeHolds,
+    concurrencySlots: () => limiter.inFlightTotal,
+    redisUp: () => (deps.shared ? deps.shared.healthy : null),
+    databaseUp: () => deps.orm.em.fork().execute('select 1').then(() => true, () => false),
+  });
+  const usage = new UsageRecorder({ ...deps, metrics });
   const upstreams = new UpstreamClient();
   const routes = new RouteTable(deps.config.upstreams);
   const billing = new BillingService({ ...deps, wallets });
@@ -79,7 +88,7 @@ export function createServices(deps: ServiceDeps): Services {
     limiter,
     usage,
     upstreams,
-    inference: new InferenceService({ catalog, accounts, wallets, limiter, routes, upstreams, recorder: usage, log: deps.log }),
+    inference: new InferenceService({ catalog, accounts, wallets, limiter, routes, upstreams, recorder: usage, log: deps.log, metrics }),
     video: new VideoService({
       ...deps,
       catalog,
@@ -94,5 +103,6 @@ export function createServices(deps: ServiceDeps): Services {
     status: new StatusService({ ...deps, catalog, routes, upstreams }),
     announcements: new AnnouncementsService(deps),
     payments: new PaymentsService({ ...deps, billing, identity }),
+    metrics,
   };
 }

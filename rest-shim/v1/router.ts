@@ -92,10 +92,16 @@ export function v1Router(services: Services): Router {
       const principal = messages ? await requireMessagesKey(req, services.keys) : await requireKey(req, services.keys);
       await readBody(req, res);
       const call = { principal, requestId: String(res.locals.requestId ?? ''), endpoint, clientSurface };
+      const started = performance.now();
+      const sink = responseSink(req, res);
       try {
-        await run(call, req.body, responseSink(req, res));
+        await run(call, req.body, sink);
       } catch (error) {
         throw error instanceof DomainError ? error.withLocPrefix(['body']) : error;
+      } finally {
+        // Only catalog models become label values, so a client cannot grow the metric set.
+        const model = (req.body as { model?: unknown } | undefined)?.model;
+        if (sink.firstByteAt !== undefined && typeof model === 'string' && services.catalog.snapshot.models.has(model)) services.metrics.observeFirstByte(endpoint, model, sink.firstByteAt - started);
       }
     });
   router.post('/images/generations', inference('/v1/images/generations', 'api', (call, body, sink) => services.inference.generateImage(call, body, sink)));

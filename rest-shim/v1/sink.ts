@@ -9,9 +9,10 @@ export function responseSink(req: Request, res: Response): ResponseSink {
     if (!res.writableFinished) gone.abort();
   });
   req.on('aborted', () => gone.abort());
-  return {
+  const sink: ResponseSink & { firstByteAt?: number } = {
     signal: gone.signal,
     sendJson: (body) => {
+      sink.firstByteAt ??= performance.now();
       if (!res.destroyed) res.status(200).json(body);
     },
     startStream: () => {
@@ -23,6 +24,7 @@ export function responseSink(req: Request, res: Response): ResponseSink {
     },
     write: (text) =>
       new Promise<void>((resolve) => {
+        sink.firstByteAt ??= performance.now();
         if (res.destroyed || res.writableEnded) return resolve();
         if (res.write(text)) return resolve();
         const done = () => {
@@ -37,4 +39,5 @@ export function responseSink(req: Request, res: Response): ResponseSink {
       if (!res.writableEnded) res.end();
     },
   };
+  return sink;
 }

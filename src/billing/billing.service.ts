@@ -8,7 +8,7 @@ import type { Logger } from '../shared/logging.js';
 import { formatUsd, money } from '../shared/money.js';
 import { parseInput } from '../shared/validation.js';
 import type { UsageKind } from '../ledger/kinds.js';
-import type { Wallets } from './wallets.js';
+import type { WalletStore } from './wallets.js';
 import { adjustBalanceInput, trustedPartnerInput, userIdInput, type AdjustBalanceInput, type TrustedPartnerInput } from './billing.schemas.js';
 
 /** How long a hold may outlive its request before it stops counting (and is swept). */
@@ -85,10 +85,10 @@ interface UserMoneyRow {
  * The ledger and the holds against it. Every ledger append is one PostgreSQL transaction that locks
  * the account row, so concurrent settlements of one account serialise and stay exact; the account's
  * stored balances move only together with an appended ledger row. Admission (is there room for this
- * hold?) is decided by the in-memory `Wallets`, which every committed change here keeps current.
+ * hold?) is decided by the wallet store (`Wallets` in memory, `SharedWallets` in Redis), which every committed change here keeps current.
  */
 export class BillingService {
-  constructor(private readonly deps: { orm: MikroORM; log: Logger; wallets: Wallets }) {}
+  constructor(private readonly deps: { orm: MikroORM; log: Logger; wallets: WalletStore }) {}
 
   private em(): EntityManager {
     return this.deps.orm.em.fork();
@@ -128,7 +128,7 @@ export class BillingService {
     await wallets.warm(request.userId, request.apiKeyId);
     const fresh = !wallets.has(request.requestId);
     const ttlMs = request.ttlMs ?? DEFAULT_HOLD_TTL_MS;
-    wallets.reserve({ id: request.requestId, userId: request.userId, keyId: request.apiKeyId, monthlySpendCap, amount, ttlMs });
+    await wallets.reserve({ id: request.requestId, userId: request.userId, keyId: request.apiKeyId, monthlySpendCap, amount, ttlMs });
     try {
       const [row] = await em.execute<HoldRow[]>(
         `insert into holds (id, user_id, api_key_id, request_id, amount_usd, expires_at)

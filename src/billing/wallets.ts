@@ -58,10 +58,63 @@ export interface WalletView {
   keyMonthSpent: Decimal | null;
 }
 
+/**
+ * Admission against balances and spend caps: this process's `Wallets`, or `SharedWallets` (Redis)
+ * when several processes serve one database. Reservations are atomic either way.
+ */
+export interface WalletStore {
+  isWarm(userId: string, keyId: string | null): boolean;
+  warm(userId: string, keyId: string | null): Promise<void>;
+  reserve(request: ReserveRequest): WalletHold | Promise<WalletHold>;
+  settle(holdId: string, cost: Decimal.Value, owner: HoldOwner): void;
+  release(holdId: string, owner?: HoldOwner): boolean;
+  has(holdId: string): boolean;
+  credit(userId: string, amount: Decimal.Value): void;
+  setCreditLine(userId: string, until: Date | null, limit: Decimal.Value): void;
+  view(userId: string, keyId: string | null): WalletView | null | Promise<WalletView | null>;
+  sweep(): number;
+  readonly activeHolds: number;
+}
+
 const USAGE_KIND_LIST = USAGE_KINDS.map((k) => `'${k}'`).join(',');
 
-function monthOf(at: number): string {
+export function monthOf(at: number): string {
   return new Date(at).toISOString().slice(0, 7);
+}
+
+/** What PostgreSQL says of an account (and one key's spend this UTC month): the seed of every wallet cache. */
+export interface WalletFigures {
+  balance: Decimal;
+  creditLimit: Decimal;
+  partnerUntil: number | null;
+  /** Active durable holds (video jobs) of the account, by their wallet hold id (the request id). */
+  durableHolds: { id: string; keyId: string | null; amount: Decimal; expiresAt: number }[];
+  keySpent: Decimal | null;
+}
+
+export async function loadWalletFigures(orm: MikroORM, userId: string, keyId: string | null): Promise<WalletFigures> {
+  const em = orm.em.fork();
+  const [row] = await em.execute<{ balance: string; trusted_partner_until: Date | null; credit_limit_usd: string; key_spent: string | null }[]>(
+    `select u.balance_paid_usd + u.balance_bonus_usd as balance, u.trusted_partner_until, u.credit_limit_usd,
+            case when ?::uuid is null then null else
+              (select coalesce(-sum(amount_usd), 0) from transactions t
+                where t.api_key_id = ?::uuid and t.kind in (${USAGE_KIND_LIST})
+                  and t.created_at >= date_trunc('month', now() at time zone 'utc') at time zone 'utc') end as key_spent
+       from users u where u.id = ?`,
+    [keyId, keyId, userId],
+  );
+  if (!row) throw new DomainError('not_found', 'No such account');
+  const holds = await em.execute<{ request_id: string; api_key_id: string | null; amount_usd: string; expires_at: Date }[]>(
+    `select request_id, api_key_id, amount_usd, expires_at from holds where user_id = ? and status = 'active' and expires_at > now()`,
+    [userId],
+  );
+  return {
+    balance: money(row.balance),
+    creditLimit: money(row.credit_limit_usd),
+    partnerUntil: row.trusted_partner_until ? new Date(row.trusted_partner_until).getTime() : null,
+    durableHolds: holds.map((h) => ({ id: h.request_id, keyId: h.api_key_id, amount: money(h.amount_usd), expiresAt: new Date(h.expires_at).getTime() })),
+    keySpent: row.key_spent === null ? null : money(row.key_spent),
+  };
 }
 
 /**
@@ -72,7 +125,7 @@ function monthOf(at: number): string {
  * for money: every settlement is appended to the ledger (in batches); this is its admission cache.
  * Several processes share it through Redis (the scale-out capability).
  */
-export class Wallets {
+export class Wallets implements WalletStore {
   private readonly accounts = new Map<string, AccountState>();
   private readonly keys = new Map<string, KeySpend>();
   private readonly holds = new Map<string, WalletHold>();
@@ -102,33 +155,21 @@ export class Wallets {
   }
 
   private async load(userId: string, keyId: string | null): Promise<void> {
-    const em = this.deps.orm.em.fork();
     const month = monthOf(this.now());
-    const [row] = await em.execute<{ balance: string; trusted_partner_until: Date | null; credit_limit_usd: string; durable_held: string; key_spent: string | null; key_held: string | null }[]>(
-      `select u.balance_paid_usd + u.balance_bonus_usd as balance, u.trusted_partner_until, u.credit_limit_usd,
-              (select coalesce(sum(amount_usd), 0) from holds h where h.user_id = u.id and h.status = 'active' and h.expires_at > now()) as durable_held,
-              case when ?::uuid is null then null else
-                (select coalesce(-sum(amount_usd), 0) from transactions t
-                  where t.api_key_id = ?::uuid and t.kind in (${USAGE_KIND_LIST})
-                    and t.created_at >= date_trunc('month', now() at time zone 'utc') at time zone 'utc') end as key_spent,
-              case when ?::uuid is null then null else
-                (select coalesce(sum(amount_usd), 0) from holds h where h.api_key_id = ?::uuid and h.status = 'active' and h.expires_at > now()) end as key_held
-         from users u where u.id = ?`,
-      [keyId, keyId, keyId, keyId, userId],
-    );
-    if (!row) throw new DomainError('not_found', 'No such account');
+    const row = await loadWalletFigures(this.deps.orm, userId, keyId);
     // A concurrent load or an earlier warm-up may have filled these in; the in-memory figures are newer.
     if (!this.accounts.has(userId)) {
       this.accounts.set(userId, {
-        balance: money(row.balance),
-        creditLimit: money(row.credit_limit_usd),
-        partnerUntil: row.trusted_partner_until ? new Date(row.trusted_partner_until).getTime() : null,
-        held: money(row.durable_held),
+        balance: row.balance,
+        creditLimit: row.creditLimit,
+        partnerUntil: row.partnerUntil,
+        held: row.durableHolds.reduce((sum, hold) => sum.plus(hold.amount), money(0)),
         lastUsed: this.now(),
       });
     }
     if (keyId !== null && this.keys.get(keyId)?.month !== month) {
-      this.keys.set(keyId, { month, spent: money(row.key_spent ?? 0), held: money(row.key_held ?? 0) });
+      const keyHeld = row.durableHolds.filter((hold) => hold.keyId === keyId).reduce((sum, hold) => sum.plus(hold.amount), money(0));
+      this.keys.set(keyId, { month, spent: row.keySpent ?? money(0), held: keyHeld });
     }
   }
 

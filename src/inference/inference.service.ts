@@ -1,6 +1,6 @@
 import { Decimal } from 'decimal.js';
 import { costOf, worstCaseTokenCost, type TokenUsage } from '../billing/cost.js';
-import type { WalletHold, Wallets } from '../billing/wallets.js';
+import type { WalletHold, WalletStore } from '../billing/wallets.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { CatalogModel, Endpoint, GroupPrices, TokenPrices } from '../catalog/catalog.schemas.js';
 import type { CatalogService } from '../catalog/catalog.service.js';
@@ -9,6 +9,7 @@ import type { KeyPrincipal } from '../keys/keys.service.js';
 import { DomainError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import type { Logger } from '../shared/logging.js';
+import type { Metrics } from '../metrics.js';
 import { formatUsd, money } from '../shared/money.js';
 import type { UsageRecord, UsageRecorder, UsageStatus } from '../usage/usage-recorder.js';
 import type { RequestLimiter, Slot } from './limits.js';
@@ -33,6 +34,8 @@ export interface ResponseSink {
   /** Aborted when the client goes away. */
   readonly signal: AbortSignal;
   sendJson(body: object): void;
+  /** `performance.now()` when the first byte went out (the JSON body or the first stream event), for metrics. */
+  readonly firstByteAt?: number;
   /** Starts a 200 server-sent-events response. */
   startStream(): void;
   /** Resolves when the client can take more (backpressure), or at once if it is gone. */
@@ -138,12 +141,13 @@ export class InferenceService {
     private readonly deps: {
       catalog: CatalogService;
       accounts: AccountsService;
-      wallets: Wallets;
+      wallets: WalletStore;
       limiter: RequestLimiter;
       routes: RouteTable;
       upstreams: UpstreamClient;
       recorder: UsageRecorder;
       log: Logger;
+      metrics?: Metrics;
     },
   ) {}
 
@@ -157,7 +161,7 @@ export class InferenceService {
     const { wallets } = this.deps;
     await wallets.warm(principal.userId, principal.keyId);
     const account = await this.deps.accounts.accountOf(principal.userId);
-    const wallet = wallets.view(principal.userId, principal.keyId)!;
+    const wallet = (await wallets.view(principal.userId, principal.keyId))!;
     const monthSpent = wallet.keyMonthSpent ?? money(0);
     const capLeft = principal.monthlySpendCap === null ? null : money(principal.monthlySpendCap).minus(monthSpent);
     return {
@@ -256,7 +260,7 @@ export class InferenceService {
     const startedAt = new Date();
     let hold: WalletHold;
     try {
-      hold = wallets.reserve({ id: eventId, userId: principal.userId, keyId: principal.keyId, monthlySpendCap: principal.monthlySpendCap, amount: worstCase(prices) });
+      hold = await wallets.reserve({ id: eventId, userId: principal.userId, keyId: principal.keyId, monthlySpendCap: principal.monthlySpendCap, amount: worstCase(prices) });
     } catch (error) {
       if (error instanceof DomainError) this.deps.recorder.record(this.usageRecord(call, { eventId, startedAt, model, prices }, { status: 'error', errorCode: error.reason, usage: null, upstreamId: null }, money(0)));
       throw error;
@@ -266,6 +270,7 @@ export class InferenceService {
       return { eventId, startedAt, model, prices, hold, slot };
     } catch (error) {
       wallets.release(hold.id);
+      if (error instanceof DomainError && error.reason) this.deps.metrics?.refused(error.reason);
       throw error;
     }
   }
@@ -286,6 +291,7 @@ export class InferenceService {
         failure = failureOf(error, route.upstream.id);
         // The request id is on this line through the logging scope; the detail is for the operator only.
         this.deps.log.warn({ upstream: route.upstream.id, kind: failure.kind, status: failure.status, detail: failure.detail }, 'upstream call failed');
+        this.deps.metrics?.upstreamError(route.upstream.id, failure.kind);
         if (!failure.retryable) break;
       }
     }

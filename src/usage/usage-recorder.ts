@@ -1,6 +1,7 @@
 import { Decimal } from 'decimal.js';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { newId } from '../shared/ids.js';
+import type { Metrics } from '../metrics.js';
 import type { Logger } from '../shared/logging.js';
 import { money } from '../shared/money.js';
 
@@ -83,9 +84,10 @@ export class UsageRecorder {
   private flushing: Promise<void> | null = null;
   private written = 0;
 
-  constructor(private readonly deps: { orm: MikroORM; log: Logger }) {}
+  constructor(private readonly deps: { orm: MikroORM; log: Logger; metrics?: Metrics }) {}
 
   record(record: UsageRecord): void {
+    this.deps.metrics?.observeUsage(record);
     this.queue.push(record);
     if (this.queue.length >= MAX_BATCH) void this.flush().catch(() => undefined);
     else this.timer ??= setTimeout(() => void this.flush().catch(() => undefined), FLUSH_INTERVAL_MS);

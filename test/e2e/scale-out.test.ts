@@ -5,7 +5,11 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionEventsDocument, SetModelPricesDocument, type SessionEventsSubscription } from '../graphql/generated.js';
 import { graphql, http } from '../helpers/clients.js';
-import { apiAccount, createKey, processAdmin, requestId, startInferenceStack, usageEventOf, type InferenceStack } from '../helpers/inference.js';
+import { Decimal } from 'decimal.js';
+import { promptTokenBound } from '../../src/inference/canonical.js';
+import { chatToCanonical, parseChatRequest } from '../../src/inference/translate/openai-chat.js';
+import { ledgerBalance } from '../helpers/accounts.js';
+import { apiAccount, createKey, fund, processAdmin, requestId, setKeyLimits, settled, startInferenceStack, usageEventOf, type InferenceStack } from '../helpers/inference.js';
 import type { ServerProcess } from '../helpers/process.js';
 
 /**
@@ -15,14 +19,23 @@ import type { ServerProcess } from '../helpers/process.js';
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = `baikal-e2e:${randomBytes(6).toString('hex')}:`;
 const LEASE_SECONDS = 2;
+const METRICS_TOKEN = `metrics-${randomBytes(12).toString('hex')}`;
 const MODEL = 'gen-5.6-luna';
+const MAX_TOKENS = 16;
+const SLOW_PROMPT = 'Count slowly [sim:words=10 latency=800]';
+
+/** What the gateway holds for one request: every prompt byte as a token at luna's dearest input-side price, plus max_tokens of output. */
+function worstCaseHold(prompt: string): Decimal {
+  const bound = promptTokenBound(chatToCanonical(parseChatRequest({ model: MODEL, messages: [{ role: 'user', content: prompt }], max_tokens: MAX_TOKENS })));
+  return new Decimal(bound).times('0.018').plus(new Decimal(MAX_TOKENS).times('0.04')).dividedBy(1_000_000).toDecimalPlaces(10, Decimal.ROUND_UP);
+}
 
 let stack: InferenceStack;
 let b: ServerProcess;
 let admin: { token: string; userId: string };
 
 beforeAll(async () => {
-  stack = await startInferenceStack({ REDIS_URL, REDIS_PREFIX: PREFIX, SLOT_LEASE_SECONDS: String(LEASE_SECONDS), STATUS_PROBE_SECONDS: '0' });
+  stack = await startInferenceStack({ REDIS_URL, REDIS_PREFIX: PREFIX, SLOT_LEASE_SECONDS: String(LEASE_SECONDS), STATUS_PROBE_SECONDS: '0', METRICS_TOKEN, WORKERS: '1' });
   b = await stack.spawnPeer();
   admin = await processAdmin(stack);
 }, 120_000);
@@ -40,9 +53,11 @@ async function chat(url: string, key: string, prompt = 'hello', id = requestId('
   const response = await fetch(`${url}/v1/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-request-id': id },
-    body: JSON.stringify({ model: MODEL, max_tokens: 16, messages: [{ role: 'user', content: prompt }] }),
+    body: JSON.stringify({ model: MODEL, max_tokens: MAX_TOKENS, messages: [{ role: 'user', content: prompt }] }),
   });
-  const body = (await response.json()) as { error?: { code: string } };
+  const text = await response.text();
+  const body = JSON.parse(text) as { error?: { code: string } };
+  if (response.status >= 500 && !body.error?.code) throw new Error(`unexpected ${response.status}: ${text}`);
   return { status: response.status, code: body.error?.code ?? null, id };
 }
 
@@ -74,6 +89,51 @@ describe('two gateway processes sharing one Redis', () => {
     expect(count(overall, null)).toBe(48);
     expect(count(overall, 'capacity_limited') + count(overall, 'concurrency_limited')).toBe(8);
   }, 60_000);
+
+  it('a small balance is held across both processes: they never spend more than it, and the ledger equals the balance', async () => {
+    const owner = await apiAccount(stack, admin, null);
+    const keys = [owner.key, ...(await Promise.all(Array.from({ length: 12 }, () => createKey(stack, owner.token)))).map((k) => k.key)];
+    const hold = worstCaseHold(SLOW_PROMPT);
+    const start = hold.times(30.5).toDecimalPlaces(10, Decimal.ROUND_DOWN);
+    await fund(stack, admin, owner.userId, start.toFixed());
+    const results = await Promise.all(Array.from({ length: 100 }, (_, i) => chat(both()[i % 2]!, keys[i % keys.length]!, SLOW_PROMPT)));
+    const admitted = count(results, null);
+    expect(results.filter((r) => r.code !== null && r.code !== 'insufficient_balance')).toEqual([]);
+    // Each process alone would admit up to 30 on its own copy of the balance; together they may not.
+    expect(admitted).toBeGreaterThanOrEqual(30);
+    expect(admitted).toBeLessThanOrEqual(36);
+    await settled(stack, owner.userId, 100);
+    const each = await Promise.all(results.filter((r) => r.code === null).map(async (r) => new Decimal((await usageEventOf(stack, r.id)).amount_usd as string)));
+    const spent = each.reduce((sum, amount) => sum.plus(amount), new Decimal(0));
+    const balance = await ledgerBalance(stack, owner.userId);
+    expect(new Decimal(balance.balance).equals(start.minus(spent))).toBe(true);
+    expect(new Decimal(balance.balance).isNegative()).toBe(false);
+    expect(balance.ledger).toBe(balance.balance);
+  }, 60_000);
+
+  it('a key’s monthly spend cap holds across both processes', async () => {
+    const account = await apiAccount(stack, admin, '5');
+    const hold = worstCaseHold(SLOW_PROMPT);
+    await setKeyLimits(stack, admin, account.keyId, { monthlySpendCap: hold.times(2.5).toDecimalPlaces(10, Decimal.ROUND_DOWN).toFixed() });
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => chat(both()[i % 2]!, account.key, SLOW_PROMPT)));
+    expect(count(results, null) + count(results, 'spend_cap_reached')).toBe(8);
+    // Two fit at once; a straggler may fit after they settled below their holds, never more.
+    expect(count(results, null)).toBeGreaterThanOrEqual(2);
+    expect(count(results, null)).toBeLessThanOrEqual(3);
+  }, 30_000);
+
+  it('without Redis a process refuses billable requests with 503 (never 401, never unchecked), and says so on /ready', async () => {
+    const lonely = await stack.spawnPeer({ REDIS_URL: 'redis://127.0.0.1:1' });
+    const account = await apiAccount(stack, admin, '5');
+    const refused = await chat(lonely.url, account.key);
+    expect(refused).toMatchObject({ status: 503, code: 'billing_unavailable' });
+    const models = await http(lonely.url, 'GET', '/v1/models', { headers: { authorization: `Bearer ${account.key}` } });
+    expect(models.status).toBe(200);
+    const ready = await http(lonely.url, 'GET', '/ready');
+    expect(ready.body).toMatchObject({ redis: 'unreachable' });
+    lonely.child.kill('SIGTERM');
+    expect(await lonely.exited).toBe(0);
+  }, 30_000);
 
   it('a key revoked on one process is refused on the other at once', async () => {
     const account = await apiAccount(stack, admin, '5');
@@ -118,12 +178,12 @@ describe('two gateway processes sharing one Redis', () => {
   it('slots of a process killed with SIGKILL are free again within their lease', async () => {
     const c = await stack.spawnPeer();
     const account = await apiAccount(stack, admin, '5');
-    const inFlight = Array.from({ length: 8 }, () => chat(c.url, account.key, '[sim:latency=1400] held').catch(() => null));
+    const inFlight = Array.from({ length: 8 }, () => chat(c.url, account.key, '[sim:latency=1400] held').catch((error: unknown) => String(error)));
     // Wait until all 8 hold their leases in Redis (a fresh process under load takes a moment).
     const redis = new Redis(REDIS_URL);
     try {
       for (let tries = 0; (await redis.zcard(`${PREFIX}slots:${account.keyId}`)) < 8; tries++) {
-        if (tries > 100) throw new Error('the 8 slow requests were never admitted');
+        if (tries > 100) throw new Error(`the 8 slow requests were never admitted: ${JSON.stringify(await Promise.all(inFlight))}`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     } finally {
@@ -161,8 +221,37 @@ describe('two gateway processes sharing one Redis', () => {
     // The primary and each worker log their start with their pid.
     const pids = new Set(cluster.lines.filter((line) => line.includes('Baikal gateway starting')).map((line) => (JSON.parse(line) as { pid: number }).pid));
     expect(pids.size).toBe(3);
+    // One scrape, through whichever worker takes it, counts the requests of both.
+    const scraped = await (await fetch(`${cluster.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+    const served = scraped.split('\n').find((line) => line.startsWith('baikal_requests_total{endpoint="/v1/chat/completions",model="gen-5.6-luna",status="success"'));
+    expect(Number(served?.split(' ').pop())).toBe(6);
     expect(cluster.lines.some((line) => line.includes('cluster primary started 2 workers'))).toBe(true);
     cluster.child.kill('SIGTERM');
     expect(await cluster.exited).toBe(0);
   }, 60_000);
+
+  it('serves Prometheus metrics to the operator only', async () => {
+    expect((await http(b.url, 'GET', '/metrics')).status).toBe(401);
+    const account = await apiAccount(stack, admin, '5');
+    expect((await http(b.url, 'GET', '/metrics', { token: account.token })).status).toBe(401);
+    expect((await http(b.url, 'GET', '/metrics', { headers: { authorization: `Bearer ${account.key}` } })).status).toBe(401);
+    await chat(b.url, account.key);
+    await chat(b.url, account.key, '[sim:status=500] fail');
+    const scraped = await fetch(`${b.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    expect(scraped.status).toBe(200);
+    expect(scraped.headers.get('content-type')).toContain('text/plain');
+    const text = await scraped.text();
+    const value = (pattern: RegExp) => {
+      const line = text.split('\n').find((l) => pattern.test(l));
+      if (!line) throw new Error(`no metric matches ${pattern}:\n${text.split('\n').filter((l) => l.startsWith('baikal_') && !l.includes('_bucket')).join('\n')}`);
+      return Number(line.split(' ').pop());
+    };
+    expect(value(/^baikal_requests_total\{endpoint="\/v1\/chat\/completions",model="gen-5\.6-luna",status="success",error_code=""\}/)).toBeGreaterThanOrEqual(1);
+    expect(value(/^baikal_time_to_first_byte_seconds_count\{endpoint="\/v1\/chat\/completions",model="gen-5\.6-luna"\}/)).toBeGreaterThanOrEqual(1);
+    expect(value(/^baikal_upstream_errors_total\{upstream="canary-primary-/)).toBeGreaterThanOrEqual(1);
+    expect(value(/^baikal_limit_refusals_total\{reason="rate_limited"\}/)).toBeGreaterThanOrEqual(1);
+    expect(value(/^baikal_redis_up /)).toBe(1);
+    expect(value(/^baikal_database_up /)).toBe(1);
+    expect(text).toContain('baikal_process_resident_memory_bytes');
+  });
 });
