@@ -1,20 +1,26 @@
 /**
- * `npm run bench`: the gateway's latency overhead on /v1/chat/completions.
+ * `npm run bench`: the gateway against the physical limit, on /v1/chat/completions.
  *
- * Starts the upstream simulator (in this process) and the built gateway (its own process, over a
- * fresh PostgreSQL database), then drives both with the same load: the same request straight to the
- * simulator, and through the gateway. Reports p50/p99 of total latency (JSON) and of time to first
- * byte (streams) for each, and the difference: what the gateway adds. Fixed rates are open-loop
- * (requests start on schedule whether or not earlier ones finished); saturation is closed-loop with
- * a fixed number of workers, reporting throughput.
+ * Three targets get the same load: the upstream simulator directly, a bare pass-through proxy
+ * (bare-proxy.ts: node:http in, undici out) and the built gateway with its whole pipeline (key auth,
+ * scope, limits, balance hold, settlement, usage event). The bare proxy and the gateway each run in
+ * their own process pinned to one core (BENCH_CORE); this process (load generator and simulator) is
+ * pinned to the other. Phases are interleaved and repeated (BENCH_ROUNDS); medians across rounds:
+ * - saturation (closed loop, BENCH_CONCURRENCY loops): max JSON requests/s and SSE streams/s, and
+ *   CPU time per request of the proxy process (from /proc, user + system);
+ * - fixed rates (open loop, requests start on schedule: no coordinated omission): p50/p99 latency
+ *   (JSON) and time to first byte (streams), as overhead over direct;
+ * - memory: the gateway's RSS after 10,000 and after BENCH_MEMORY_REQUESTS (default 100,000)
+ *   requests (JSON, streams and streams aborted after the first byte).
+ * Prints a table with the issue's targets and writes JSON (BENCH_OUT, default bench-results.json).
  *
- * Environment: BENCH_SECONDS (per phase, default 5), BENCH_RATES (default 50,200,400),
- * BENCH_WORKERS (default 32; the gateway's global concurrency baseline is 48), PG_ADMIN_URL.
+ * Environment: BENCH_SECONDS (per phase, default 4), BENCH_ROUNDS (3), BENCH_RATES (100,400),
+ * BENCH_CONCURRENCY (32), BENCH_CORE (1), BENCH_MEMORY_REQUESTS (100000; 0 skips), PG_ADMIN_URL.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
@@ -22,11 +28,17 @@ import { Pool } from 'undici';
 import { startSimulator } from '../simulator/openai-simulator.js';
 
 const ROOT = path.resolve(new URL('../../..', import.meta.url).pathname);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const RATES = (process.env.BENCH_RATES ?? '50,200,400').split(',').map(Number);
-const WORKERS = Number(process.env.BENCH_WORKERS ?? 32);
+const NODE = path.join(ROOT, 'node_modules/.bin/node');
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const RATES = (process.env.BENCH_RATES ?? '100,400').split(',').map(Number);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const CORE = process.env.BENCH_CORE ?? '1';
+const MEMORY_REQUESTS = Number(process.env.BENCH_MEMORY_REQUESTS ?? 100_000);
+const OUT = process.env.BENCH_OUT ?? 'bench-results.json';
 const ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const MODEL = 'gen-5.6-luna';
+const CLOCK_TICKS_PER_SECOND = 100;
 
 interface Sample {
   ok: boolean;
@@ -35,56 +47,90 @@ interface Sample {
 }
 
 interface Target {
-  name: string;
+  name: 'direct' | 'bare' | 'gateway';
   pool: Pool;
-  path: string;
   authorization: string;
+  pid?: number;
 }
+
+type Kind = 'json' | 'stream';
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
-function body(stream: boolean): string {
-  return JSON.stringify({ model: MODEL, stream, max_tokens: 64, messages: [{ role: 'user', content: 'Describe lake Baikal briefly [sim:words=24]' }] });
-}
+const payloads: Record<Kind, string> = {
+  json: JSON.stringify({ model: MODEL, stream: false, max_tokens: 64, messages: [{ role: 'user', content: 'Describe lake Baikal briefly [sim:words=24]' }] }),
+  stream: JSON.stringify({ model: MODEL, stream: true, max_tokens: 64, messages: [{ role: 'user', content: 'Describe lake Baikal briefly [sim:words=24]' }] }),
+};
 
-async function once(target: Target, payload: string): Promise<Sample> {
+async function once(target: Target, kind: Kind, abortAfterFirstByte = false): Promise<Sample> {
   const started = performance.now();
+  const abort = new AbortController();
   try {
-    const response = await target.pool.request({ method: 'POST', path: target.path, headers: { 'content-type': 'application/json', authorization: target.authorization }, body: payload });
+    const response = await target.pool.request({
+      method: 'POST',
+      path: '/v1/chat/completions',
+      headers: { 'content-type': 'application/json', authorization: target.authorization },
+      body: payloads[kind],
+      signal: abort.signal,
+    });
     let first = 0;
-    for await (const _ of response.body) if (!first) first = performance.now();
+    for await (const _ of response.body) {
+      if (!first) first = performance.now();
+      if (abortAfterFirstByte) {
+        abort.abort();
+        break;
+      }
+    }
     const ended = performance.now();
     return { ok: response.statusCode === 200, ttfb: (first || ended) - started, total: ended - started };
   } catch {
-    return { ok: false, ttfb: 0, total: performance.now() - started };
+    return { ok: abortAfterFirstByte, ttfb: 0, total: performance.now() - started };
   }
 }
 
-/** Open loop: one request every 1000/rate ms for SECONDS, regardless of how long each takes. */
-async function atRate(target: Target, payload: string, rate: number, seconds = SECONDS): Promise<Sample[]> {
+/** Open loop: one request every 1000/rate ms, whether or not earlier ones finished. */
+async function atRate(target: Target, kind: Kind, rate: number, seconds = SECONDS): Promise<Sample[]> {
   const pending: Promise<Sample>[] = [];
   const count = Math.round(rate * seconds);
   const start = performance.now();
   for (let i = 0; i < count; i++) {
-    const due = start + (i * 1000) / rate;
-    const wait = due - performance.now();
+    const wait = start + (i * 1000) / rate - performance.now();
     if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-    pending.push(once(target, payload));
+    pending.push(once(target, kind));
   }
   return Promise.all(pending);
 }
 
-/** Closed loop: WORKERS back-to-back request loops for SECONDS. */
-async function saturate(target: Target, payload: string): Promise<{ samples: Sample[]; seconds: number }> {
-  const samples: Sample[] = [];
+/** CPU time (user + system) a process has used, in ms. */
+async function cpuMs(pid: number): Promise<number> {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+
+async function rssBytes(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
+}
+
+/** Closed loop: CONCURRENCY back-to-back loops; throughput, errors and the proxy's CPU per request. */
+async function saturate(target: Target, kind: Kind): Promise<{ perSecond: number; errors: number; cpuPerRequestMs: number | null }> {
+  let done = 0;
+  let errors = 0;
+  const cpuBefore = target.pid ? await cpuMs(target.pid) : 0;
   const start = performance.now();
   const until = start + SECONDS * 1000;
   await Promise.all(
-    Array.from({ length: WORKERS }, async () => {
-      while (performance.now() < until) samples.push(await once(target, payload));
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (performance.now() < until) {
+        const sample = await once(target, kind);
+        done += 1;
+        if (!sample.ok) errors += 1;
+      }
     }),
   );
-  return { samples, seconds: (performance.now() - start) / 1000 };
+  const seconds = (performance.now() - start) / 1000;
+  const cpuPerRequestMs = target.pid ? ((await cpuMs(target.pid)) - cpuBefore) / done : null;
+  return { perSecond: done / seconds, errors, cpuPerRequestMs };
 }
 
 function percentile(values: number[], p: number): number {
@@ -93,25 +139,16 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-const ms = (value: number) => `${value.toFixed(2)} ms`.padStart(10);
+const median = (values: number[]) => percentile(values, 50);
 
-function report(label: string, metric: 'total' | 'ttfb', direct: Sample[], gateway: Sample[], extra = ''): void {
-  const pick = (samples: Sample[]) => samples.filter((s) => s.ok).map((s) => s[metric]);
-  const [d, g] = [pick(direct), pick(gateway)];
-  const failed = gateway.filter((s) => !s.ok).length + direct.filter((s) => !s.ok).length;
-  const row = (p: number) => `p${p} direct ${ms(percentile(d, p))} gateway ${ms(percentile(g, p))} overhead ${ms(percentile(g, p) - percentile(d, p))}`;
-  log(`${label.padEnd(34)} ${metric === 'total' ? 'latency' : 'ttfb   '}  ${row(50)} | ${row(99)}  n=${g.length} failed=${failed}${extra}`);
-}
-
-async function waitReady(url: string, child: ReturnType<typeof spawn>): Promise<void> {
+async function waitFor(check: () => Promise<boolean>, child: ChildProcess, what: string): Promise<void> {
   const until = Date.now() + 60_000;
   while (Date.now() < until) {
-    if (child.exitCode !== null) throw new Error(`gateway exited with ${child.exitCode}`);
-    const ready = await fetch(`${url}/ready`).then((r) => r.ok, () => false);
-    if (ready) return;
+    if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode}`);
+    if (await check().catch(() => false)) return;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  throw new Error('gateway not ready in 60 s');
+  throw new Error(`${what} not ready in 60 s`);
 }
 
 async function json(url: string, method: string, route: string, payload: unknown, token?: string): Promise<{ body: any; headers: Headers }> {
@@ -120,7 +157,12 @@ async function json(url: string, method: string, route: string, payload: unknown
   return { body: await response.json(), headers: response.headers };
 }
 
+const pinned = (args: string[]) => spawn('taskset', ['-c', CORE, NODE, ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'], env: {} });
+
 async function main(): Promise<void> {
+  // The load generator and the simulator keep off the core the proxies are measured on.
+  const otherCore = CORE === '0' ? '1' : '0';
+  execFileSync('taskset', ['-cp', otherCore, String(process.pid)], { stdio: 'ignore' });
   const credential = `bench-${randomBytes(8).toString('hex')}`;
   const simulator = await startSimulator({ apiKey: credential });
   const dbName = `baikal_bench_${randomBytes(4).toString('hex')}`;
@@ -134,14 +176,14 @@ async function main(): Promise<void> {
   await writeFile(configFile, JSON.stringify({ upstreams: [{ id: 'sim', kind: 'openai-compatible', baseUrl: `${simulator.url}/v1`, credentialEnv: 'BENCH_UPSTREAM_KEY', routes: [{ group: 'cheap', models: [MODEL] }] }] }));
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const gatewayUrl = `http://127.0.0.1:${port}`;
-  const child = spawn(path.join(ROOT, 'node_modules/.bin/node'), ['dist/src/main.js'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, HOST: '127.0.0.1', PORT: String(port), DATABASE_URL: dbUrl.toString(), BAIKAL_CONFIG: configFile, BENCH_UPSTREAM_KEY: credential, NODE_ENV: 'production', DATA_DIR: dir },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const bareUrl = `http://127.0.0.1:${port + 1}`;
+  const gatewayEnv = { PATH: process.env.PATH, HOME: process.env.HOME, HOST: '127.0.0.1', PORT: String(port), DATABASE_URL: dbUrl.toString(), BAIKAL_CONFIG: configFile, BENCH_UPSTREAM_KEY: credential, NODE_ENV: 'production', DATA_DIR: dir, WORKERS: '1', LOG_LEVEL: 'warn', STATUS_PROBE_SECONDS: '0' };
+  const gatewayProcess = spawn('taskset', ['-c', CORE, NODE, 'dist/src/main.js'], { cwd: ROOT, env: gatewayEnv, stdio: ['ignore', 'ignore', 'inherit'] });
+  const bareProcess = pinned(['dist/test/bench/bare-proxy.js', `${simulator.url}`, String(port + 1), credential]);
   const pools: Pool[] = [];
   try {
-    await waitReady(gatewayUrl, child);
+    await waitFor(() => fetch(`${gatewayUrl}/ready`).then((r) => r.ok), gatewayProcess, 'gateway');
+    await waitFor(() => fetch(bareUrl).then(() => true), bareProcess, 'bare proxy');
     // An account with a large balance and one key without practical rate limits.
     const registered = await json(gatewayUrl, 'POST', '/auth/register', { username: `bench${randomBytes(3).toString('hex')}`, email: `bench-${randomBytes(3).toString('hex')}@example.test`, password: 'bench-password-1' });
     const session = registered.headers.get('x-session-token')!;
@@ -158,32 +200,91 @@ async function main(): Promise<void> {
     await gql('mutation($input: AdjustBalanceInput!) { adjustBalance(input: $input) { applied } }', { input: { userId, amountUsd: '100000', reason: 'benchmark balance' } });
     await gql('mutation($input: KeyLimitsInput!) { setKeyLimits(input: $input) { keyId } }', { input: { keyId: key.id, rpmLimit: 100_000, concurrencyLimit: 1_000 } });
 
-    const direct: Target = { name: 'direct', pool: new Pool(simulator.url, { connections: 256 }), path: '/v1/chat/completions', authorization: `Bearer ${credential}` };
-    const gateway: Target = { name: 'gateway', pool: new Pool(gatewayUrl, { connections: 256 }), path: '/v1/chat/completions', authorization: `Bearer ${key.key}` };
-    pools.push(direct.pool, gateway.pool);
+    const direct: Target = { name: 'direct', pool: new Pool(simulator.url, { connections: 256 }), authorization: `Bearer ${credential}` };
+    const bare: Target = { name: 'bare', pool: new Pool(bareUrl, { connections: 256 }), authorization: 'Bearer none', pid: bareProcess.pid };
+    const gateway: Target = { name: 'gateway', pool: new Pool(gatewayUrl, { connections: 256 }), authorization: `Bearer ${key.key}`, pid: gatewayProcess.pid };
+    const targets = [direct, bare, gateway];
+    pools.push(...targets.map((t) => t.pool));
 
-    log(`Baikal inference benchmark: ${SECONDS} s per phase, model ${MODEL}, 24-word answers, simulator without added latency`);
-    log(`machine: ${(await import('node:os')).cpus().length} cores, node ${process.version} (load generator and simulator share one process; the gateway runs in another)`);
-    // Warm-up: connections, key and balance caches, JIT.
-    for (const stream of [false, true]) for (const target of [direct, gateway]) await atRate(target, body(stream), 100, 2);
+    log(`Baikal inference benchmark: ${ROUNDS} rounds x ${SECONDS} s per phase, model ${MODEL}, 24-word answers, simulator without added latency`);
+    log(`machine: ${cpus().length} cores, node ${process.version}; bare proxy and gateway pinned to core ${CORE}, load generator + simulator on core ${otherCore}; saturation with ${CONCURRENCY} loops (the gateway's global concurrency baseline is 48)`);
+    for (const kind of ['json', 'stream'] as const) for (const target of targets) await atRate(target, kind, 200, 2); // warm-up: connections, caches, JIT
 
-    for (const stream of [false, true]) {
-      const payload = body(stream);
-      const metric = stream ? 'ttfb' : 'total';
-      for (const rate of RATES) {
-        const d = await atRate(direct, payload, rate);
-        const g = await atRate(gateway, payload, rate);
-        report(`${stream ? 'stream' : 'json  '} @ ${rate} req/s`, metric, d, g);
+    const results: Record<string, number[]> = {};
+    const add = (name: string, value: number) => (results[name] ??= []).push(value);
+    let gatewayErrors = 0;
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const kind of ['json', 'stream'] as const) {
+        for (const target of [bare, gateway, direct]) {
+          const saturated = await saturate(target, kind);
+          add(`${kind}.${target.name}.per_second`, saturated.perSecond);
+          if (saturated.cpuPerRequestMs !== null) add(`${kind}.${target.name}.cpu_ms_per_request`, saturated.cpuPerRequestMs);
+          if (target === gateway) gatewayErrors += saturated.errors;
+        }
+        const metric = kind === 'json' ? 'total' : 'ttfb';
+        for (const rate of RATES) {
+          const byTarget = new Map<string, Sample[]>();
+          for (const target of targets) byTarget.set(target.name, await atRate(target, kind, rate));
+          gatewayErrors += byTarget.get('gateway')!.filter((s) => !s.ok).length;
+          const p = (name: string, q: number) => percentile(byTarget.get(name)!.filter((s) => s.ok).map((s) => s[metric]), q);
+          for (const name of ['bare', 'gateway']) {
+            add(`${kind}.${name}.overhead_p50_ms@${rate}`, p(name, 50) - p('direct', 50));
+            add(`${kind}.${name}.overhead_p99_ms@${rate}`, p(name, 99) - p('direct', 99));
+          }
+          add(`${kind}.direct.p50_ms@${rate}`, p('direct', 50));
+        }
       }
-      const d = await saturate(direct, payload);
-      const g = await saturate(gateway, payload);
-      const throughput = ` | throughput direct ${(d.samples.length / d.seconds).toFixed(0)} req/s, gateway ${(g.samples.length / g.seconds).toFixed(0)} req/s`;
-      report(`${stream ? 'stream' : 'json  '} saturation, ${WORKERS} workers`, metric, d.samples, g.samples, throughput);
+      log(`round ${round}/${ROUNDS} done`);
     }
+    const m = (name: string) => median(results[name] ?? []);
+
+    let memory: { rssAfter10k: number; rssAfterAll: number; requests: number; growth: number } | null = null;
+    if (MEMORY_REQUESTS > 0) {
+      log(`memory: ${MEMORY_REQUESTS} requests through the gateway (JSON, streams, and every 10th stream aborted after its first byte)`);
+      let sent = 0;
+      let rssAfter10k = 0;
+      const loop = async () => {
+        while (sent < MEMORY_REQUESTS) {
+          const i = sent++;
+          await once(gateway, i % 2 ? 'stream' : 'json', i % 10 === 5);
+          if (sent === 10_000 && !rssAfter10k) rssAfter10k = await rssBytes(gateway.pid!);
+        }
+      };
+      await Promise.all(Array.from({ length: CONCURRENCY }, loop));
+      const rssAfterAll = await rssBytes(gateway.pid!);
+      memory = { rssAfter10k, rssAfterAll, requests: MEMORY_REQUESTS, growth: rssAfterAll / rssAfter10k - 1 };
+    }
+
+    const rows: { metric: string; bare: string; gateway: string; measured: string; target: string; pass: boolean }[] = [];
+    const fmt = (value: number, digits = 0) => value.toFixed(digits);
+    for (const kind of ['json', 'stream'] as const) {
+      const ratio = m(`${kind}.gateway.per_second`) / m(`${kind}.bare.per_second`);
+      rows.push({ metric: `${kind === 'json' ? 'JSON requests' : 'SSE streams'}/s at saturation`, bare: fmt(m(`${kind}.bare.per_second`)), gateway: fmt(m(`${kind}.gateway.per_second`)), measured: `${fmt(ratio, 2)}x`, target: '>= 0.5x', pass: ratio >= 0.5 });
+      const cpu = m(`${kind}.gateway.cpu_ms_per_request`) / m(`${kind}.bare.cpu_ms_per_request`);
+      rows.push({ metric: `CPU ms per ${kind === 'json' ? 'JSON request' : 'stream'}`, bare: fmt(m(`${kind}.bare.cpu_ms_per_request`), 3), gateway: fmt(m(`${kind}.gateway.cpu_ms_per_request`), 3), measured: `${fmt(cpu, 2)}x`, target: '<= 2x', pass: cpu <= 2 });
+    }
+    for (const kind of ['json', 'stream'] as const) {
+      for (const rate of RATES) {
+        const [b, g] = [m(`${kind}.bare.overhead_p50_ms@${rate}`), m(`${kind}.gateway.overhead_p50_ms@${rate}`)];
+        const label = kind === 'json' ? `p50 latency overhead @ ${rate}/s (ms)` : `stream TTFB overhead p50 @ ${rate}/s (ms)`;
+        rows.push({ metric: label, bare: fmt(b, 2), gateway: fmt(g, 2), measured: `+${fmt(g - b, 2)} ms`, target: '<= bare + 0.3 ms', pass: g - b <= 0.3 });
+        rows.push({ metric: label.replace('p50', 'p99'), bare: fmt(m(`${kind}.bare.overhead_p99_ms@${rate}`), 2), gateway: fmt(m(`${kind}.gateway.overhead_p99_ms@${rate}`), 2), measured: '', target: '(reported)', pass: true });
+      }
+    }
+    rows.push({ metric: 'gateway errors', bare: '', gateway: String(gatewayErrors), measured: String(gatewayErrors), target: '0', pass: gatewayErrors === 0 });
+    if (memory) {
+      rows.push({ metric: `RSS after 10k -> ${memory.requests / 1000}k requests (MB)`, bare: '', gateway: `${fmt(memory.rssAfter10k / 2 ** 20)} -> ${fmt(memory.rssAfterAll / 2 ** 20)}`, measured: `${memory.growth >= 0 ? '+' : ''}${fmt(memory.growth * 100, 1)} %`, target: '<= +20 %', pass: memory.growth <= 0.2 });
+    }
+    log('');
+    log('| metric | bare proxy | gateway | gateway vs bare | target | met |');
+    log('|---|---|---|---|---|---|');
+    for (const row of rows) log(`| ${row.metric} | ${row.bare} | ${row.gateway} | ${row.measured} | ${row.target} | ${row.target === '(reported)' ? '' : row.pass ? 'yes' : 'NO'} |`);
+    await writeFile(OUT, JSON.stringify({ at: new Date().toISOString(), settings: { seconds: SECONDS, rounds: ROUNDS, rates: RATES, concurrency: CONCURRENCY, core: CORE }, medians: Object.fromEntries(Object.keys(results).map((k) => [k, m(k)])), runs: results, memory, gatewayErrors, rows }, null, 2));
+    log(`\nwritten: ${OUT}`);
   } finally {
     await Promise.all(pools.map((p) => p.close()));
-    child.kill('SIGTERM');
-    await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
+    for (const child of [gatewayProcess, bareProcess]) child.kill('SIGTERM');
+    await Promise.all([gatewayProcess, bareProcess].map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)))));
     await simulator.close();
     await admin.query(`drop database if exists "${dbName}" with (force)`);
     await admin.end();
