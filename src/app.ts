@@ -165,7 +165,14 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
       }),
     close: async () => {
       readiness.draining = true;
-      await apollo.stop();
+      // Apollo's drain closes every connection when the grace period ends; a second before that, running
+      // requests are stopped so that streams end with a final error event instead of a cut.
+      const stopRunning = setTimeout(() => services.inference.stopRunning(), Math.max(0, config.shutdownGraceMs - 1_000));
+      try {
+        await apollo.stop();
+      } finally {
+        clearTimeout(stopRunning);
+      }
     },
   };
 }

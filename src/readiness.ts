@@ -57,6 +57,12 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 /** Until migrations have run, data endpoints answer 503 instead of failing on a missing table. */
 export function requireMigrated(readiness: Readiness) {
   return (_req: Request, res: Response, next: NextFunction) => {
+    if (readiness.draining) {
+      // A request arriving on a kept-alive connection while this process stops: send it elsewhere.
+      res.setHeader('Retry-After', '1');
+      res.setHeader('Connection', 'close');
+      return void res.status(503).json({ detail: 'The service is restarting; retry shortly', code: 'shutting_down' });
+    }
     if (readiness.migrated) return next();
     res.setHeader('Retry-After', '1');
     res.status(503).json({ detail: 'The service is starting; retry shortly', code: 'starting' });

@@ -77,7 +77,7 @@ export class AnnouncementsService {
          from announcements a
          left join announcement_reads r on r.announcement_id = a.id and r.user_id = ?
         where a.published_at is not null
-        order by a.published_at desc, a.created_at desc, a.id desc
+        order by a.published_at desc, a.seq desc
         limit ?`,
       [actor.userId, MAX_LISTED_ANNOUNCEMENTS],
     );
@@ -126,7 +126,7 @@ export class AnnouncementsService {
   /** Admin: every announcement, drafts included, newest first. */
   async adminList(actor: Actor): Promise<AdminAnnouncementView[]> {
     requireAdmin(actor);
-    const rows = await this.em().execute<AnnouncementRow[]>('select * from announcements order by created_at desc, id desc');
+    const rows = await this.em().execute<AnnouncementRow[]>('select * from announcements order by created_at desc, seq desc');
     return rows.map(toAdminView);
   }
 

@@ -137,6 +137,9 @@ function clientErrorOf(failure: UpstreamFailure): DomainError {
  * settlements are written in batches.
  */
 export class InferenceService {
+  /** Aborted when a graceful stop runs out of time: every running upstream call ends, streams with a final error event. */
+  private readonly stopping = new AbortController();
+
   constructor(
     private readonly deps: {
       catalog: CatalogService;
@@ -150,6 +153,14 @@ export class InferenceService {
       metrics?: Metrics;
     },
   ) {}
+
+  /**
+   * The end of a graceful stop's drain period: requests still running stop now. Streams get a final
+   * error event and are billed for what was delivered; their holds and slots are released as usual.
+   */
+  stopRunning(): void {
+    this.stopping.abort();
+  }
 
   /** The route table, for operators' tooling and the demo upstream. */
   get routes(): RouteTable {
@@ -330,15 +341,18 @@ export class InferenceService {
     const upstreamAbort = new AbortController();
     const onClientGone = () => upstreamAbort.abort();
     sink.signal.addEventListener('abort', onClientGone, { once: true });
+    this.stopping.signal.addEventListener('abort', onClientGone, { once: true });
     try {
       const connected = await this.connect(routes, upstreamAbort.signal, (route) => send(route, upstreamAbort.signal));
       if (!('response' in connected)) {
+        if (this.stopping.signal.aborted && !sink.signal.aborted) throw new DomainError('unavailable', 'The service is restarting; retry the request', { retryAfterSeconds: 1, reason: 'shutting_down' });
         if (sink.signal.aborted || !connected.failure) return { status: 'cancelled', errorCode: 'client_closed', usage: null, upstreamId: null };
         throw routedFailure(connected.failure);
       }
       return await relay(connected.response, connected.route);
     } finally {
       sink.signal.removeEventListener('abort', onClientGone);
+      this.stopping.signal.removeEventListener('abort', onClientGone);
     }
   }
 
@@ -439,6 +453,11 @@ export class InferenceService {
 
   /** A stream that broke after the client got its first byte: no failover now; say so in-band, bill what was delivered. */
   private async interrupted(sink: ResponseSink, failure: UpstreamFailure | null, upstreamId: string, frame: (message: string, code: string) => string, usage: CanonicalUsage): Promise<Outcome> {
+    if (this.stopping.signal.aborted) {
+      await sink.write(frame('The service is restarting and ended this stream; retry the request', 'shutting_down'));
+      sink.end();
+      return { status: 'error', errorCode: 'shutting_down', usage, upstreamId };
+    }
     const cause = failure ?? new UpstreamFailure('connection', upstreamId, 'stream ended early');
     this.deps.log.warn({ upstream: upstreamId, kind: cause.kind, detail: cause.detail }, 'upstream stream failed mid-way');
     await sink.write(frame(clientErrorOf(cause).message, 'stream_interrupted'));

@@ -15,7 +15,8 @@
  * Prints a table with the issue's targets and writes JSON (BENCH_OUT, default bench-results.json).
  *
  * Environment: BENCH_SECONDS (per phase, default 4), BENCH_ROUNDS (3), BENCH_RATES (100,400),
- * BENCH_CONCURRENCY (32), BENCH_CORE (1), BENCH_MEMORY_REQUESTS (100000; 0 skips), PG_ADMIN_URL.
+ * BENCH_CONCURRENCY (32), BENCH_CORE (1), BENCH_MEMORY_REQUESTS (100000; 0 skips), BENCH_PROFILE (a
+ * directory for the gateway's CPU profile), PG_ADMIN_URL.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -178,7 +179,9 @@ async function main(): Promise<void> {
   const gatewayUrl = `http://127.0.0.1:${port}`;
   const bareUrl = `http://127.0.0.1:${port + 1}`;
   const gatewayEnv = { PATH: process.env.PATH, HOME: process.env.HOME, HOST: '127.0.0.1', PORT: String(port), DATABASE_URL: dbUrl.toString(), BAIKAL_CONFIG: configFile, BENCH_UPSTREAM_KEY: credential, NODE_ENV: 'production', DATA_DIR: dir, WORKERS: '1', LOG_LEVEL: 'warn', STATUS_PROBE_SECONDS: '0' };
-  const gatewayProcess = spawn('taskset', ['-c', CORE, NODE, 'dist/src/main.js'], { cwd: ROOT, env: gatewayEnv, stdio: ['ignore', 'ignore', 'inherit'] });
+  // BENCH_PROFILE=DIR: the gateway writes a V8 CPU profile there when it stops (open it in Chrome DevTools).
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_PROFILE)}`] : [];
+  const gatewayProcess = spawn('taskset', ['-c', CORE, NODE, ...profile, 'dist/src/main.js'], { cwd: ROOT, env: gatewayEnv, stdio: ['ignore', 'ignore', 'inherit'] });
   const bareProcess = pinned(['dist/test/bench/bare-proxy.js', `${simulator.url}`, String(port + 1), credential]);
   const pools: Pool[] = [];
   try {

@@ -254,4 +254,41 @@ describe('two gateway processes sharing one Redis', () => {
     expect(value(/^baikal_database_up /)).toBe(1);
     expect(text).toContain('baikal_process_resident_memory_bytes');
   });
+
+  it('a graceful stop ends streams that outlive the drain period with a final error event, billed for what was delivered', async () => {
+    const stopping = await stack.spawnPeer({ SHUTDOWN_GRACE_SECONDS: '2' });
+    const account = await apiAccount(stack, admin, '5');
+    const id = requestId('drain');
+    const response = await fetch(`${stopping.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${account.key}`, 'content-type': 'application/json', 'x-request-id': id },
+      body: JSON.stringify({ model: MODEL, stream: true, max_tokens: 400, messages: [{ role: 'user', content: 'A long story [sim:words=300 chunk-delay=40]' }] }),
+    });
+    expect(response.status).toBe(200);
+    const reader = response.body!.getReader();
+    let text = '';
+    while ((text.match(/data: /g) ?? []).length < 5) text += new TextDecoder().decode((await reader.read()).value);
+    const signalledAt = Date.now();
+    stopping.child.kill('SIGTERM');
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    const endedAfterMs = Date.now() - signalledAt;
+    // Ended a second before the 2 s grace period ran out, with our final event, not a cut.
+    expect(endedAfterMs).toBeGreaterThan(500);
+    expect(endedAfterMs).toBeLessThan(2_000);
+    const frames = text.split('\n\n').filter((frame) => frame.startsWith('data: '));
+    expect(JSON.parse(frames.at(-1)!.slice(6))).toMatchObject({ error: { code: 'shutting_down' } });
+    expect(await stopping.exited).toBe(0);
+    // Settled before exit: an error event billed for the delivered text, the ledger equal to the balance.
+    const event = await usageEventOf(stack, id);
+    expect(event).toMatchObject({ status: 'error', error_code: 'shutting_down' });
+    expect(Number(event.completion_tokens)).toBeGreaterThan(0);
+    expect(Number(event.amount_usd)).toBeGreaterThan(0);
+    const balance = await ledgerBalance(stack, account.userId);
+    expect(balance.ledger).toBe(balance.balance);
+    expect(new Decimal(balance.balance).equals(new Decimal(5).minus(event.amount_usd as string))).toBe(true);
+  }, 30_000);
 });
