@@ -52,9 +52,13 @@ export class SharedState {
     });
   }
 
+  /** Rejects when Redis is not reachable now; both connections keep retrying either way. */
   async connect(): Promise<void> {
-    await Promise.all([this.command.connect(), this.subscriber.connect()]);
-    await this.subscriber.subscribe(this.channel);
+    const connected = await Promise.allSettled([this.command.connect(), this.subscriber.connect()]);
+    // Queued until the subscriber connection is up, and renewed by ioredis after every reconnect, so
+    // a process that started while Redis was away still hears the others once it is back.
+    this.subscriber.subscribe(this.channel).catch((error: Error) => this.log.warn({ err: error.message }, 'could not subscribe to the Redis bus'));
+    for (const result of connected) if (result.status === 'rejected') throw result.reason;
   }
 
   get healthy(): boolean {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SharedLimiter } from '../../src/inference/shared-limits.js';
 import type { Slot } from '../../src/inference/limits.js';
@@ -115,6 +116,57 @@ describe('limits shared through Redis', () => {
     } finally {
       limiter.close();
       await state.close();
+    }
+  });
+
+  it('a process that started while Redis was away joins the shared limits and the bus once it is back', async () => {
+    // A port where "Redis" appears later: a forwarder to the real one, opened after the process started.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const prefix = `baikal-test:${randomBytes(6).toString('hex')}:`;
+    const late = new SharedState(`redis://127.0.0.1:${port}`, log, prefix);
+    await expect(late.connect()).rejects.toThrow();
+    const lateLimiter = new SharedLimiter(late, log, { leaseMs: 15_000 });
+    const other = new SharedState(REDIS_URL, log, prefix);
+    await other.connect();
+    const otherLimiter = new SharedLimiter(other, log, { leaseMs: 15_000 });
+    opened.push({ states: [other, late], limiters: [lateLimiter, otherLimiter], prefix });
+
+    // Meanwhile it limits on its own: 8 here do not count against the shared slots.
+    const local = await Promise.all(Array.from({ length: 8 }, () => lateLimiter.acquire('k', none)));
+    expect(await reasonOf(otherLimiter.acquire('k', none))).toBe('admitted');
+    for (const slot of local) slot.release();
+
+    const sockets: Socket[] = [];
+    const forwarder: Server = createServer((client) => {
+      const upstream = connect(6379, '127.0.0.1');
+      sockets.push(client, upstream);
+      client.pipe(upstream).pipe(client);
+      client.on('error', () => upstream.destroy());
+      upstream.on('error', () => client.destroy());
+    });
+    await new Promise<void>((resolve) => forwarder.listen(port, '127.0.0.1', resolve));
+    try {
+      for (let tries = 0; !late.healthy; tries++) {
+        if (tries > 100) throw new Error('never reconnected');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const heard: string[] = [];
+      late.onMessage((message) => message.type === 'key-evicted' && heard.push(message.keyId));
+      await new Promise((resolve) => setTimeout(resolve, 300)); // the queued subscription goes out
+      await other.publish({ type: 'key-evicted', keyId: 'revoked-elsewhere' });
+      for (let tries = 0; !heard.length && tries < 40; tries++) await new Promise((resolve) => setTimeout(resolve, 25));
+      expect(heard).toEqual(['revoked-elsewhere']);
+      // And its admissions count against the shared limits again.
+      const shared = await Promise.all(Array.from({ length: 8 }, () => lateLimiter.acquire('k2', none)));
+      expect(await reasonOf(otherLimiter.acquire('k2', none))).toBe('concurrency_limited');
+      for (const slot of shared) slot.release();
+    } finally {
+      await late.close();
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => forwarder.close(() => resolve()));
     }
   });
 });
