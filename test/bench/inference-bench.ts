@@ -43,6 +43,8 @@ const CLOCK_TICKS_PER_SECOND = 100;
 
 interface Sample {
   ok: boolean;
+  /** HTTP status, or 0 when the connection failed. */
+  status: number;
   ttfb: number;
   total: number;
 }
@@ -83,9 +85,9 @@ async function once(target: Target, kind: Kind, abortAfterFirstByte = false): Pr
       }
     }
     const ended = performance.now();
-    return { ok: response.statusCode === 200, ttfb: (first || ended) - started, total: ended - started };
+    return { ok: response.statusCode === 200, status: response.statusCode, ttfb: (first || ended) - started, total: ended - started };
   } catch {
-    return { ok: abortAfterFirstByte, ttfb: 0, total: performance.now() - started };
+    return { ok: abortAfterFirstByte, status: 0, ttfb: 0, total: performance.now() - started };
   }
 }
 
@@ -114,9 +116,9 @@ async function rssBytes(pid: number): Promise<number> {
 }
 
 /** Closed loop: CONCURRENCY back-to-back loops; throughput, errors and the proxy's CPU per request. */
-async function saturate(target: Target, kind: Kind): Promise<{ perSecond: number; errors: number; cpuPerRequestMs: number | null }> {
+async function saturate(target: Target, kind: Kind): Promise<{ perSecond: number; errors: Sample[]; cpuPerRequestMs: number | null }> {
   let done = 0;
-  let errors = 0;
+  const errors: Sample[] = [];
   const cpuBefore = target.pid ? await cpuMs(target.pid) : 0;
   const start = performance.now();
   const until = start + SECONDS * 1000;
@@ -125,7 +127,7 @@ async function saturate(target: Target, kind: Kind): Promise<{ perSecond: number
       while (performance.now() < until) {
         const sample = await once(target, kind);
         done += 1;
-        if (!sample.ok) errors += 1;
+        if (!sample.ok) errors.push(sample);
       }
     }),
   );
@@ -215,20 +217,22 @@ async function main(): Promise<void> {
 
     const results: Record<string, number[]> = {};
     const add = (name: string, value: number) => (results[name] ??= []).push(value);
-    let gatewayErrors = 0;
+    /** Gateway failures by HTTP status (0: connection failed), so an error count can be explained. */
+    const failures = new Map<number, number>();
+    const countFailures = (samples: Sample[]) => samples.filter((s) => !s.ok).forEach((s) => failures.set(s.status, (failures.get(s.status) ?? 0) + 1));
     for (let round = 1; round <= ROUNDS; round++) {
       for (const kind of ['json', 'stream'] as const) {
         for (const target of [bare, gateway, direct]) {
           const saturated = await saturate(target, kind);
           add(`${kind}.${target.name}.per_second`, saturated.perSecond);
           if (saturated.cpuPerRequestMs !== null) add(`${kind}.${target.name}.cpu_ms_per_request`, saturated.cpuPerRequestMs);
-          if (target === gateway) gatewayErrors += saturated.errors;
+          if (target === gateway) countFailures(saturated.errors);
         }
         const metric = kind === 'json' ? 'total' : 'ttfb';
         for (const rate of RATES) {
           const byTarget = new Map<string, Sample[]>();
           for (const target of targets) byTarget.set(target.name, await atRate(target, kind, rate));
-          gatewayErrors += byTarget.get('gateway')!.filter((s) => !s.ok).length;
+          countFailures(byTarget.get('gateway')!);
           const p = (name: string, q: number) => percentile(byTarget.get(name)!.filter((s) => s.ok).map((s) => s[metric]), q);
           for (const name of ['bare', 'gateway']) {
             add(`${kind}.${name}.overhead_p50_ms@${rate}`, p(name, 50) - p('direct', 50));
@@ -240,6 +244,8 @@ async function main(): Promise<void> {
       log(`round ${round}/${ROUNDS} done`);
     }
     const m = (name: string) => median(results[name] ?? []);
+    const gatewayErrors = [...failures.values()].reduce((a, b) => a + b, 0);
+    if (gatewayErrors) log(`gateway failures by status: ${JSON.stringify(Object.fromEntries(failures))}`);
 
     let memory: { rssAfter10k: number; rssAfterAll: number; requests: number; growth: number } | null = null;
     if (MEMORY_REQUESTS > 0) {
@@ -282,7 +288,7 @@ async function main(): Promise<void> {
     log('| metric | bare proxy | gateway | gateway vs bare | target | met |');
     log('|---|---|---|---|---|---|');
     for (const row of rows) log(`| ${row.metric} | ${row.bare} | ${row.gateway} | ${row.measured} | ${row.target} | ${row.target === '(reported)' ? '' : row.pass ? 'yes' : 'NO'} |`);
-    await writeFile(OUT, JSON.stringify({ at: new Date().toISOString(), settings: { seconds: SECONDS, rounds: ROUNDS, rates: RATES, concurrency: CONCURRENCY, core: CORE }, medians: Object.fromEntries(Object.keys(results).map((k) => [k, m(k)])), runs: results, memory, gatewayErrors, rows }, null, 2));
+    await writeFile(OUT, JSON.stringify({ at: new Date().toISOString(), settings: { seconds: SECONDS, rounds: ROUNDS, rates: RATES, concurrency: CONCURRENCY, core: CORE }, medians: Object.fromEntries(Object.keys(results).map((k) => [k, m(k)])), runs: results, memory, gatewayErrors, gatewayFailuresByStatus: Object.fromEntries(failures), rows }, null, 2));
     log(`\nwritten: ${OUT}`);
   } finally {
     await Promise.all(pools.map((p) => p.close()));
