@@ -61,6 +61,18 @@ async function chat(url: string, key: string, prompt = 'hello', id = requestId('
   return { status: response.status, code: body.error?.code ?? null, id };
 }
 
+/** Opens a paced stream; resolves once admitted (200) or refused, with `finished` for the rest of the stream. */
+async function openStream(url: string, key: string): Promise<{ status: number; code: string | null; finished: Promise<unknown> }> {
+  const response = await fetch(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: MODEL, stream: true, max_tokens: 100, messages: [{ role: 'user', content: 'hold on [sim:words=30 chunk-delay=100]' }] }),
+  });
+  if (response.status === 200) return { status: 200, code: null, finished: response.text() };
+  const body = (await response.json()) as { error?: { code: string } };
+  return { status: response.status, code: body.error?.code ?? 'no code', finished: Promise.resolve() };
+}
+
 const count = (results: { code: string | null; status: number }[], code: string | null) => results.filter((r) => r.code === code).length;
 const both = () => [stack.url, b.url];
 
@@ -76,18 +88,20 @@ describe('two gateway processes sharing one Redis', () => {
   }, 120_000);
 
   it('holds 8 concurrent requests per key and 48 overall across both', async () => {
-    const slow = '[sim:latency=1000] slow';
     const account = await apiAccount(stack, admin, '50');
-    const perKey = await Promise.all(Array.from({ length: 20 }, (_, i) => chat(both()[i % 2]!, account.key, slow)));
+    // Admitted requests stream for ~3 s, so every attempt is judged while the admitted ones still hold their slots.
+    const perKey = await Promise.all(Array.from({ length: 20 }, (_, i) => openStream(both()[i % 2]!, account.key)));
     expect(count(perKey, null)).toBe(8);
     expect(count(perKey, 'concurrency_limited')).toBe(12);
+    await Promise.all(perKey.map((r) => r.finished));
 
     const keys = [account.key];
     for (let i = 0; i < 6; i++) keys.push((await createKey(stack, account.token)).key);
     // 7 keys x 8 = 56 at once: the global limit of 48 admits 48 wherever they land.
-    const overall = await Promise.all(keys.flatMap((key, k) => Array.from({ length: 8 }, (_, i) => chat(both()[(k + i) % 2]!, key, slow))));
+    const overall = await Promise.all(keys.flatMap((key, k) => Array.from({ length: 8 }, (_, i) => openStream(both()[(k + i) % 2]!, key))));
     expect(count(overall, null)).toBe(48);
     expect(count(overall, 'capacity_limited') + count(overall, 'concurrency_limited')).toBe(8);
+    await Promise.all(overall.map((r) => r.finished));
   }, 60_000);
 
   it('a small balance is held across both processes: they never spend more than it, and the ledger equals the balance', async () => {
@@ -178,7 +192,14 @@ describe('two gateway processes sharing one Redis', () => {
   it('slots of a process killed with SIGKILL are free again within their lease', async () => {
     const c = await stack.spawnPeer();
     const account = await apiAccount(stack, admin, '5');
-    const inFlight = Array.from({ length: 8 }, () => chat(c.url, account.key, '[sim:latency=1400] held').catch((error: unknown) => String(error)));
+    // Long paced streams hold their slots (well inside the upstream timeouts) until the process dies.
+    const inFlight = Array.from({ length: 8 }, () =>
+      fetch(`${c.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${account.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: MODEL, stream: true, max_tokens: 400, messages: [{ role: 'user', content: 'held [sim:words=150 chunk-delay=100]' }] }),
+      }).then((response) => response.text()).catch((error: unknown) => String(error)),
+    );
     // Wait until all 8 hold their leases in Redis (a fresh process under load takes a moment).
     const redis = new Redis(REDIS_URL);
     try {
