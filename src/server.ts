@@ -119,6 +119,7 @@ export async function startGateway(config: Config, log: Logger, clock: Clock = s
         await services.upstreams.close();
         services.identity.close();
         services.limiter.close?.();
+        services.wallets.stop?.();
         await shared?.close();
         await demo?.close();
         await database.close();

@@ -60,7 +60,7 @@ export function createServices(deps: ServiceDeps): Services {
   const catalog = new CatalogService(deps);
   const identity = new IdentityService(deps);
   const accounts = new AccountsService({ ...deps, identity });
-  const wallets = deps.shared ? new SharedWallets({ orm: deps.orm, shared: deps.shared, log: deps.log }) : new Wallets(deps);
+  const wallets = deps.shared ? new SharedWallets({ orm: deps.orm, shared: deps.shared, log: deps.log, leaseMs: deps.config.slotLeaseMs }) : new Wallets(deps);
   const limiter = deps.shared ? new SharedLimiter(deps.shared, deps.log, { leaseMs: deps.config.slotLeaseMs }) : new Limiter();
   const metrics = new Metrics({
     activeHolds: () => wallets.activeHolds,

@@ -121,6 +121,24 @@ redis.call('HSET', KEYS[1], unpack(ARGV))
 return 1
 `;
 
+/**
+ * KEYS: the account of each hold. ARGV: lease ms, then the hold ids in the same order. Moves the expiry
+ * of each hold that still exists; a process that died stops renewing, and its holds drop out.
+ */
+const RENEW_HOLDS = `
+local t = redis.call('TIME')
+local expiry = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[1])
+for i = 1, #KEYS do
+  local field = 'h:' .. ARGV[i + 1]
+  local value = redis.call('HGET', KEYS[i], field)
+  if value then
+    local amount, holdKey = string.match(value, '^([^|]*)|([^|]*)|')
+    redis.call('HSET', KEYS[i], field, amount .. '|' .. holdKey .. '|' .. expiry)
+  end
+end
+return #KEYS
+`;
+
 type Scripts = {
   walletReserve(account: string, key: string, ...args: string[]): Promise<number[]>;
   walletSettle(account: string, key: string, ...args: string[]): Promise<number>;
@@ -128,6 +146,7 @@ type Scripts = {
   walletSeedAccount(account: string, ...args: string[]): Promise<number>;
   walletSeedKey(key: string, ...args: string[]): Promise<number>;
   walletUpdate(account: string, ...args: string[]): Promise<number>;
+  walletRenew(...keysAndArgs: (string | number)[]): Promise<number>;
 };
 
 /**
@@ -141,9 +160,12 @@ export class SharedWallets implements WalletStore {
   private readonly holds = new Map<string, WalletHold>();
   /** Accounts whose cached figures missed an update while Redis was away: dropped once it is back. */
   private readonly stale = new Set<string>();
+  /** Request holds (not durable ones) live on a lease this process renews, like concurrency slots. */
+  private readonly leased = new Set<string>();
+  private readonly renewTimer: NodeJS.Timeout;
 
   constructor(
-    private readonly deps: { orm: MikroORM; shared: SharedState; log: Logger },
+    private readonly deps: { orm: MikroORM; shared: SharedState; log: Logger; leaseMs: number },
     private readonly now: () => number = Date.now,
   ) {
     const redis = deps.shared.command;
@@ -153,7 +175,13 @@ export class SharedWallets implements WalletStore {
     redis.defineCommand('walletSeedAccount', { numberOfKeys: 1, lua: SEED_ACCOUNT });
     redis.defineCommand('walletSeedKey', { numberOfKeys: 1, lua: SEED_KEY });
     redis.defineCommand('walletUpdate', { numberOfKeys: 1, lua: UPDATE_ACCOUNT });
+    redis.defineCommand('walletRenew', { lua: RENEW_HOLDS });
     redis.on('ready', () => void this.dropStale());
+    this.renewTimer = setInterval(() => void this.renew(), Math.max(100, Math.floor(deps.leaseMs / 3))).unref();
+  }
+
+  stop(): void {
+    clearInterval(this.renewTimer);
   }
 
   /** Nothing to load up front: a reservation seeds what Redis does not have. */
@@ -168,7 +196,9 @@ export class SharedWallets implements WalletStore {
     if (existing) return existing;
     const amount = money(request.amount);
     if (amount.isNegative()) throw new Error('a hold cannot be negative');
-    const ttlMs = request.ttlMs ?? WALLET_HOLD_TTL_MS;
+    // A request's hold is leased (a crashed process's holds free within one lease); a durable hold has its own expiry.
+    const leased = request.ttlMs === undefined;
+    const ttlMs = request.ttlMs ?? this.deps.leaseMs;
     const month = monthOf(this.now());
     const args = [request.id, toUnits(amount), request.keyId ?? '', request.monthlySpendCap === null ? '' : toUnits(request.monthlySpendCap), String(ttlMs), month, String(IDLE_TTL_MS)];
     const [verdict] = await this.call(async (scripts) => {
@@ -181,13 +211,15 @@ export class SharedWallets implements WalletStore {
     if (verdict === 1) throw new DomainError('insufficient_balance', 'Insufficient balance for this request; top up to continue');
     if (verdict === 2) throw new DomainError('spend_cap_reached', "This key's monthly spend cap is reached");
     if (verdict !== 0) throw unavailable();
-    const hold: WalletHold = { id: request.id, userId: request.userId, keyId: request.keyId, amount, expiresAt: this.now() + ttlMs };
+    const hold: WalletHold = { id: request.id, userId: request.userId, keyId: request.keyId, amount, expiresAt: this.now() + (leased ? WALLET_HOLD_TTL_MS : ttlMs) };
     this.holds.set(hold.id, hold);
+    if (leased) this.leased.add(hold.id);
     return hold;
   }
 
   settle(holdId: string, cost: Decimal.Value, owner: HoldOwner): void {
     this.holds.delete(holdId);
+    this.leased.delete(holdId);
     // The ledger row is written by the batch writer regardless; a missed cache update marks the account stale.
     this.scripts
       .walletSettle(this.accountKey(owner.userId), this.keySpendKey(owner.keyId), holdId, toUnits(cost), monthOf(this.now()))
@@ -197,6 +229,7 @@ export class SharedWallets implements WalletStore {
   release(holdId: string, owner?: HoldOwner): boolean {
     const hold = this.holds.get(holdId);
     this.holds.delete(holdId);
+    this.leased.delete(holdId);
     const userId = hold?.userId ?? owner?.userId;
     if (!userId) return false;
     // Otherwise it expires in Redis by itself.
@@ -236,8 +269,18 @@ export class SharedWallets implements WalletStore {
   sweep(): number {
     const now = this.now();
     let expired = 0;
-    for (const [id, hold] of this.holds) if (hold.expiresAt <= now) (this.holds.delete(id), (expired += 1));
+    for (const [id, hold] of this.holds) if (hold.expiresAt <= now) (this.holds.delete(id), this.leased.delete(id), (expired += 1));
     return expired;
+  }
+
+  private async renew(): Promise<void> {
+    if (!this.leased.size || !this.deps.shared.healthy) return;
+    const holds = [...this.leased].map((id) => this.holds.get(id)).filter((hold): hold is WalletHold => hold !== undefined);
+    try {
+      await this.scripts.walletRenew(holds.length, ...holds.map((hold) => this.accountKey(hold.userId)), this.deps.leaseMs, ...holds.map((hold) => hold.id));
+    } catch (error) {
+      this.deps.log.warn({ err: (error as Error).message, holds: holds.length }, 'could not renew balance holds');
+    }
   }
 
   get activeHolds(): number {

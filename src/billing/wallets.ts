@@ -74,6 +74,8 @@ export interface WalletStore {
   view(userId: string, keyId: string | null): WalletView | null | Promise<WalletView | null>;
   sweep(): number;
   readonly activeHolds: number;
+  /** Stops background work (lease renewal) at shutdown. */
+  stop?(): void;
 }
 
 const USAGE_KIND_LIST = USAGE_KINDS.map((k) => `'${k}'`).join(',');

@@ -211,6 +211,10 @@ describe('two gateway processes sharing one Redis', () => {
       await redis.quit();
     }
     expect(await chat(stack.url, account.key)).toMatchObject({ status: 429, code: 'concurrency_limited' });
+    // C's balance holds are seen from A too.
+    const me = async () => (await http(stack.url, 'GET', '/v1/me', { headers: { authorization: `Bearer ${account.key}` } })).body as { balance_usd: string; available_usd: string };
+    const before = await me();
+    expect(new Decimal(before.available_usd).lessThan(before.balance_usd)).toBe(true);
     const killedAt = Date.now();
     c.child.kill('SIGKILL');
     await c.exited;
@@ -227,6 +231,13 @@ describe('two gateway processes sharing one Redis', () => {
     }
     expect(freedAfterMs).toBeGreaterThanOrEqual(0);
     expect(freedAfterMs).toBeLessThanOrEqual(LEASE_SECONDS * 1000 + 500);
+    // Its balance holds were leased too: nothing of the dead process's is held any more.
+    for (let tries = 0; ; tries++) {
+      const now = await me();
+      if (now.available_usd === now.balance_usd) break;
+      if (Date.now() - killedAt > LEASE_SECONDS * 1000 + 1_000) throw new Error(`holds of the killed process still count: ${JSON.stringify(now)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   }, 30_000);
 
   it('WORKERS=2 runs two worker processes on one port that serve and drain', async () => {
