@@ -13,6 +13,8 @@ import { buildGraphQLSchema } from '../resolvers/schema.js';
 import { cabinetRouter, checkoutWebhook, errorHandler, healthRouter } from '../rest-shim/index.js';
 import { messengerWebhook } from '../rest-shim/auth.router.js';
 import { v1Router } from '../rest-shim/v1/router.js';
+import { inferenceEndpoints } from '../rest-shim/v1/inference-endpoints.js';
+import { logRequest } from '../rest-shim/request-log.js';
 import type { Config } from './config.js';
 import {
   createRequestContext,
@@ -54,7 +56,10 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   const { config, log, services, readiness } = deps;
   const startedAt = new Date();
   const app = express();
-  const server = createServer(app);
+  const inference = inferenceEndpoints(services, readiness, log);
+  const server = createServer((req, res) => {
+    if (!inference(req, res)) app(req, res);
+  });
   // Slow-loris protection: a client must send its headers, and its whole request, in bounded time.
   server.headersTimeout = 20_000;
   server.requestTimeout = 120_000;
@@ -179,20 +184,8 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
 
 function requestLogging(log: Logger) {
   return (req: Request, res: Response, next: NextFunction) => {
-    const requestId = requestIdFrom(req.get('x-request-id'));
-    const started = process.hrtime.bigint();
+    const requestId = logRequest(log, req, res);
     res.locals.requestId = requestId;
-    res.setHeader('x-request-id', requestId);
-    res.on('close', () => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      const path = req.originalUrl.split('?')[0];
-      const quiet = path === '/live' || path === '/health' || path === '/ready';
-      // The path only: query strings may carry link tokens.
-      log[quiet ? 'debug' : 'info'](
-        { requestId, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10, aborted: !res.writableFinished },
-        'request',
-      );
-    });
     requestScope.run({ requestId }, next);
   };
 }

@@ -54,17 +54,19 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   });
 }
 
+/** Why this process does not serve data requests right now (starting or stopping), or null when it does. */
+export function notServing(readiness: Readiness): { status: 503; headers: Record<string, string>; body: { detail: string; code: string } } | null {
+  // A request arriving on a kept-alive connection while this process stops: send it elsewhere.
+  if (readiness.draining) return { status: 503, headers: { 'Retry-After': '1', Connection: 'close' }, body: { detail: 'The service is restarting; retry shortly', code: 'shutting_down' } };
+  if (!readiness.migrated) return { status: 503, headers: { 'Retry-After': '1' }, body: { detail: 'The service is starting; retry shortly', code: 'starting' } };
+  return null;
+}
+
 /** Until migrations have run, data endpoints answer 503 instead of failing on a missing table. */
 export function requireMigrated(readiness: Readiness) {
   return (_req: Request, res: Response, next: NextFunction) => {
-    if (readiness.draining) {
-      // A request arriving on a kept-alive connection while this process stops: send it elsewhere.
-      res.setHeader('Retry-After', '1');
-      res.setHeader('Connection', 'close');
-      return void res.status(503).json({ detail: 'The service is restarting; retry shortly', code: 'shutting_down' });
-    }
-    if (readiness.migrated) return next();
-    res.setHeader('Retry-After', '1');
-    res.status(503).json({ detail: 'The service is starting; retry shortly', code: 'starting' });
+    const refusal = notServing(readiness);
+    if (!refusal) return next();
+    res.set(refusal.headers).status(refusal.status).json(refusal.body);
   };
 }

@@ -1,21 +1,27 @@
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import type { KeyPrincipal, KeysService } from '../../src/keys/keys.service.js';
 import { DomainError } from '../../src/shared/errors.js';
 import { ANTHROPIC_VERSION } from '../../src/inference/providers/index.js';
 
+/** One request header as a string (the first, if sent several times). */
+export function headerOf(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
 /** The key of a chat-completions-style request: `Authorization: Bearer` only (SPEC.md section 5). */
-export function bearerKeyOf(req: Request): string | null {
-  return req.get('authorization')?.match(/^Bearer\s+(\S+)\s*$/i)?.[1] ?? null;
+export function bearerKeyOf(req: IncomingMessage): string | null {
+  return headerOf(req, 'authorization')?.match(/^Bearer\s+(\S+)\s*$/i)?.[1] ?? null;
 }
 
 /**
  * Authenticates an API key. Every failure is one of three 401s with our own wording: no key, a key in
  * the wrong header, or a key that is malformed, unknown or revoked (indistinguishable on purpose).
  */
-export async function requireKey(req: Request, keys: KeysService): Promise<KeyPrincipal> {
+export async function requireKey(req: IncomingMessage, keys: KeysService): Promise<KeyPrincipal> {
   const raw = bearerKeyOf(req);
   if (!raw) {
-    if (req.get('x-api-key')) {
+    if (headerOf(req, 'x-api-key')) {
       throw new DomainError('unauthenticated', 'Send the API key as "Authorization: Bearer <key>" on this endpoint', { reason: 'wrong_auth_header' });
     }
     throw new DomainError('unauthenticated', 'Missing API key: send "Authorization: Bearer <key>"', { reason: 'missing_api_key' });
@@ -30,9 +36,9 @@ export async function requireKey(req: Request, keys: KeysService): Promise<KeyPr
  * An optional key (GET /v1/models): absent is fine, but a presented key must be valid. Anthropic-style
  * callers may send it as `x-api-key` together with `anthropic-version`; `x-api-key` alone is the wrong header.
  */
-export async function optionalKey(req: Request, keys: KeysService): Promise<KeyPrincipal | null> {
-  const headerKey = req.get('x-api-key');
-  if (!bearerKeyOf(req) && headerKey && req.get('anthropic-version')) {
+export async function optionalKey(req: IncomingMessage, keys: KeysService): Promise<KeyPrincipal | null> {
+  const headerKey = headerOf(req, 'x-api-key');
+  if (!bearerKeyOf(req) && headerKey && headerOf(req, 'anthropic-version')) {
     const principal = await keys.authenticate(headerKey);
     if (!principal) throw new DomainError('unauthenticated', 'Invalid API key', { reason: 'invalid_api_key' });
     return principal;
@@ -44,15 +50,15 @@ export async function optionalKey(req: Request, keys: KeysService): Promise<KeyP
  * The key of a Messages-format request: `x-api-key` plus `anthropic-version: 2023-06-01` (SPEC.md
  * section 5). A key in the Bearer header is the wrong header (401); a missing version is a 400.
  */
-export async function requireMessagesKey(req: Request, keys: KeysService): Promise<KeyPrincipal> {
-  const raw = req.get('x-api-key')?.trim();
+export async function requireMessagesKey(req: IncomingMessage, keys: KeysService): Promise<KeyPrincipal> {
+  const raw = headerOf(req, 'x-api-key')?.trim();
   if (!raw) {
     if (bearerKeyOf(req)) throw new DomainError('unauthenticated', 'Send the API key as "x-api-key: <key>" on this endpoint', { reason: 'wrong_auth_header' });
     throw new DomainError('unauthenticated', 'Missing API key: send "x-api-key: <key>"', { reason: 'missing_api_key' });
   }
   const principal = await keys.authenticate(raw);
   if (!principal) throw new DomainError('unauthenticated', 'Invalid API key', { reason: 'invalid_api_key' });
-  const version = req.get('anthropic-version');
+  const version = headerOf(req, 'anthropic-version');
   if (version !== ANTHROPIC_VERSION) {
     throw new DomainError('bad_request', version ? `Unsupported anthropic-version ${JSON.stringify(version)}; use ${ANTHROPIC_VERSION}` : `The header "anthropic-version: ${ANTHROPIC_VERSION}" is required`, {
       reason: 'invalid_version_header',

@@ -1,4 +1,4 @@
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import { httpStatusOf } from '../errors.js';
 import { DomainError, unreachable, type ErrorCode } from '../../src/shared/errors.js';
 import { MESSAGES_ERROR_TYPE } from '../../src/inference/translate/anthropic-messages.js';
@@ -49,19 +49,26 @@ export function openAiErrorBody(error: DomainError): object {
   };
 }
 
-export function sendOpenAiError(res: Response, error: DomainError): void {
+/** Writes a JSON answer on a plain node response (express's `res.json` is not needed on /v1). */
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.statusCode = status;
+  res.setHeader('content-type', 'application/json; charset=utf-8');
+  res.end(JSON.stringify(body));
+}
+
+export function sendOpenAiError(res: ServerResponse, error: DomainError): void {
   if (error.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(error.retryAfterSeconds));
-  res.status(httpStatusOf(error.code)).json(openAiErrorBody(error));
+  sendJson(res, httpStatusOf(error.code), openAiErrorBody(error));
 }
 
 /**
  * The Messages-format error shape used on /v1/messages: `{"type": "error", "error": {"type", "message"}}`,
  * plus our stable `code` beside them (and SPEC.md's `detail` on a 422).
  */
-export function sendAnthropicError(res: Response, error: DomainError): void {
+export function sendAnthropicError(res: ServerResponse, error: DomainError): void {
   if (error.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(error.retryAfterSeconds));
   const first = error.issues[0];
-  res.status(httpStatusOf(error.code)).json({
+  sendJson(res, httpStatusOf(error.code), {
     type: 'error',
     error: { type: MESSAGES_ERROR_TYPE[error.code], message: first ? `${error.message}: ${first.loc.join('.')}: ${first.msg}` : error.message, code: error.reason },
     ...(error.code === 'validation_failed' ? { detail: error.issues } : {}),

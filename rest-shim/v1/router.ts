@@ -2,17 +2,12 @@ import express, { Router, type NextFunction, type Request, type Response } from 
 import type { CatalogModel } from '../../src/catalog/catalog.schemas.js';
 import type { Services } from '../../src/services.js';
 import { DomainError } from '../../src/shared/errors.js';
-import type { Endpoint } from '../../src/catalog/catalog.schemas.js';
-import { FORMAT_OF_ENDPOINT } from '../../src/inference/client-formats.js';
-import type { InferenceCall, ResponseSink } from '../../src/inference/inference.service.js';
 import type { VideoTaskView } from '../../src/video/video.service.js';
 import { sendStoredObject } from './ranges.js';
-import { optionalKey, requireKey, requireMessagesKey } from './auth.js';
-import { sendAnthropicError, sendOpenAiError } from './errors.js';
-import { responseSink } from './sink.js';
+import { optionalKey, requireKey } from './auth.js';
+import { sendOpenAiError } from './errors.js';
+import { V1_BODY_LIMIT_BYTES } from './inference-endpoints.js';
 
-/** SPEC.md section 8: the normal request body limit. */
-export const V1_BODY_LIMIT_BYTES = 25 * 1024 * 1024;
 
 /** SPEC.md section 1: endpoints the gateway deliberately does not offer. */
 const UNSUPPORTED = [
@@ -80,36 +75,10 @@ export function v1Router(services: Services): Router {
     });
   }));
 
-  // The key is checked before the body is read, so an unauthenticated caller cannot make us read 25 MiB.
+  // The inference POSTs are served ahead of express (inference-endpoints.ts). Here the key is also
+  // checked before the body is read, so an unauthenticated caller cannot make us read 25 MiB.
   const json = express.json({ limit: V1_BODY_LIMIT_BYTES, strict: false });
   const readBody = (req: Request, res: Response) => new Promise<void>((resolve, reject) => json(req, res, (error?: unknown) => (error ? reject(error) : resolve())));
-  type Run = (call: InferenceCall, body: unknown, sink: ResponseSink) => Promise<void>;
-  const complete = (endpoint: Endpoint): Run => (call, body, sink) => services.inference.complete(call, FORMAT_OF_ENDPOINT[endpoint]!, body, sink);
-  const inference = (endpoint: Endpoint, clientSurface: 'api' | 'bridge', run: Run = complete(endpoint)) =>
-    handle(async (req, res) => {
-      const messages = FORMAT_OF_ENDPOINT[endpoint] === 'anthropic-messages';
-      if (messages) res.locals.errorShape = 'anthropic';
-      const principal = messages ? await requireMessagesKey(req, services.keys) : await requireKey(req, services.keys);
-      await readBody(req, res);
-      const call = { principal, requestId: String(res.locals.requestId ?? ''), endpoint, clientSurface };
-      const started = performance.now();
-      const sink = responseSink(req, res);
-      try {
-        await run(call, req.body, sink);
-      } catch (error) {
-        throw error instanceof DomainError ? error.withLocPrefix(['body']) : error;
-      } finally {
-        // Only catalog models become label values, so a client cannot grow the metric set.
-        const model = (req.body as { model?: unknown } | undefined)?.model;
-        if (sink.firstByteAt !== undefined && typeof model === 'string' && services.catalog.snapshot.models.has(model)) services.metrics.observeFirstByte(endpoint, model, sink.firstByteAt - started);
-      }
-    });
-  router.post('/images/generations', inference('/v1/images/generations', 'api', (call, body, sink) => services.inference.generateImage(call, body, sink)));
-  router.post('/chat/completions', inference('/v1/chat/completions', 'api'));
-  router.post('/responses', inference('/v1/responses', 'api'));
-  router.post('/messages', inference('/v1/messages', 'api'));
-  router.post('/bridge/chat/completions', inference('/v1/bridge/chat/completions', 'bridge'));
-  router.post('/bridge/responses', inference('/v1/bridge/responses', 'bridge'));
 
   // Video jobs (SPEC.md 4.6-4.8): submit, poll, and the finished MP4 with HTTP Range support.
   router.post('/videos', handle(async (req, res) => {
@@ -148,14 +117,13 @@ export function v1Router(services: Services): Router {
       if (!res.writableEnded) res.end();
       return;
     }
-    const send = res.locals.errorShape === 'anthropic' ? sendAnthropicError : sendOpenAiError;
-    if (error instanceof DomainError) return send(res, error);
+    if (error instanceof DomainError) return sendOpenAiError(res, error);
     const parserError = error as { type?: string; message?: string };
     if (parserError?.type === 'entity.too.large') {
-      return send(res, new DomainError('payload_too_large', `Request body is larger than ${V1_BODY_LIMIT_BYTES / 1024 / 1024} MiB`, { reason: 'payload_too_large' }));
+      return sendOpenAiError(res, new DomainError('payload_too_large', `Request body is larger than ${V1_BODY_LIMIT_BYTES / 1024 / 1024} MiB`, { reason: 'payload_too_large' }));
     }
     if (parserError?.type === 'entity.parse.failed') {
-      return send(res, new DomainError('validation_failed', 'Request validation failed', { issues: [{ loc: ['body'], msg: `JSON decode error: ${parserError.message}`, type: 'json_invalid' }] }));
+      return sendOpenAiError(res, new DomainError('validation_failed', 'Request validation failed', { issues: [{ loc: ['body'], msg: `JSON decode error: ${parserError.message}`, type: 'json_invalid' }] }));
     }
     next(error);
   });

@@ -1,8 +1,9 @@
-import type { Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ResponseSink } from '../../src/inference/inference.service.js';
+import { sendJson } from './errors.js';
 
-/** An express response as the inference service's sink: JSON, or SSE written with backpressure. */
-export function responseSink(req: Request, res: Response): ResponseSink {
+/** A node response as the inference service's sink: JSON, or SSE written with backpressure. */
+export function responseSink(req: IncomingMessage, res: ServerResponse): ResponseSink {
   const gone = new AbortController();
   // `close` before the response finished means the client went away (disconnect or abort).
   res.on('close', () => {
@@ -13,14 +14,14 @@ export function responseSink(req: Request, res: Response): ResponseSink {
     signal: gone.signal,
     sendJson: (body) => {
       sink.firstByteAt ??= performance.now();
-      if (!res.destroyed) res.status(200).json(body);
+      if (!res.destroyed) sendJson(res, 200, body);
     },
     startStream: () => {
-      res.status(200);
+      // The headers go out with the first event (one write fewer per stream); the service writes it at once.
+      res.statusCode = 200;
       res.setHeader('content-type', 'text/event-stream; charset=utf-8');
       res.setHeader('cache-control', 'no-cache, no-transform');
       res.setHeader('x-accel-buffering', 'no');
-      res.flushHeaders();
     },
     write: (text) =>
       new Promise<void>((resolve) => {

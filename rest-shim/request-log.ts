@@ -1,0 +1,25 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { requestIdFrom } from '../src/shared/ids.js';
+import type { Logger } from '../src/shared/logging.js';
+
+const QUIET_PATHS = new Set(['/live', '/health', '/ready']);
+
+/**
+ * Gives a request its id (the caller's `x-request-id` when safe, else a new one), echoes it, and logs
+ * one line when the response closes. Shared by express and the plain /v1 inference transport.
+ */
+export function logRequest(log: Logger, req: IncomingMessage, res: ServerResponse): string {
+  const given = req.headers['x-request-id'];
+  const requestId = requestIdFrom(typeof given === 'string' ? given : undefined);
+  const started = performance.now();
+  res.setHeader('x-request-id', requestId);
+  res.on('close', () => {
+    // The path only: query strings may carry link tokens.
+    const path = ((req as { originalUrl?: string }).originalUrl ?? req.url ?? '').split('?')[0]!;
+    log[QUIET_PATHS.has(path) ? 'debug' : 'info'](
+      { requestId, method: req.method, path, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10, aborted: !res.writableFinished },
+      'request',
+    );
+  });
+  return requestId;
+}

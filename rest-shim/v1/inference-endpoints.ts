@@ -1,0 +1,155 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import type { Endpoint } from '../../src/catalog/catalog.schemas.js';
+import { FORMAT_OF_ENDPOINT } from '../../src/inference/client-formats.js';
+import type { InferenceCall, ResponseSink } from '../../src/inference/inference.service.js';
+import { notServing, type Readiness } from '../../src/readiness.js';
+import type { Services } from '../../src/services.js';
+import { DomainError } from '../../src/shared/errors.js';
+import { requestScope, type Logger } from '../../src/shared/logging.js';
+import { logRequest } from '../request-log.js';
+import { requireKey, requireMessagesKey, headerOf } from './auth.js';
+import { sendAnthropicError, sendJson, sendOpenAiError } from './errors.js';
+import { responseSink } from './sink.js';
+
+/** SPEC.md section 8: the normal request body limit. */
+export const V1_BODY_LIMIT_BYTES = 25 * 1024 * 1024;
+
+type Run = (services: Services, call: InferenceCall, body: unknown, sink: ResponseSink) => Promise<void>;
+
+const complete =
+  (endpoint: Endpoint): Run =>
+  (services, call, body, sink) =>
+    services.inference.complete(call, FORMAT_OF_ENDPOINT[endpoint]!, body, sink);
+
+interface InferenceRoute {
+  endpoint: Endpoint;
+  clientSurface: 'api' | 'bridge';
+  run: Run;
+}
+
+const generateImage: Run = (services, call, body, sink) => services.inference.generateImage(call, body, sink);
+
+/** The inference endpoints: every POST that is forwarded to a model. */
+const INFERENCE = new Map<string, InferenceRoute>(
+  (
+    [
+      ['/v1/chat/completions', 'api', complete('/v1/chat/completions')],
+      ['/v1/responses', 'api', complete('/v1/responses')],
+      ['/v1/messages', 'api', complete('/v1/messages')],
+      ['/v1/bridge/chat/completions', 'bridge', complete('/v1/bridge/chat/completions')],
+      ['/v1/bridge/responses', 'bridge', complete('/v1/bridge/responses')],
+      ['/v1/images/generations', 'api', generateImage],
+    ] as const
+  ).map(([endpoint, clientSurface, run]) => [endpoint, { endpoint, clientSurface, run }]),
+);
+
+/**
+ * The /v1 inference hot path on plain node:http, ahead of express: the same rules as the rest of /v1
+ * (key first, then the body; our error shapes), without a router walk, body-parser, ETag hashing or
+ * the other middleware a per-request budget of a few hundred microseconds cannot afford. Returns
+ * false for any other request, which express then serves.
+ */
+export function inferenceEndpoints(services: Services, readiness: Readiness, log: Logger): (req: IncomingMessage, res: ServerResponse) => boolean {
+  return (req, res) => {
+    if (req.method !== 'POST') return false;
+    const route = INFERENCE.get(routePath(req.url ?? ''));
+    if (!route) return false;
+    const requestId = logRequest(log, req, res);
+    requestScope.run({ requestId }, () => {
+      const refusal = notServing(readiness);
+      if (refusal) {
+        for (const [name, value] of Object.entries(refusal.headers)) res.setHeader(name, value);
+        return sendJson(res, refusal.status, refusal.body);
+      }
+      const messages = FORMAT_OF_ENDPOINT[route.endpoint] === 'anthropic-messages';
+      let body: unknown;
+      let sink: ResponseSink & { firstByteAt?: number } | undefined;
+      const started = performance.now();
+      const serve = async () => {
+        // The key is checked before the body is read, so an unauthenticated caller cannot make us read 25 MiB.
+        const principal = messages ? await requireMessagesKey(req, services.keys) : await requireKey(req, services.keys);
+        body = await readJsonBody(req);
+        sink = responseSink(req, res);
+        try {
+          await route.run(services, { principal, requestId, endpoint: route.endpoint, clientSurface: route.clientSurface }, body, sink);
+        } catch (error) {
+          throw error instanceof DomainError ? error.withLocPrefix(['body']) : error;
+        }
+      };
+      serve()
+        .catch((error: unknown) => {
+          if (res.headersSent) {
+            // A stream already under way ends its own way; nothing more can be said in this response.
+            if (!res.writableEnded) res.end();
+            return;
+          }
+          if (error instanceof DomainError) {
+            if (error.code === 'payload_too_large') res.shouldKeepAlive = false;
+            return (messages ? sendAnthropicError : sendOpenAiError)(res, error);
+          }
+          log.error({ err: error, path: route.endpoint }, 'unhandled error');
+          sendJson(res, 500, messages ? { type: 'error', error: { type: 'api_error', message: 'Internal server error', code: 'internal_error' } } : { error: { message: 'Internal server error', type: 'server_error', code: 'internal_error', param: null } });
+        })
+        .finally(() => {
+          // Only catalog models become label values, so a client cannot grow the metric set.
+          const model = (body as { model?: unknown } | undefined)?.model;
+          if (sink?.firstByteAt !== undefined && typeof model === 'string' && services.catalog.snapshot.models.has(model)) {
+            services.metrics.observeFirstByte(route.endpoint, model, sink.firstByteAt - started);
+          }
+        });
+    });
+    return true;
+  };
+}
+
+/** The path express would route: no query, case-insensitive, one trailing slash ignored. */
+function routePath(url: string): string {
+  const query = url.indexOf('?');
+  let path = query === -1 ? url : url.slice(0, query);
+  if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
+  return INFERENCE.has(path) ? path : path.toLowerCase();
+}
+
+const DECODERS: Record<string, () => NodeJS.ReadWriteStream> = { gzip: createGunzip, 'x-gzip': createGunzip, deflate: createInflate, br: createBrotliDecompress };
+
+/**
+ * The request body as JSON, read up to the body limit (after decompression). As express.json did:
+ * only an `application/json` body is parsed (anything else reads as no body), an empty body is `{}`,
+ * and malformed JSON is a 422 in SPEC.md's shape.
+ */
+async function readJsonBody(req: IncomingMessage): Promise<unknown> {
+  const type = headerOf(req, 'content-type')?.toLowerCase() ?? '';
+  if (type.split(';', 1)[0]!.trim() !== 'application/json') return undefined;
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/.exec(type)?.[1];
+  if (charset && !charset.startsWith('utf-')) throw new DomainError('bad_request', `Unsupported charset ${JSON.stringify(charset)}; send UTF-8`, { reason: 'unsupported_charset' });
+  const tooLarge = () => new DomainError('payload_too_large', `Request body is larger than ${V1_BODY_LIMIT_BYTES / 1024 / 1024} MiB`, { reason: 'payload_too_large' });
+  if (Number(headerOf(req, 'content-length') ?? 0) > V1_BODY_LIMIT_BYTES) throw tooLarge();
+
+  const encoding = headerOf(req, 'content-encoding')?.trim().toLowerCase() ?? 'identity';
+  let source: AsyncIterable<Buffer> = req;
+  if (encoding !== 'identity') {
+    const decoder = DECODERS[encoding];
+    if (!decoder) throw new DomainError('bad_request', `Unsupported content encoding ${JSON.stringify(encoding)}`, { reason: 'unsupported_content_encoding' });
+    source = req.pipe(decoder()) as unknown as AsyncIterable<Buffer>;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of source) {
+      size += chunk.length;
+      if (size > V1_BODY_LIMIT_BYTES) throw tooLarge();
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    if (error instanceof DomainError) throw error;
+    throw new DomainError('bad_request', 'The request body could not be read', { reason: 'unreadable_body' });
+  }
+  const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8');
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new DomainError('validation_failed', 'Request validation failed', { issues: [{ loc: ['body'], msg: `JSON decode error: ${(error as Error).message}`, type: 'json_invalid' }] });
+  }
+}
