@@ -84,10 +84,8 @@ export function inferenceEndpoints(services: Services, readiness: Readiness, log
             if (!res.writableEnded) res.end();
             return;
           }
-          if (error instanceof DomainError) {
-            if (error.code === 'payload_too_large') res.shouldKeepAlive = false;
-            return (messages ? sendAnthropicError : sendOpenAiError)(res, error);
-          }
+          // A refused body is left unread: node discards the rest (within the request timeout), so the client still reads our answer.
+          if (error instanceof DomainError) return (messages ? sendAnthropicError : sendOpenAiError)(res, error);
           log.error({ err: error, path: route.endpoint }, 'unhandled error');
           sendJson(res, 500, messages ? { type: 'error', error: { type: 'api_error', message: 'Internal server error', code: 'internal_error' } } : { error: { message: 'Internal server error', type: 'server_error', code: 'internal_error', param: null } });
         })
@@ -127,25 +125,29 @@ async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   if (Number(headerOf(req, 'content-length') ?? 0) > V1_BODY_LIMIT_BYTES) throw tooLarge();
 
   const encoding = headerOf(req, 'content-encoding')?.trim().toLowerCase() ?? 'identity';
-  let source: AsyncIterable<Buffer> = req;
+  let source: NodeJS.ReadableStream = req;
   if (encoding !== 'identity') {
     const decoder = DECODERS[encoding];
     if (!decoder) throw new DomainError('bad_request', `Unsupported content encoding ${JSON.stringify(encoding)}`, { reason: 'unsupported_content_encoding' });
-    source = req.pipe(decoder()) as unknown as AsyncIterable<Buffer>;
+    source = req.pipe(decoder());
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of source) {
+  const text = await new Promise<string>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const fail = (error: DomainError) => {
+      source.removeAllListeners('data');
+      if (source !== req) req.unpipe();
+      reject(error);
+    };
+    source.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > V1_BODY_LIMIT_BYTES) throw tooLarge();
+      if (size > V1_BODY_LIMIT_BYTES) return fail(tooLarge());
       chunks.push(chunk);
-    }
-  } catch (error) {
-    if (error instanceof DomainError) throw error;
-    throw new DomainError('bad_request', 'The request body could not be read', { reason: 'unreadable_body' });
-  }
-  const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8');
+    });
+    source.on('end', () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8')));
+    source.on('error', () => fail(new DomainError('bad_request', 'The request body could not be read', { reason: 'unreadable_body' })));
+    req.on('aborted', () => fail(new DomainError('bad_request', 'The request body could not be read', { reason: 'unreadable_body' })));
+  });
   if (text.trim() === '') return {};
   try {
     return JSON.parse(text);

@@ -15,6 +15,30 @@ export interface TokenUsage {
 
 const PER_MILLION = new Money(1_000_000);
 
+interface ParsedTokenPrices {
+  input: Decimal;
+  output: Decimal;
+  cacheRead: Decimal;
+  cacheWrite: Decimal;
+  /** The dearest input-side price: what a prompt token is held at. */
+  inputSide: Decimal;
+}
+
+/** Catalog prices are immutable snapshots, parsed once per price object rather than on every request. */
+const parsedPrices = new WeakMap<TokenPrices, ParsedTokenPrices>();
+
+function parsed(prices: TokenPrices): ParsedTokenPrices {
+  let result = parsedPrices.get(prices);
+  if (!result) {
+    const input = money(prices.input);
+    const cacheRead = money(prices.cacheRead ?? prices.input);
+    const cacheWrite = money(prices.cacheWrite ?? prices.input);
+    result = { input, output: money(prices.output), cacheRead, cacheWrite, inputSide: Money.max(input, cacheRead, cacheWrite) };
+    parsedPrices.set(prices, result);
+  }
+  return result;
+}
+
 /**
  * DESIGN.md Money: uncached input x input + cache reads x cache-read + cache writes x cache-write +
  * output x output, per 1M tokens; a bucket with no price of its own is billed at the input price.
@@ -24,12 +48,12 @@ export function tokenCost(usage: TokenUsage, prices: TokenPrices): Decimal {
   const cacheRead = usage.cacheReadTokens ?? 0;
   const cacheWrite = usage.cacheWriteTokens ?? 0;
   const uncached = Math.max(0, usage.inputTokens - cacheRead - cacheWrite);
-  const input = money(prices.input);
-  const total = input
+  const price = parsed(prices);
+  const total = price.input
     .times(uncached)
-    .plus(money(prices.cacheRead ?? prices.input).times(cacheRead))
-    .plus(money(prices.cacheWrite ?? prices.input).times(cacheWrite))
-    .plus(money(prices.output).times(usage.outputTokens));
+    .plus(price.cacheRead.times(cacheRead))
+    .plus(price.cacheWrite.times(cacheWrite))
+    .plus(price.output.times(usage.outputTokens));
   return total.dividedBy(PER_MILLION).toDecimalPlaces(MONEY_SCALE);
 }
 
@@ -49,10 +73,10 @@ export function costOf(prices: GroupPrices, usage: { tokens?: TokenUsage; genera
  * `maxOutputTokens` of output. Held before forwarding.
  */
 export function worstCaseTokenCost(prices: TokenPrices, inputTokens: number, maxOutputTokens: number): Decimal {
-  const inputSide = Decimal.max(money(prices.input), money(prices.cacheWrite ?? prices.input), money(prices.cacheRead ?? prices.input));
-  return inputSide
+  const price = parsed(prices);
+  return price.inputSide
     .times(inputTokens)
-    .plus(money(prices.output).times(maxOutputTokens))
+    .plus(price.output.times(maxOutputTokens))
     .dividedBy(PER_MILLION)
     .toDecimalPlaces(MONEY_SCALE, Decimal.ROUND_UP);
 }

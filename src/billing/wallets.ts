@@ -80,8 +80,17 @@ export interface WalletStore {
 
 const USAGE_KIND_LIST = USAGE_KINDS.map((k) => `'${k}'`).join(',');
 
+/** The last month asked for: [from, to) in epoch ms and its name. Every request asks, and it changes once a month. */
+let lastMonth = { from: 0, to: 0, name: '' };
+
+/** The UTC month of `at`, `YYYY-MM`. */
 export function monthOf(at: number): string {
-  return new Date(at).toISOString().slice(0, 7);
+  if (at >= lastMonth.from && at < lastMonth.to) return lastMonth.name;
+  const date = new Date(at);
+  const from = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+  const to = Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
+  lastMonth = { from, to, name: date.toISOString().slice(0, 7) };
+  return lastMonth.name;
 }
 
 /** What PostgreSQL says of an account (and one key's spend this UTC month): the seed of every wallet cache. */

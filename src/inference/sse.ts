@@ -9,9 +9,21 @@ export class SseSplitter {
   /** The complete events in this chunk: each one's `data` (lines joined) or null for a comment-only event. */
   push(chunk: Uint8Array): SseEvent[] {
     this.tail += this.decoder.decode(chunk, { stream: true });
-    const blocks = this.tail.split(/\r?\n\r?\n/);
-    this.tail = blocks.pop() ?? '';
-    return blocks.map(parseEvent).filter((e): e is SseEvent => e !== null);
+    const events: SseEvent[] = [];
+    if (this.tail.includes('\r')) {
+      const blocks = this.tail.split(/\r?\n\r?\n/);
+      this.tail = blocks.pop() ?? '';
+      for (const block of blocks) pushEvent(events, block);
+      return events;
+    }
+    // The usual case, plain \n line ends: find the blank lines without a regular expression.
+    let start = 0;
+    for (let end = this.tail.indexOf('\n\n'); end !== -1; end = this.tail.indexOf('\n\n', start)) {
+      pushEvent(events, this.tail.slice(start, end));
+      start = end + 2;
+    }
+    this.tail = start ? this.tail.slice(start) : this.tail;
+    return events;
   }
 
   /** Whatever was left unterminated when the stream ended. */
@@ -26,6 +38,12 @@ export class SseSplitter {
 export interface SseEvent {
   event: string | null;
   data: string;
+}
+
+function pushEvent(events: SseEvent[], block: string): void {
+  // Most events are one `data:` line.
+  const event = block.startsWith('data: ') && !block.includes('\n') ? { event: null, data: block.slice(6) } : parseEvent(block);
+  if (event) events.push(event);
 }
 
 function parseEvent(block: string): SseEvent | null {

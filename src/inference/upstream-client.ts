@@ -47,6 +47,18 @@ export function failureOf(error: unknown, upstreamId: string): UpstreamFailure {
  */
 export class UpstreamClient {
   private readonly pools = new Map<string, Pool>();
+  private readonly bases = new Map<string, { path: string; search: string }>();
+
+  /** The base URL's path (no trailing slash) and query, parsed once per base URL. */
+  private baseOf(upstream: Upstream): { path: string; search: string } {
+    let base = this.bases.get(upstream.baseUrl);
+    if (!base) {
+      const url = new URL(upstream.baseUrl);
+      base = { path: url.pathname.replace(/\/+$/, ''), search: url.search };
+      this.bases.set(upstream.baseUrl, base);
+    }
+    return base;
+  }
 
   private poolOf(upstream: Upstream): Pool {
     let pool = this.pools.get(upstream.id);
@@ -65,11 +77,11 @@ export class UpstreamClient {
 
   /** POSTs JSON to `<baseUrl><path>`; resolves when the response headers arrive. */
   async post(upstream: Upstream, path: string, body: string, headers: Record<string, string>, signal: AbortSignal): Promise<UpstreamResponse> {
-    const base = new URL(upstream.baseUrl);
+    const base = this.baseOf(upstream);
     try {
       const response = await this.poolOf(upstream).request({
         method: 'POST',
-        path: base.pathname.replace(/\/+$/, '') + path + base.search,
+        path: base.path + path + base.search,
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
         body,
         signal,
@@ -83,9 +95,9 @@ export class UpstreamClient {
 
   /** GETs `<baseUrl><path>`; resolves when the response headers arrive (the body streams). */
   async get(upstream: Upstream, path: string, headers: Record<string, string>, signal?: AbortSignal): Promise<UpstreamResponse> {
-    const base = new URL(upstream.baseUrl);
+    const base = this.baseOf(upstream);
     try {
-      const response = await this.poolOf(upstream).request({ method: 'GET', path: base.pathname.replace(/\/+$/, '') + path, headers, signal });
+      const response = await this.poolOf(upstream).request({ method: 'GET', path: base.path + path, headers, signal });
       return { status: response.statusCode, headers: response.headers, body: response.body };
     } catch (error) {
       if (signal?.aborted) throw error;

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, randomFillSync, randomUUID, timingSafeEqual } from 'node:crypto';
 
 export const newId = (): string => randomUUID();
 
@@ -20,7 +20,17 @@ export function constantTimeEqual(a: string, b: string): boolean {
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{8,128}$/;
 
+/** Random bytes for request ids, drawn 4 KiB at a time: one system call per 341 requests instead of one each. */
+const idEntropy = Buffer.alloc(4096);
+let idEntropyUsed = idEntropy.length;
+
 /** Keeps a caller-supplied request id only when it is safe to log and echo; otherwise mints one. */
 export function requestIdFrom(incoming: string | undefined): string {
-  return incoming && REQUEST_ID_PATTERN.test(incoming) ? incoming : `req_${randomSecret(12)}`;
+  if (incoming && REQUEST_ID_PATTERN.test(incoming)) return incoming;
+  if (idEntropyUsed + 12 > idEntropy.length) {
+    randomFillSync(idEntropy);
+    idEntropyUsed = 0;
+  }
+  idEntropyUsed += 12;
+  return `req_${idEntropy.toString('base64url', idEntropyUsed - 12, idEntropyUsed)}`;
 }

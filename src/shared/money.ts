@@ -7,12 +7,13 @@ export const Money = Decimal.clone({ precision: 40, rounding: Decimal.ROUND_HALF
 export type Money = Decimal;
 
 export function money(value: Decimal.Value): Decimal {
-  return new Money(value);
+  // Decimals are immutable, so one of ours can be used as it is (a plain Decimal has a lower precision: convert it).
+  return value instanceof Money ? value : new Money(value);
 }
 
 /** The canonical wire form of an amount: a plain decimal string with trailing zeros removed, never exponent notation. */
 export function formatUsd(value: Decimal.Value): string {
-  const amount = new Money(value).toDecimalPlaces(MONEY_SCALE);
+  const amount = money(value).toDecimalPlaces(MONEY_SCALE);
   const fixed = amount.toFixed(MONEY_SCALE);
   const trimmed = fixed.includes('.') ? fixed.replace(/0+$/, '').replace(/\.$/, '') : fixed;
   return trimmed === '-0' ? '0' : trimmed;

@@ -120,6 +120,7 @@ async function saturate(target: Target, kind: Kind): Promise<{ perSecond: number
   let done = 0;
   const errors: Sample[] = [];
   const cpuBefore = target.pid ? await cpuMs(target.pid) : 0;
+  const coresBefore = await coreTimes();
   const start = performance.now();
   const until = start + SECONDS * 1000;
   await Promise.all(
@@ -133,7 +134,20 @@ async function saturate(target: Target, kind: Kind): Promise<{ perSecond: number
   );
   const seconds = (performance.now() - start) / 1000;
   const cpuPerRequestMs = target.pid ? ((await cpuMs(target.pid)) - cpuBefore) / done : null;
+  const coresAfter = await coreTimes();
+  const busy = coresAfter.map((after, i) => Math.round((100 * (after.busy - coresBefore[i]!.busy)) / (after.total - coresBefore[i]!.total)));
+  log(`  ${kind} ${target.name}: ${Math.round(done / seconds)}/s, cores busy ${busy.map((b, i) => `${i}: ${b}%`).join(', ')}`);
   return { perSecond: done / seconds, errors, cpuPerRequestMs };
+}
+
+/** Busy and total jiffies of each core, from /proc/stat: whether a saturation run was limited by the measured core or the other. */
+async function coreTimes(): Promise<{ busy: number; total: number }[]> {
+  const lines = (await readFile('/proc/stat', 'utf8')).split('\n').filter((line) => /^cpu\d/.test(line));
+  return lines.map((line) => {
+    const [user, nice, system, idle, iowait, irq, softirq, steal] = line.split(/\s+/).slice(1).map(Number) as number[];
+    const busy = user! + nice! + system! + irq! + softirq! + steal!;
+    return { busy, total: busy + idle! + iowait! };
+  });
 }
 
 function percentile(values: number[], p: number): number {
@@ -214,6 +228,20 @@ async function main(): Promise<void> {
     log(`Baikal inference benchmark: ${ROUNDS} rounds x ${SECONDS} s per phase, model ${MODEL}, 24-word answers, simulator without added latency`);
     log(`machine: ${cpus().length} cores, node ${process.version}; bare proxy and gateway pinned to core ${CORE}, load generator + simulator on core ${otherCore}; saturation with ${CONCURRENCY} loops (the gateway's global concurrency baseline is 48)`);
     for (const kind of ['json', 'stream'] as const) for (const target of targets) await atRate(target, kind, 200, 2); // warm-up: connections, caches, JIT
+    // PostgreSQL's backends for the bench database are external to the gateway, like the simulator: they
+    // run beside the load generator, not on the measured core (their CPU is not the gateway's).
+    const pinDatabase = async () => {
+      const { rows } = await admin.query<{ pid: number }>('select pid from pg_stat_activity where datname = $1', [dbName]);
+      for (const { pid } of rows) {
+        try {
+          execFileSync('taskset', ['-cp', otherCore, String(pid)], { stdio: 'ignore' });
+        } catch {
+          // A backend that just ended, or no permission: measured as before.
+        }
+      }
+      return rows.length;
+    };
+    log(`PostgreSQL backends moved to core ${otherCore}: ${await pinDatabase()}`);
 
     const results: Record<string, number[]> = {};
     const add = (name: string, value: number) => (results[name] ??= []).push(value);
@@ -221,6 +249,7 @@ async function main(): Promise<void> {
     const failures = new Map<number, number>();
     const countFailures = (samples: Sample[]) => samples.filter((s) => !s.ok).forEach((s) => failures.set(s.status, (failures.get(s.status) ?? 0) + 1));
     for (let round = 1; round <= ROUNDS; round++) {
+      await pinDatabase();
       for (const kind of ['json', 'stream'] as const) {
         for (const target of [bare, gateway, direct]) {
           const saturated = await saturate(target, kind);
