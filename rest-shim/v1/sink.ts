@@ -23,11 +23,10 @@ export function responseSink(req: IncomingMessage, res: ServerResponse): Respons
       res.setHeader('cache-control', 'no-cache, no-transform');
       res.setHeader('x-accel-buffering', 'no');
     },
-    write: (text) =>
-      new Promise<void>((resolve) => {
-        sink.firstByteAt ??= performance.now();
-        if (res.destroyed || res.writableEnded) return resolve();
-        if (res.write(text)) return resolve();
+    write: (text) => {
+      sink.firstByteAt ??= performance.now();
+      if (res.destroyed || res.writableEnded || res.write(text)) return;
+      return new Promise<void>((resolve) => {
         const done = () => {
           res.off('drain', done);
           res.off('close', done);
@@ -35,7 +34,8 @@ export function responseSink(req: IncomingMessage, res: ServerResponse): Respons
         };
         res.on('drain', done);
         res.on('close', done);
-      }),
+      });
+    },
     end: () => {
       if (!res.writableEnded) res.end();
     },

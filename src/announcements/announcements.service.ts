@@ -169,13 +169,17 @@ export class AnnouncementsService {
     return toAdminView(row);
   }
 
-  /** Admin: publishes a draft (now); publishing a published announcement keeps its date. */
+  /**
+   * Admin: publishes a draft (now); publishing a published announcement keeps its date. Publication
+   * times only grow (at least a microsecond past the newest), so two announcements published within
+   * one clock millisecond still list in the order they were published.
+   */
   async publish(actor: Actor, announcementId: string): Promise<AdminAnnouncementView> {
     requireAdmin(actor);
     const { announcement_id } = parseInput(announcementIdInput, { announcement_id: announcementId });
     const [row] = await this.em().execute<AnnouncementRow[]>(
       `update announcements
-          set published_at = coalesce(published_at, ?::timestamptz),
+          set published_at = coalesce(published_at, greatest(?::timestamptz, (select max(published_at) + interval '1 microsecond' from announcements))),
               updated_at = case when published_at is null then ?::timestamptz else updated_at end
         where id = ? returning *`,
       [this.deps.clock.now(), this.deps.clock.now(), announcement_id],

@@ -18,7 +18,7 @@ import { chatIdentity, CLIENT_FORMATS, type ClientFormat, type ClientFormatId, t
 import { openAiCompatible, PROVIDER_KINDS, type ProviderKind } from './providers/index.js';
 import { failureFromResponse } from './providers/openai-compatible/chat.js';
 import type { RouteCandidate, RouteTable } from './routes.js';
-import { estimateTokens, SseSplitter } from './sse.js';
+import { eachChunk, estimateTokens, SseSplitter } from './sse.js';
 import { deliveredTextOf, publicChunk, publicCompletion, usageOf } from './translate/openai-chat.js';
 import { imageOf, parseImageRequest, renderImage, toImageUpstreamRequest, type ImageRequest } from './translate/openai-images.js';
 import { resolveModel } from './scope.js';
@@ -38,8 +38,8 @@ export interface ResponseSink {
   readonly firstByteAt?: number;
   /** Starts a 200 server-sent-events response. */
   startStream(): void;
-  /** Resolves when the client can take more (backpressure), or at once if it is gone. */
-  write(text: string): Promise<void>;
+  /** Nothing when the client can take more now; otherwise a promise that resolves when it can (backpressure) or is gone. */
+  write(text: string): Promise<void> | void;
   end(): void;
 }
 
@@ -423,9 +423,9 @@ export class InferenceService {
     sink.startStream();
     await sink.write(encoder.start());
     try {
-      for await (const chunk of response.body) {
+      await eachChunk(response.body, (chunk) => {
         let out = '';
-        for (const event of splitter.push(chunk as Uint8Array)) {
+        for (const event of splitter.push(chunk)) {
           for (const canonical of decoder.push(event)) {
             if (canonical.type === 'usage') usage = canonical.usage;
             else if (canonical.type === 'text_delta') delivered += canonical.text;
@@ -433,8 +433,8 @@ export class InferenceService {
             out += encoder.event(canonical);
           }
         }
-        if (out) await sink.write(out);
-      }
+        if (out) return sink.write(out);
+      });
     } catch (error) {
       if (!sink.signal.aborted) failure = failureOf(error, upstreamId);
     }
@@ -490,9 +490,9 @@ export class InferenceService {
     let failure: UpstreamFailure | null = null;
     sink.startStream();
     try {
-      for await (const chunk of response.body) {
+      await eachChunk(response.body, (chunk) => {
         let out = '';
-        for (const event of splitter.push(chunk as Uint8Array)) {
+        for (const event of splitter.push(chunk)) {
           if (event.data === '[DONE]') {
             done = true;
             continue;
@@ -513,8 +513,8 @@ export class InferenceService {
           if (usageOnly && !parsed.streamUsage) continue;
           out += `data: ${JSON.stringify(publicChunk(upstreamChunk, who, parsed.streamUsage ? usageOf(upstreamChunk?.usage) : null))}\n\n`;
         }
-        if (out) await sink.write(out);
-      }
+        if (out) return sink.write(out);
+      });
     } catch (error) {
       if (!sink.signal.aborted) failure = failureOf(error, upstreamId);
     }

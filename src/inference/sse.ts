@@ -1,3 +1,43 @@
+import type { Readable } from 'node:stream';
+
+/**
+ * Hands each chunk of `body` to `onChunk` as it arrives. 'data' events cost about half of what async
+ * iteration does per chunk, which matters at thousands of stream events a second. While a promise
+ * returned by `onChunk` is pending (a slow client), the body is paused, so backpressure reaches the
+ * upstream. Rejects on a read error, an `onChunk` error, or a body that closes before its end.
+ */
+export function eachChunk(body: Readable, onChunk: (chunk: Buffer) => Promise<void> | void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let ended = false;
+    const fail = (error: unknown) => {
+      body.off('data', onData);
+      body.destroy();
+      reject(error);
+    };
+    const onData = (chunk: Buffer) => {
+      let pending: Promise<void> | void;
+      try {
+        pending = onChunk(chunk);
+      } catch (error) {
+        return fail(error);
+      }
+      if (pending) {
+        body.pause();
+        pending.then(() => body.resume(), fail);
+      }
+    };
+    body.on('data', onData);
+    body.once('end', () => {
+      ended = true;
+      resolve();
+    });
+    body.once('error', reject);
+    body.once('close', () => {
+      if (!ended) reject(Object.assign(new Error('the stream closed before its end'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+    });
+  });
+}
+
 /**
  * Splits a server-sent-events byte stream into events as bytes arrive. Only the unfinished tail of
  * the last event is kept between chunks, so a stream passes through without being buffered.
