@@ -64,7 +64,7 @@ export function inferenceEndpoints(services: Services, readiness: Readiness, log
       }
       const messages = FORMAT_OF_ENDPOINT[route.endpoint] === 'anthropic-messages';
       let body: unknown;
-      let sink: ResponseSink & { firstByteAt?: number } | undefined;
+      let sink: ResponseSink | undefined;
       const started = performance.now();
       const serve = async () => {
         // The key is checked before the body is read, so an unauthenticated caller cannot make us read 25 MiB.
@@ -116,7 +116,7 @@ const DECODERS: Record<string, () => NodeJS.ReadWriteStream> = { gzip: createGun
  * only an `application/json` body is parsed (anything else reads as no body), an empty body is `{}`,
  * and malformed JSON is a 422 in SPEC.md's shape.
  */
-async function readJsonBody(req: IncomingMessage): Promise<unknown> {
+export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   const type = headerOf(req, 'content-type')?.toLowerCase() ?? '';
   if (type.split(';', 1)[0]!.trim() !== 'application/json') return undefined;
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)/.exec(type)?.[1];

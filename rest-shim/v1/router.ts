@@ -1,4 +1,4 @@
-import express, { Router, type NextFunction, type Request, type Response } from 'express';
+import { Router, type NextFunction, type Request, type Response } from 'express';
 import type { CatalogModel } from '../../src/catalog/catalog.schemas.js';
 import type { Services } from '../../src/services.js';
 import { DomainError } from '../../src/shared/errors.js';
@@ -6,7 +6,7 @@ import type { VideoTaskView } from '../../src/video/video.service.js';
 import { sendStoredObject } from './ranges.js';
 import { optionalKey, requireKey } from './auth.js';
 import { sendOpenAiError } from './errors.js';
-import { V1_BODY_LIMIT_BYTES } from './inference-endpoints.js';
+import { readJsonBody } from './inference-endpoints.js';
 
 
 /** SPEC.md section 1: endpoints the gateway deliberately does not offer. */
@@ -75,17 +75,13 @@ export function v1Router(services: Services): Router {
     });
   }));
 
-  // The inference POSTs are served ahead of express (inference-endpoints.ts). Here the key is also
-  // checked before the body is read, so an unauthenticated caller cannot make us read 25 MiB.
-  const json = express.json({ limit: V1_BODY_LIMIT_BYTES, strict: false });
-  const readBody = (req: Request, res: Response) => new Promise<void>((resolve, reject) => json(req, res, (error?: unknown) => (error ? reject(error) : resolve())));
-
   // Video jobs (SPEC.md 4.6-4.8): submit, poll, and the finished MP4 with HTTP Range support.
   router.post('/videos', handle(async (req, res) => {
+    // The key is checked before the body is read, so an unauthenticated caller cannot make us read 25 MiB.
     const principal = await requireKey(req, services.keys);
-    await readBody(req, res);
+    const body = await readJsonBody(req);
     try {
-      const task = await services.video.submit(principal, String(res.locals.requestId ?? ''), req.body);
+      const task = await services.video.submit(principal, String(res.locals.requestId ?? ''), body);
       res.status(201).location(videoPaths(task.id).poll).json({ id: task.id, status: task.status, model: task.model, seconds: task.seconds, poll_url: videoPaths(task.id).poll, content_url: videoPaths(task.id).content });
     } catch (error) {
       throw error instanceof DomainError ? error.withLocPrefix(['body']) : error;
@@ -118,13 +114,6 @@ export function v1Router(services: Services): Router {
       return;
     }
     if (error instanceof DomainError) return sendOpenAiError(res, error);
-    const parserError = error as { type?: string; message?: string };
-    if (parserError?.type === 'entity.too.large') {
-      return sendOpenAiError(res, new DomainError('payload_too_large', `Request body is larger than ${V1_BODY_LIMIT_BYTES / 1024 / 1024} MiB`, { reason: 'payload_too_large' }));
-    }
-    if (parserError?.type === 'entity.parse.failed') {
-      return sendOpenAiError(res, new DomainError('validation_failed', 'Request validation failed', { issues: [{ loc: ['body'], msg: `JSON decode error: ${parserError.message}`, type: 'json_invalid' }] }));
-    }
     next(error);
   });
   return router;

@@ -10,7 +10,7 @@ export function responseSink(req: IncomingMessage, res: ServerResponse): Respons
     if (!res.writableFinished) gone.abort();
   });
   req.on('aborted', () => gone.abort());
-  const sink: ResponseSink & { firstByteAt?: number } = {
+  const sink: { -readonly [K in keyof ResponseSink]: ResponseSink[K] } = {
     signal: gone.signal,
     sendJson: (body) => {
       sink.firstByteAt ??= performance.now();

@@ -19,6 +19,18 @@ export interface Slot {
   release(): void;
 }
 
+/** A slot whose release runs `free` once, however often it is called. */
+export function slotFreedBy(free: () => void): Slot {
+  let released = false;
+  return {
+    release: () => {
+      if (released) return;
+      released = true;
+      free();
+    },
+  };
+}
+
 export const WINDOW_MS = 60_000;
 
 /** What admits a request: this process's own `Limiter`, or the Redis-shared one (src/inference/shared-limits.ts). */
@@ -74,17 +86,12 @@ export class Limiter implements RequestLimiter {
     log.push(now);
     this.inFlight.set(keyId, running + 1);
     this.global += 1;
-    let released = false;
-    return {
-      release: () => {
-        if (released) return;
-        released = true;
-        this.global -= 1;
-        const left = (this.inFlight.get(keyId) ?? 1) - 1;
-        if (left <= 0) this.inFlight.delete(keyId);
-        else this.inFlight.set(keyId, left);
-      },
-    };
+    return slotFreedBy(() => {
+      this.global -= 1;
+      const left = (this.inFlight.get(keyId) ?? 1) - 1;
+      if (left <= 0) this.inFlight.delete(keyId);
+      else this.inFlight.set(keyId, left);
+    });
   }
 
   /** Slots held now, for /ready, metrics and tests. */

@@ -13,6 +13,7 @@ import {
   type LimitBaselines,
   type RequestLimiter,
   type Slot,
+  slotFreedBy,
 } from './limits.js';
 
 /**
@@ -128,16 +129,11 @@ export class SharedLimiter implements RequestLimiter {
         throw rateLimited(rpm, verdict[1] ?? WINDOW_MS);
     }
     this.live.set(slotId, keyId);
-    let released = false;
-    return {
-      release: () => {
-        if (released) return;
-        released = true;
-        this.live.delete(slotId);
-        // If Redis cannot take it now, the lease runs out by itself.
-        this.shared.command.multi().zrem(this.name('slots', keyId), slotId).zrem(this.name('slots'), slotId).exec().catch(() => {});
-      },
-    };
+    return slotFreedBy(() => {
+      this.live.delete(slotId);
+      // If Redis cannot take it now, the lease runs out by itself.
+      this.shared.command.multi().zrem(this.name('slots', keyId), slotId).zrem(this.name('slots'), slotId).exec().catch(() => {});
+    });
   }
 
   close(): void {
@@ -147,15 +143,10 @@ export class SharedLimiter implements RequestLimiter {
   private acquireLocally(keyId: string, overrides: KeyLimitOverrides): Slot {
     const slot = this.local.acquire(keyId, overrides);
     this.localCount += 1;
-    let released = false;
-    return {
-      release: () => {
-        if (released) return;
-        released = true;
-        this.localCount -= 1;
-        slot.release();
-      },
-    };
+    return slotFreedBy(() => {
+      this.localCount -= 1;
+      slot.release();
+    });
   }
 
   private async renew(): Promise<void> {
