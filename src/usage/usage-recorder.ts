@@ -1,10 +1,7 @@
-import { Decimal } from 'decimal.js';
 import type { MikroORM, PostgreSqlConnection } from '@mikro-orm/postgresql';
-import type { Pool, PoolClient } from 'pg';
-import { newId } from '../shared/ids.js';
+import type { Pool } from 'pg';
 import type { Metrics } from '../metrics.js';
 import type { Logger } from '../shared/logging.js';
-import { money } from '../shared/money.js';
 
 export type UsageStatus = 'pending' | 'success' | 'error' | 'cancelled';
 
@@ -51,74 +48,83 @@ const FLUSH_INTERVAL_MS = 20;
 const MAX_BATCH = 200;
 const RETRY_MS = 1_000;
 
-/** usage_events columns and their types: events are inserted from one array per column (`unnest`). */
-const EVENT_COLUMNS = [
-  ['id', 'uuid'], ['user_id', 'uuid'], ['api_key_id', 'uuid'], ['request_id', 'text'], ['client_surface', 'text'], ['created_at', 'timestamptz'],
-  ['completed_at', 'timestamptz'], ['provider_family', 'text'], ['route_group', 'text'], ['route_group_label', 'text'], ['endpoint', 'text'],
-  ['model', 'text'], ['status', 'text'], ['error_code', 'text'], ['latency_ms', 'int4'], ['prompt_tokens', 'int4'], ['completion_tokens', 'int4'],
-  ['cache_read_tokens', 'int4'], ['cache_write_tokens', 'int4'], ['total_tokens', 'int4'], ['cache_hit_ratio', 'numeric'],
-  ['public_input_usd_per_1m', 'numeric'], ['public_output_usd_per_1m', 'numeric'], ['public_cache_read_usd_per_1m', 'numeric'],
-  ['public_cache_write_usd_per_1m', 'numeric'], ['public_request_usd_per_generation', 'numeric'], ['amount_usd', 'numeric'],
-  ['official_cost_usd', 'numeric'], ['saved_usd', 'numeric'], ['transaction_id', 'uuid'], ['upstream_id', 'text'],
-] as const;
-
-function eventValues(r: UsageRecord, transactionId: string | null): unknown[] {
-  return [
-    r.id, r.userId, r.apiKeyId, r.requestId, r.clientSurface, r.createdAt.toISOString(), r.completedAt?.toISOString() ?? null, r.providerFamily, r.routeGroup,
-    r.routeGroupLabel, r.endpoint, r.model, r.status, r.errorCode, r.latencyMs, r.promptTokens, r.completionTokens,
-    r.cacheReadTokens, r.cacheWriteTokens, r.totalTokens, r.cacheHitRatio, r.publicInputUsdPer1m, r.publicOutputUsdPer1m,
-    r.publicCacheReadUsdPer1m, r.publicCacheWriteUsdPer1m, r.publicRequestUsdPerGeneration, r.amountUsd,
-    r.officialCostUsd, r.savedUsd, transactionId, r.upstreamId,
-  ];
-}
-
-/** Rows as one array per column: the parameters of an `unnest` insert. */
-function columnsOf(rows: unknown[][], width: number): unknown[][] {
-  const columns = Array.from({ length: width }, () => new Array<unknown>(rows.length));
-  rows.forEach((row, r) => row.forEach((value, c) => (columns[c]![r] = value)));
-  return columns;
-}
+/** usage_events columns, the UsageRecord field each is read from, and its type. */
+const EVENT_FIELDS = [
+  ['id', 'id', 'uuid'], ['user_id', 'userId', 'uuid'], ['api_key_id', 'apiKeyId', 'uuid'], ['request_id', 'requestId', 'text'],
+  ['client_surface', 'clientSurface', 'text'], ['created_at', 'createdAt', 'timestamptz'], ['completed_at', 'completedAt', 'timestamptz'],
+  ['provider_family', 'providerFamily', 'text'], ['route_group', 'routeGroup', 'text'], ['route_group_label', 'routeGroupLabel', 'text'],
+  ['endpoint', 'endpoint', 'text'], ['model', 'model', 'text'], ['status', 'status', 'text'], ['error_code', 'errorCode', 'text'],
+  ['latency_ms', 'latencyMs', 'int4'], ['prompt_tokens', 'promptTokens', 'int4'], ['completion_tokens', 'completionTokens', 'int4'],
+  ['cache_read_tokens', 'cacheReadTokens', 'int4'], ['cache_write_tokens', 'cacheWriteTokens', 'int4'], ['total_tokens', 'totalTokens', 'int4'],
+  ['cache_hit_ratio', 'cacheHitRatio', 'numeric'], ['public_input_usd_per_1m', 'publicInputUsdPer1m', 'numeric'],
+  ['public_output_usd_per_1m', 'publicOutputUsdPer1m', 'numeric'], ['public_cache_read_usd_per_1m', 'publicCacheReadUsdPer1m', 'numeric'],
+  ['public_cache_write_usd_per_1m', 'publicCacheWriteUsdPer1m', 'numeric'], ['public_request_usd_per_generation', 'publicRequestUsdPerGeneration', 'numeric'],
+  ['amount_usd', 'amountUsd', 'numeric'], ['official_cost_usd', 'officialCostUsd', 'numeric'], ['saved_usd', 'savedUsd', 'numeric'],
+  ['transaction_id', 'transactionId', 'uuid'], ['upstream_id', 'upstreamId', 'text'],
+] as const satisfies readonly (readonly [string, keyof UsageRecord, string])[];
 
 /**
- * The batch's statements. Their text never changes with the batch size (rows travel as arrays), so
- * each is parsed and planned once per connection (named prepared statements) and costs this process
- * little more than serializing its parameters.
+ * The batch as rows, in queue order (`n`): the records travel as one JSON text (`JSON.stringify` of
+ * the batch, done natively), which PostgreSQL reads with `json_to_recordset`. Nothing is copied or
+ * formatted per record in this process.
+ */
+const RECORDS = `rows from (json_to_recordset($1::json) as (${EVENT_FIELDS.map(([, field, type]) => `"${field}" ${type}`).join(', ')}))
+                 with ordinality as r(${EVENT_FIELDS.map(([, field]) => `"${field}"`).join(', ')}, n)`;
+
+/** Records that post a debit now: a charge above zero not already posted (a video settlement posts its own). */
+const BILLED = `r."transactionId" is null and r."amountUsd" > 0`;
+
+/**
+ * The batch's statements. Their text never changes with the batch size, so each is parsed and planned
+ * once per connection (named prepared statements); the bonus split and the sums run in PostgreSQL.
  */
 const SQL = {
-  lockUsers: { name: 'usage_lock_users', text: 'select id, balance_bonus_usd from users where id = any($1::uuid[]) order by id for update' },
+  // Accounts are locked in id order (no deadlock between batches), before their bonus is read.
+  lockUsers: { name: 'usage_lock_users', text: `select 1 from users where id in (select r."userId" from ${RECORDS} where ${BILLED}) order by id for update` },
+  // One `usage` debit per billed record, bonus first in queue order (DESIGN.md: Money): a record takes what
+  // bonus the earlier records of its account left, the rest is paid. Balances move by exactly the rows
+  // appended (a replayed batch appends none).
   appendDebits: {
     name: 'usage_append_debits',
-    text: `insert into transactions (id, user_id, amount_usd, paid_usd, bonus_usd, kind, api_key_id, provider, model,
-                                   prompt_tokens, completion_tokens, idempotency_key, created_at)
-           select id, user_id, amount, paid, bonus, 'usage', api_key_id, provider, model, prompt_tokens, completion_tokens, idempotency_key, created_at
-             from unnest($1::uuid[], $2::uuid[], $3::numeric[], $4::numeric[], $5::numeric[], $6::uuid[], $7::text[], $8::text[],
-                         $9::int4[], $10::int4[], $11::text[], $12::timestamptz[])
-                  as v(id, user_id, amount, paid, bonus, api_key_id, provider, model, prompt_tokens, completion_tokens, idempotency_key, created_at)
-           on conflict (idempotency_key) do nothing
-           returning id, user_id, paid_usd, bonus_usd`,
+    text: `with billed as (
+             select r.*, sum(r."amountUsd") over (partition by r."userId" order by r.n) - r."amountUsd" as billed_before
+               from ${RECORDS} where ${BILLED}),
+           split as (
+             select b.*, greatest(0, least(b."amountUsd", greatest(u.balance_bonus_usd, 0) - b.billed_before)) as bonus
+               from billed b join users u on u.id = b."userId"),
+           appended as (
+             insert into transactions (id, user_id, amount_usd, paid_usd, bonus_usd, kind, api_key_id, provider, model,
+                                       prompt_tokens, completion_tokens, idempotency_key, created_at)
+             select gen_random_uuid(), "userId", -"amountUsd", bonus - "amountUsd", -bonus, 'usage', "apiKeyId", "providerFamily", model,
+                    "promptTokens", "completionTokens", 'usage:' || id, coalesce("completedAt", "createdAt")
+               from split order by n
+             on conflict (idempotency_key) do nothing
+             returning user_id, paid_usd, bonus_usd)
+           update users u set balance_paid_usd = u.balance_paid_usd + m.paid, balance_bonus_usd = u.balance_bonus_usd + m.bonus, updated_at = now()
+             from (select user_id, sum(paid_usd) as paid, sum(bonus_usd) as bonus from appended group by user_id) m
+            where u.id = m.user_id`,
   },
-  moveBalances: {
-    name: 'usage_move_balances',
-    text: `update users u set balance_paid_usd = u.balance_paid_usd + v.paid, balance_bonus_usd = u.balance_bonus_usd + v.bonus, updated_at = now()
-             from unnest($1::uuid[], $2::numeric[], $3::numeric[]) as v(id, paid, bonus) where u.id = v.id`,
-  },
-  debitIds: { name: 'usage_debit_ids', text: 'select id, idempotency_key from transactions where idempotency_key = any($1::text[])' },
+  // The events, each linked to its debit; the hourly rollups move by exactly the events appended.
   insertEvents: {
     name: 'usage_insert_events',
-    text: `insert into usage_events (${EVENT_COLUMNS.map(([name]) => name).join(', ')})
-           select * from unnest(${EVENT_COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')})
-           on conflict (id) do nothing returning id`,
-  },
-  // The hourly rollups move by exactly the events appended (a replayed batch appends none).
-  rollUp: {
-    name: 'usage_roll_up',
-    text: `insert into usage_hourly
+    text: `with inserted as (
+             insert into usage_events (${EVENT_FIELDS.map(([column]) => column).join(', ')})
+             select ${EVENT_FIELDS.map(([, field]) =>
+               field === 'transactionId'
+                 ? `coalesce(r."transactionId", case when r."amountUsd" > 0 then (select t.id from transactions t where t.idempotency_key = 'usage:' || r.id) end)`
+                 : `r."${field}"`,
+             ).join(', ')}
+               from ${RECORDS}
+             on conflict (id) do nothing
+             returning user_id, created_at, model, route_group, provider_family, amount_usd, prompt_tokens, completion_tokens,
+                       cache_read_tokens, cache_write_tokens, official_cost_usd)
+           insert into usage_hourly
            select user_id, date_trunc('hour', created_at), model, coalesce(route_group, ''), provider_family,
                   count(*), sum(amount_usd), coalesce(sum(prompt_tokens), 0), coalesce(sum(completion_tokens), 0),
                   coalesce(sum(cache_read_tokens), 0), coalesce(sum(cache_write_tokens), 0),
                   count(official_cost_usd), coalesce(sum(amount_usd) filter (where official_cost_usd is not null), 0),
                   coalesce(sum(official_cost_usd), 0)
-             from usage_events where id = any($1::uuid[]) group by 1, 2, 3, 4, 5
+             from inserted group by 1, 2, 3, 4, 5
            on conflict (user_id, hour, model, route_group, provider_family) do update set
              requests = usage_hourly.requests + excluded.requests,
              spend_usd = usage_hourly.spend_usd + excluded.spend_usd,
@@ -190,11 +196,11 @@ export class UsageRecorder {
     const client = await this.pool.connect();
     let broken: Error | undefined;
     try {
+      const values = [JSON.stringify(batch)];
       await client.query('begin');
-      const transactionIds = await this.appendDebits(client, batch.filter((r) => r.transactionId == null && money(r.amountUsd).greaterThan(0)));
-      for (const r of batch) if (r.transactionId) transactionIds.set(r.id, r.transactionId);
-      const inserted = await client.query<{ id: string }>({ ...SQL.insertEvents, values: columnsOf(batch.map((r) => eventValues(r, transactionIds.get(r.id) ?? null)), EVENT_COLUMNS.length) });
-      if (inserted.rows.length) await client.query({ ...SQL.rollUp, values: [inserted.rows.map((r) => r.id)] });
+      await client.query({ ...SQL.lockUsers, values });
+      await client.query({ ...SQL.appendDebits, values });
+      await client.query({ ...SQL.insertEvents, values });
       await client.query('commit');
     } catch (error) {
       broken = error instanceof Error ? error : new Error(String(error));
@@ -204,36 +210,5 @@ export class UsageRecorder {
       // A connection that could not even roll back is discarded, not returned to the pool.
       client.release(broken);
     }
-  }
-
-  /** Appends one `usage` debit per record (bonus first), moves balances by what was appended; returns event id -> transaction id. */
-  private async appendDebits(client: PoolClient, billed: UsageRecord[]): Promise<Map<string, string>> {
-    const ids = new Map<string, string>();
-    if (!billed.length) return ids;
-    const users = [...new Set(billed.map((r) => r.userId))].sort();
-    const locked = await client.query<{ id: string; balance_bonus_usd: string }>({ ...SQL.lockUsers, values: [users] });
-    const bonusLeft = new Map(locked.rows.map((u) => [u.id, Decimal.max(0, money(u.balance_bonus_usd))]));
-
-    const rows = billed.map((r) => {
-      const amount = money(r.amountUsd);
-      const bonus = Decimal.min(bonusLeft.get(r.userId) ?? 0, amount);
-      bonusLeft.set(r.userId, (bonusLeft.get(r.userId) ?? money(0)).minus(bonus));
-      return [newId(), r.userId, amount.negated().toFixed(), amount.minus(bonus).negated().toFixed(), bonus.negated().toFixed(),
-        r.apiKeyId, r.providerFamily, r.model, r.promptTokens, r.completionTokens, `usage:${r.id}`, (r.completedAt ?? r.createdAt).toISOString()];
-    });
-    const inserted = await client.query<{ id: string; user_id: string; paid_usd: string; bonus_usd: string }>({ ...SQL.appendDebits, values: columnsOf(rows, 12) });
-    // Balances move by exactly the rows that were appended (a replayed batch appends none).
-    const moved = new Map<string, { paid: Decimal; bonus: Decimal }>();
-    for (const row of inserted.rows) {
-      const sum = moved.get(row.user_id) ?? { paid: money(0), bonus: money(0) };
-      moved.set(row.user_id, { paid: sum.paid.plus(row.paid_usd), bonus: sum.bonus.plus(row.bonus_usd) });
-    }
-    if (moved.size) {
-      const entries = [...moved.entries()];
-      await client.query({ ...SQL.moveBalances, values: [entries.map(([id]) => id), entries.map(([, sum]) => sum.paid.toFixed()), entries.map(([, sum]) => sum.bonus.toFixed())] });
-    }
-    const all = await client.query<{ id: string; idempotency_key: string }>({ ...SQL.debitIds, values: [billed.map((r) => `usage:${r.id}`)] });
-    for (const row of all.rows) ids.set(row.idempotency_key.slice('usage:'.length), row.id);
-    return ids;
   }
 }

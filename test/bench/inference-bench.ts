@@ -17,7 +17,7 @@
  * Prints a table with the issue's targets and writes JSON (BENCH_OUT, default bench-results.json).
  *
  * Environment: BENCH_SECONDS (per phase, default 4), BENCH_ROUNDS (3), BENCH_RATES (100,400),
- * BENCH_CONCURRENCY (32), BENCH_CORE (1), BENCH_MEMORY_REQUESTS (100000; 0 skips), BENCH_PROFILE (a
+ * BENCH_CONCURRENCY (32), BENCH_CORE (1), BENCH_KINDS (json,stream), BENCH_MEMORY_REQUESTS (100000; 0 skips), BENCH_PROFILE (a
  * directory for the gateway's CPU profile), PG_ADMIN_URL.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -39,6 +39,8 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const CORE = process.env.BENCH_CORE ?? '1';
 const MEMORY_REQUESTS = Number(process.env.BENCH_MEMORY_REQUESTS ?? 100_000);
 const OUT = process.env.BENCH_OUT ?? 'bench-results.json';
+/** BENCH_KINDS=json (or stream) measures one kind only, e.g. for a focused CPU profile. */
+const KINDS = (process.env.BENCH_KINDS ?? 'json,stream').split(',') as Kind[];
 const ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const MODEL = 'gen-5.6-luna';
 const CLOCK_TICKS_PER_SECOND = 100;
@@ -252,7 +254,7 @@ async function main(): Promise<void> {
     const countFailures = (samples: Sample[]) => samples.filter((s) => !s.ok).forEach((s) => failures.set(s.status, (failures.get(s.status) ?? 0) + 1));
     for (let round = 1; round <= ROUNDS; round++) {
       await pinDatabase();
-      for (const kind of ['json', 'stream'] as const) {
+      for (const kind of KINDS) {
         for (const target of [bare, gateway, direct]) {
           const saturated = await saturate(target, kind);
           add(`${kind}.${target.name}.per_second`, saturated.perSecond);
@@ -304,7 +306,7 @@ async function main(): Promise<void> {
 
     const rows: { metric: string; bare: string; gateway: string; measured: string; target: string; pass: boolean }[] = [];
     const fmt = (value: number, digits = 0) => value.toFixed(digits);
-    for (const kind of ['json', 'stream'] as const) {
+    for (const kind of KINDS) {
       const ratio = m(`${kind}.gateway.per_second`) / m(`${kind}.bare.per_second`);
       rows.push({ metric: `${kind === 'json' ? 'JSON requests' : 'SSE streams'}/s at saturation`, bare: fmt(m(`${kind}.bare.per_second`)), gateway: fmt(m(`${kind}.gateway.per_second`)), measured: `${fmt(ratio, 2)}x`, target: '>= 0.5x', pass: ratio >= 0.5 });
       const cpu = m(`${kind}.gateway.cpu_ms_per_request`) / m(`${kind}.bare.cpu_ms_per_request`);
@@ -315,7 +317,7 @@ async function main(): Promise<void> {
         rows.push({ metric: `CPU ms per ${kind === 'json' ? 'JSON request' : 'stream'} @ ${rate}/s`, bare: fmt(b, 3), gateway: fmt(g, 3), measured: `${fmt(g / b, 2)}x`, target: '(reported)', pass: true });
       }
     }
-    for (const kind of ['json', 'stream'] as const) {
+    for (const kind of KINDS) {
       for (const rate of RATES) {
         const [b, g] = [m(`${kind}.bare.overhead_p50_ms@${rate}`), m(`${kind}.gateway.overhead_p50_ms@${rate}`)];
         const label = kind === 'json' ? `p50 latency overhead @ ${rate}/s (ms)` : `stream TTFB overhead p50 @ ${rate}/s (ms)`;
