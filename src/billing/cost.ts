@@ -1,6 +1,6 @@
 import { Decimal } from 'decimal.js';
 import type { GroupPrices, TokenPrices } from '../catalog/catalog.schemas.js';
-import { MONEY_SCALE, Money, money } from '../shared/money.js';
+import { MONEY_SCALE, money } from '../shared/money.js';
 
 /**
  * Token usage in the canonical form. `inputTokens` counts every input token, cached or not; cache
@@ -13,48 +13,75 @@ export interface TokenUsage {
   cacheWriteTokens: number | null;
 }
 
-const PER_MILLION = new Money(1_000_000);
-
-interface ParsedTokenPrices {
-  input: Decimal;
-  output: Decimal;
-  cacheRead: Decimal;
-  cacheWrite: Decimal;
+/**
+ * Token prices as exact integers: each price times 10^places (places: the most decimal places among
+ * them), so a cost is one integer sum, divided once by 10^places x 1M and rounded to MONEY_SCALE.
+ * BigInt, because tokens x scaled prices outgrow a float's exact integers.
+ */
+interface ScaledTokenPrices {
+  input: bigint;
+  output: bigint;
+  cacheRead: bigint;
+  cacheWrite: bigint;
   /** The dearest input-side price: what a prompt token is held at. */
-  inputSide: Decimal;
+  inputSide: bigint;
+  /** 10^places x 1M: the divisor of a token sum; and 10^MONEY_SCALE, the result's unit. */
+  divisor: bigint;
 }
 
-/** Catalog prices are immutable snapshots, parsed once per price object rather than on every request. */
-const parsedPrices = new WeakMap<TokenPrices, ParsedTokenPrices>();
+const MONEY_UNIT = 10n ** BigInt(MONEY_SCALE);
 
-function parsed(prices: TokenPrices): ParsedTokenPrices {
-  let result = parsedPrices.get(prices);
+/** Catalog prices are immutable snapshots, scaled once per price object rather than on every request. */
+const scaledPrices = new WeakMap<TokenPrices, ScaledTokenPrices>();
+
+/** A price as a plain decimal string (catalog prices already are; anything else is normalized). */
+function plain(price: string): string {
+  return /^\d+(\.\d+)?$/.test(price) ? price : money(price).toFixed();
+}
+
+function scaled(prices: TokenPrices): ScaledTokenPrices {
+  let result = scaledPrices.get(prices);
   if (!result) {
-    const input = money(prices.input);
-    const cacheRead = money(prices.cacheRead ?? prices.input);
-    const cacheWrite = money(prices.cacheWrite ?? prices.input);
-    result = { input, output: money(prices.output), cacheRead, cacheWrite, inputSide: Money.max(input, cacheRead, cacheWrite) };
-    parsedPrices.set(prices, result);
+    const texts = [prices.input, prices.output, prices.cacheRead ?? prices.input, prices.cacheWrite ?? prices.input].map(plain);
+    const places = Math.max(...texts.map((t) => (t.includes('.') ? t.length - t.indexOf('.') - 1 : 0)));
+    const [input, output, cacheRead, cacheWrite] = texts.map((t) => {
+      const [whole, fraction = ''] = t.split('.') as [string, string?];
+      return BigInt(whole + fraction.padEnd(places, '0'));
+    }) as [bigint, bigint, bigint, bigint];
+    const max = (...values: bigint[]) => values.reduce((a, b) => (b > a ? b : a));
+    result = { input, output, cacheRead, cacheWrite, inputSide: max(input, cacheRead, cacheWrite), divisor: 10n ** BigInt(places) * 1_000_000n };
+    scaledPrices.set(prices, result);
   }
   return result;
+}
+
+/** A token count as a whole non-negative number (an upstream's fractional count is billed up; nonsense is 0). */
+function tokens(count: number | null): bigint {
+  return count !== null && count > 0 && Number.isFinite(count) ? BigInt(Math.ceil(count)) : 0n;
+}
+
+/** `sum / divisor` in units of 10^-MONEY_SCALE USD, rounded half to even (`up`: rounded up), as Money. */
+function moneyOf(sum: bigint, divisor: bigint, up = false): Decimal {
+  const numerator = sum * MONEY_UNIT;
+  let units = numerator / divisor;
+  const remainder = numerator % divisor;
+  if (up ? remainder > 0n : remainder * 2n > divisor || (remainder * 2n === divisor && units % 2n === 1n)) units += 1n;
+  const digits = units.toString().padStart(MONEY_SCALE + 1, '0');
+  return money(`${digits.slice(0, -MONEY_SCALE)}.${digits.slice(-MONEY_SCALE)}`);
 }
 
 /**
  * DESIGN.md Money: uncached input x input + cache reads x cache-read + cache writes x cache-write +
  * output x output, per 1M tokens; a bucket with no price of its own is billed at the input price.
- * Exact decimals, rounded once at the end to 10 places.
+ * Exact, rounded once at the end to 10 places (half to even).
  */
 export function tokenCost(usage: TokenUsage, prices: TokenPrices): Decimal {
-  const cacheRead = usage.cacheReadTokens ?? 0;
-  const cacheWrite = usage.cacheWriteTokens ?? 0;
-  const uncached = Math.max(0, usage.inputTokens - cacheRead - cacheWrite);
-  const price = parsed(prices);
-  const total = price.input
-    .times(uncached)
-    .plus(price.cacheRead.times(cacheRead))
-    .plus(price.cacheWrite.times(cacheWrite))
-    .plus(price.output.times(usage.outputTokens));
-  return total.dividedBy(PER_MILLION).toDecimalPlaces(MONEY_SCALE);
+  const price = scaled(prices);
+  const input = tokens(usage.inputTokens);
+  const cacheRead = tokens(usage.cacheReadTokens);
+  const cacheWrite = tokens(usage.cacheWriteTokens);
+  const uncached = input > cacheRead + cacheWrite ? input - cacheRead - cacheWrite : 0n;
+  return moneyOf(price.input * uncached + price.cacheRead * cacheRead + price.cacheWrite * cacheWrite + price.output * tokens(usage.outputTokens), price.divisor);
 }
 
 /** What one request costs under `prices`: tokens, one generation, or `seconds` of video. */
@@ -70,13 +97,9 @@ export function costOf(prices: GroupPrices, usage: { tokens?: TokenUsage; genera
 
 /**
  * The most a text request can cost: every prompt token uncached at the dearest input-side price, plus
- * `maxOutputTokens` of output. Held before forwarding.
+ * `maxOutputTokens` of output, rounded up. Held before forwarding.
  */
 export function worstCaseTokenCost(prices: TokenPrices, inputTokens: number, maxOutputTokens: number): Decimal {
-  const price = parsed(prices);
-  return price.inputSide
-    .times(inputTokens)
-    .plus(price.output.times(maxOutputTokens))
-    .dividedBy(PER_MILLION)
-    .toDecimalPlaces(MONEY_SCALE, Decimal.ROUND_UP);
+  const price = scaled(prices);
+  return moneyOf(price.inputSide * tokens(inputTokens) + price.output * tokens(maxOutputTokens), price.divisor, true);
 }

@@ -10,6 +10,11 @@ export class Catalog {
   readonly families: ReadonlyMap<string, { id: string; label: string }>;
   readonly groups: ReadonlyMap<string, { id: string; label: string; public: boolean }>;
   readonly plans: ReadonlyMap<string, PricingPlan>;
+  /**
+   * Scaled prices by model, group and plan, computed on first use. The snapshot never changes, so the
+   * same price object comes back every time (and the billing code's per-price-object caches hold).
+   */
+  private readonly scaled = new Map<string, GroupPrices>();
 
   constructor(
     readonly data: CatalogData,
@@ -42,6 +47,17 @@ export class Catalog {
     const model = this.models.get(modelId);
     const base = model?.groups[groupId];
     if (!model || !base) return null;
+    // Only offered (model, group) pairs are kept, so the cache is bounded by the catalog and the plans in use.
+    const cacheKey = `${modelId}\n${groupId}\n${planId}`;
+    let prices = this.scaled.get(cacheKey);
+    if (!prices) {
+      prices = this.planPrice(model.id, base, planId);
+      this.scaled.set(cacheKey, prices);
+    }
+    return prices;
+  }
+
+  private planPrice(modelId: string, base: GroupPrices, planId: string): GroupPrices {
     const plan = this.plans.get(planId) ?? this.plans.get(this.defaultPlan)!;
     const override = plan.overrides[modelId];
     if (override) return override;

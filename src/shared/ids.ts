@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomFillSync, randomUUID, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, randomFillSync, randomUUID, timingSafeEqual } from 'node:crypto';
 
 export const newId = (): string => randomUUID();
 
@@ -9,7 +9,8 @@ export function randomSecret(bytes = 32): string {
 
 /** SHA-256 hex digest. Used for high-entropy secrets (session tokens, API keys), never for passwords. */
 export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  // The one-shot form: no Hash object per call (every /v1 request hashes its key).
+  return hash('sha256', value, 'hex');
 }
 
 export function constantTimeEqual(a: string, b: string): boolean {

@@ -13,10 +13,11 @@ export function money(value: Decimal.Value): Decimal {
 
 /** The canonical wire form of an amount: a plain decimal string with trailing zeros removed, never exponent notation. */
 export function formatUsd(value: Decimal.Value): string {
-  const amount = money(value).toDecimalPlaces(MONEY_SCALE);
-  const fixed = amount.toFixed(MONEY_SCALE);
-  const trimmed = fixed.includes('.') ? fixed.replace(/0+$/, '').replace(/\.$/, '') : fixed;
-  return trimmed === '-0' ? '0' : trimmed;
+  let amount = money(value);
+  if (amount.decimalPlaces() > MONEY_SCALE) amount = amount.toDecimalPlaces(MONEY_SCALE);
+  // Without an argument toFixed is unrounded, in normal notation, and (decimals being normalized) without trailing zeros.
+  const text = amount.toFixed();
+  return text === '-0' ? '0' : text;
 }
 
 export function sumUsd(values: Decimal.Value[]): Decimal {

@@ -1,8 +1,11 @@
+import { Decimal } from 'decimal.js';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import defaultCatalog from '../../src/catalog/default-catalog.json' with { type: 'json' };
 import { Catalog } from '../../src/catalog/catalog.js';
 import { catalogFile, type TokenPrices } from '../../src/catalog/catalog.schemas.js';
-import { costOf, tokenCost, worstCaseTokenCost } from '../../src/billing/cost.js';
+import { costOf, tokenCost, worstCaseTokenCost, type TokenUsage } from '../../src/billing/cost.js';
+import { Money } from '../../src/shared/money.js';
 
 const catalog = new Catalog(catalogFile.parse(defaultCatalog), 1);
 function tokenPricesOf(model: string): TokenPrices {
@@ -102,5 +105,57 @@ describe('pricing plans', () => {
     expect(withPlans.priceOf('zeta-5.2', 'cheap', 'partner-x')).toEqual({ tokens: { input: '0.01', output: '0.02', cacheRead: null, cacheWrite: null } });
     expect(withPlans.publicPlanName('partner-x')).toBe('custom');
     expect(withPlans.publicPlanName('siberia')).toBe('siberia');
+  });
+});
+
+/** DESIGN.md's formula written plainly in exact decimals: what the integer implementation must equal. */
+function referenceCost(usage: TokenUsage, prices: TokenPrices): Decimal {
+  const cacheRead = usage.cacheReadTokens ?? 0;
+  const cacheWrite = usage.cacheWriteTokens ?? 0;
+  const uncached = Math.max(0, usage.inputTokens - cacheRead - cacheWrite);
+  return new Money(prices.input)
+    .times(uncached)
+    .plus(new Money(prices.cacheRead ?? prices.input).times(cacheRead))
+    .plus(new Money(prices.cacheWrite ?? prices.input).times(cacheWrite))
+    .plus(new Money(prices.output).times(usage.outputTokens))
+    .dividedBy(1_000_000)
+    .toDecimalPlaces(10, Decimal.ROUND_HALF_EVEN);
+}
+
+describe('token costs in integers equal the exact decimal formula (property)', () => {
+  const price = fc.tuple(fc.integer({ min: 0, max: 999_999 }), fc.integer({ min: 0, max: 12 }), fc.integer({ min: 0, max: 10 ** 6 })).map(([whole, places, fraction]) =>
+    places === 0 ? String(whole) : `${whole}.${String(fraction).padStart(places, '0').slice(0, places)}`,
+  );
+  const prices = fc.record({ input: price, output: price, cacheRead: fc.option(price), cacheWrite: fc.option(price) });
+  const count = fc.integer({ min: 0, max: 50_000_000 });
+  const usage = fc.record({ inputTokens: count, outputTokens: count, cacheReadTokens: fc.option(count), cacheWriteTokens: fc.option(count) });
+
+  it('tokenCost rounds half to even at 10 places, exactly like decimal arithmetic', () => {
+    fc.assert(
+      fc.property(usage, prices, (u, p) => {
+        expect(tokenCost(u, p).toFixed()).toBe(referenceCost(u, p).toFixed());
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('the worst case is rounded up and bounds every split of the same prompt', () => {
+    fc.assert(
+      fc.property(count, count, fc.integer({ min: 0, max: 100 }), fc.integer({ min: 0, max: 100 }), prices, (input, output, readShare, writeShare, p) => {
+        const worst = worstCaseTokenCost(p, input, output);
+        const read = Math.floor((input * readShare) / 100);
+        const write = Math.floor(((input - read) * writeShare) / 100);
+        expect(worst.gte(referenceCost({ inputTokens: input, outputTokens: output, cacheReadTokens: read, cacheWriteTokens: write }, p))).toBe(true);
+        const exact = [p.input, p.cacheRead ?? p.input, p.cacheWrite ?? p.input].map((x) => new Money(x)).reduce((a, b) => Money.max(a, b)).times(input).plus(new Money(p.output).times(output)).dividedBy(1_000_000);
+        expect(worst.toFixed()).toBe(exact.toDecimalPlaces(10, Decimal.ROUND_UP).toFixed());
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("an upstream's odd counts bill whole tokens: fractions round up, negatives and non-finite count 0", () => {
+    const p = { input: '1', output: '2', cacheRead: null, cacheWrite: null };
+    expect(tokenCost({ inputTokens: 1.2, outputTokens: -5, cacheReadTokens: null, cacheWriteTokens: null }, p).toFixed()).toBe('0.000002');
+    expect(tokenCost({ inputTokens: Number.POSITIVE_INFINITY, outputTokens: Number.NaN, cacheReadTokens: null, cacheWriteTokens: null }, p).toFixed()).toBe('0');
   });
 });
