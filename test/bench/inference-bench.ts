@@ -17,7 +17,7 @@
  * Prints a table with the issue's targets and writes JSON (BENCH_OUT, default bench-results.json).
  *
  * Environment: BENCH_SECONDS (per phase, default 4), BENCH_ROUNDS (3), BENCH_RATES (100,400),
- * BENCH_CONCURRENCY (32), BENCH_CORE (1), BENCH_KINDS (json,stream), BENCH_MEMORY_REQUESTS (100000; 0 skips), BENCH_PROFILE (a
+ * BENCH_CONCURRENCY (48: SPEC.md's global concurrency limit, the most the gateway admits at once), BENCH_CORE (1), BENCH_KINDS (json,stream), BENCH_WARM_UP_SECONDS (3, closed loop per target and kind), BENCH_MEMORY_REQUESTS (100000; 0 skips), BENCH_PROFILE (a
  * directory for the gateway's CPU profile), PG_ADMIN_URL.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -35,12 +35,13 @@ const NODE = path.join(ROOT, 'node_modules/.bin/node');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const RATES = (process.env.BENCH_RATES ?? '100,400').split(',').map(Number);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 48);
 const CORE = process.env.BENCH_CORE ?? '1';
 const MEMORY_REQUESTS = Number(process.env.BENCH_MEMORY_REQUESTS ?? 100_000);
 const OUT = process.env.BENCH_OUT ?? 'bench-results.json';
 /** BENCH_KINDS=json (or stream) measures one kind only, e.g. for a focused CPU profile. */
 const KINDS = (process.env.BENCH_KINDS ?? 'json,stream').split(',') as Kind[];
+const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 3);
 const ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const MODEL = 'gen-5.6-luna';
 const CLOCK_TICKS_PER_SECOND = 100;
@@ -119,14 +120,11 @@ async function rssBytes(pid: number): Promise<number> {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
 }
 
-/** Closed loop: CONCURRENCY back-to-back loops; throughput, errors and the proxy's CPU per request. */
-async function saturate(target: Target, kind: Kind): Promise<{ perSecond: number; errors: Sample[]; cpuPerRequestMs: number | null }> {
+/** CONCURRENCY back-to-back loops for `seconds`: how many requests were done, and the failed ones. */
+async function closedLoop(target: Target, kind: Kind, seconds: number): Promise<{ done: number; errors: Sample[] }> {
   let done = 0;
   const errors: Sample[] = [];
-  const cpuBefore = target.pid ? await cpuMs(target.pid) : 0;
-  const coresBefore = await coreTimes();
-  const start = performance.now();
-  const until = start + SECONDS * 1000;
+  const until = performance.now() + seconds * 1000;
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (performance.now() < until) {
@@ -136,6 +134,15 @@ async function saturate(target: Target, kind: Kind): Promise<{ perSecond: number
       }
     }),
   );
+  return { done, errors };
+}
+
+/** Closed loop: throughput, errors and the proxy's CPU per request. */
+async function saturate(target: Target, kind: Kind): Promise<{ perSecond: number; errors: Sample[]; cpuPerRequestMs: number | null }> {
+  const cpuBefore = target.pid ? await cpuMs(target.pid) : 0;
+  const coresBefore = await coreTimes();
+  const start = performance.now();
+  const { done, errors } = await closedLoop(target, kind, SECONDS);
   const seconds = (performance.now() - start) / 1000;
   const cpuPerRequestMs = target.pid ? ((await cpuMs(target.pid)) - cpuBefore) / done : null;
   const coresAfter = await coreTimes();
@@ -201,7 +208,7 @@ async function main(): Promise<void> {
   const gatewayEnv = { PATH: process.env.PATH, HOME: process.env.HOME, HOST: '127.0.0.1', PORT: String(port), DATABASE_URL: dbUrl.toString(), BAIKAL_CONFIG: configFile, BENCH_UPSTREAM_KEY: credential, NODE_ENV: 'production', DATA_DIR: dir, WORKERS: '1', LOG_LEVEL: 'warn', STATUS_PROBE_SECONDS: '0' };
   // BENCH_PROFILE=DIR: the gateway writes a V8 CPU profile there when it stops (open it in Chrome DevTools).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_PROFILE)}`] : [];
-  const gatewayProcess = spawn('taskset', ['-c', CORE, NODE, ...profile, 'dist/src/main.js'], { cwd: ROOT, env: gatewayEnv, stdio: ['ignore', 'ignore', 'inherit'] });
+  const gatewayProcess = spawn('taskset', ['-c', CORE, NODE, ...(process.env.BENCH_GATEWAY_FLAGS ?? '').split(' ').filter(Boolean), ...profile, 'dist/src/main.js'], { cwd: ROOT, env: gatewayEnv, stdio: ['ignore', 'ignore', 'inherit'] });
   const bareProcess = pinned(['dist/test/bench/bare-proxy.js', `${simulator.url}`, String(port + 1), credential]);
   const pools: Pool[] = [];
   try {
@@ -231,7 +238,8 @@ async function main(): Promise<void> {
 
     log(`Baikal inference benchmark: ${ROUNDS} rounds x ${SECONDS} s per phase, model ${MODEL}, 24-word answers, simulator without added latency`);
     log(`machine: ${cpus().length} cores, node ${process.version}; bare proxy and gateway pinned to core ${CORE}, load generator + simulator on core ${otherCore}; saturation with ${CONCURRENCY} loops (the gateway's global concurrency baseline is 48)`);
-    for (const kind of ['json', 'stream'] as const) for (const target of targets) await atRate(target, kind, 200, 2); // warm-up: connections, caches, JIT
+    // Warm-up: connections, caches and JIT (a few hundred requests leave the first round's figures well below the later ones').
+    for (const kind of KINDS) for (const target of targets) await closedLoop(target, kind, WARM_UP_SECONDS);
     // PostgreSQL's backends for the bench database are external to the gateway, like the simulator: they
     // run beside the load generator, not on the measured core (their CPU is not the gateway's).
     const pinDatabase = async () => {
