@@ -13,11 +13,12 @@
  *   (JSON) and time to first byte (streams), as overhead over direct, and CPU time per request of
  *   each proxy at the same rate;
  * - memory: the gateway's RSS after 10,000 and after BENCH_MEMORY_REQUESTS (default 100,000)
- *   requests (JSON, streams and streams aborted after the first byte).
+ *   requests (JSON, streams and streams aborted after the first byte);
+ * - scale-out: the gateway as WORKERS=1 and as WORKERS=2 on Redis, unpinned, saturated in turn.
  * Prints a table with the issue's targets and writes JSON (BENCH_OUT, default bench-results.json).
  *
  * Environment: BENCH_SECONDS (per phase, default 4), BENCH_ROUNDS (3), BENCH_RATES (100,400),
- * BENCH_CONCURRENCY (48: SPEC.md's global concurrency limit, the most the gateway admits at once), BENCH_CORE (1), BENCH_KINDS (json,stream), BENCH_WARM_UP_SECONDS (3, closed loop per target and kind), BENCH_MEMORY_REQUESTS (100000; 0 skips), BENCH_PROFILE (a
+ * BENCH_CONCURRENCY (48: SPEC.md's global concurrency limit, the most the gateway admits at once), BENCH_CORE (1), BENCH_KINDS (json,stream), BENCH_WARM_UP_SECONDS (3, closed loop per target and kind), BENCH_MEMORY_REQUESTS (100000; 0 skips), BENCH_SCALE (1; 0 skips the WORKERS=1 against WORKERS=2 phase), BENCH_REDIS_URL, BENCH_PROFILE (a
  * directory for the gateway's CPU profile), PG_ADMIN_URL.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -26,6 +27,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { startSimulator } from '../simulator/openai-simulator.js';
@@ -41,6 +43,9 @@ const MEMORY_REQUESTS = Number(process.env.BENCH_MEMORY_REQUESTS ?? 100_000);
 const OUT = process.env.BENCH_OUT ?? 'bench-results.json';
 /** BENCH_KINDS=json (or stream) measures one kind only, e.g. for a focused CPU profile. */
 const KINDS = (process.env.BENCH_KINDS ?? 'json,stream').split(',') as Kind[];
+/** BENCH_SCALE=0 skips the WORKERS=1 against WORKERS=2 phase (both on Redis, unpinned). */
+const SCALE = process.env.BENCH_SCALE !== '0';
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 3);
 const ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const MODEL = 'gen-5.6-luna';
@@ -58,6 +63,8 @@ interface Target {
   name: 'direct' | 'bare' | 'gateway';
   pool: Pool;
   authorization: string;
+  /** Several keys used round-robin by the closed loops, so a per-key requests/minute window never binds. */
+  keys?: string[];
   pid?: number;
 }
 
@@ -109,10 +116,12 @@ async function atRate(target: Target, kind: Kind, rate: number, seconds = SECOND
   return Promise.all(pending);
 }
 
-/** CPU time (user + system) a process has used, in ms. */
+/** CPU time (user + system) a process and its live children (a cluster primary's workers) have used, in ms. */
 async function cpuMs(pid: number): Promise<number> {
   const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+  const own = ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+  const children = (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '')).split(' ').filter(Boolean).map(Number);
+  return own + (await Promise.all(children.map(cpuMs))).reduce((sum, ms) => sum + ms, 0);
 }
 
 async function rssBytes(pid: number): Promise<number> {
@@ -126,9 +135,10 @@ async function closedLoop(target: Target, kind: Kind, seconds: number): Promise<
   const errors: Sample[] = [];
   const until = performance.now() + seconds * 1000;
   await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
+    Array.from({ length: CONCURRENCY }, async (_, i) => {
+      const loopTarget = target.keys ? { ...target, authorization: `Bearer ${target.keys[i % target.keys.length]}` } : target;
       while (performance.now() < until) {
-        const sample = await once(target, kind);
+        const sample = await once(loopTarget, kind);
         done += 1;
         if (!sample.ok) errors.push(sample);
       }
@@ -185,6 +195,18 @@ async function json(url: string, method: string, route: string, payload: unknown
   return { body: await response.json(), headers: response.headers };
 }
 
+/** Deletes what the scale-out gateways left in Redis (rate windows, leases) under their prefix. */
+async function redisCleanUp(prefix: string): Promise<void> {
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length) await redis.del(...keys);
+  } finally {
+    redis.disconnect();
+  }
+}
+
 const pinned = (args: string[]) => spawn('taskset', ['-c', CORE, NODE, ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'], env: {} });
 
 async function main(): Promise<void> {
@@ -202,7 +224,9 @@ async function main(): Promise<void> {
   const dir = await mkdtemp(path.join(tmpdir(), 'baikal-bench-'));
   const configFile = path.join(dir, 'baikal.json');
   await writeFile(configFile, JSON.stringify({ upstreams: [{ id: 'sim', kind: 'openai-compatible', baseUrl: `${simulator.url}/v1`, credentialEnv: 'BENCH_UPSTREAM_KEY', routes: [{ group: 'cheap', models: [MODEL] }] }] }));
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  // Four ports in a row (gateway, bare proxy, the two scale-out gateways), below Linux's ephemeral range
+  // (32768 up), where the load generator's own connections would take them.
+  const port = 20_000 + Math.floor(Math.random() * 12_000);
   const gatewayUrl = `http://127.0.0.1:${port}`;
   const bareUrl = `http://127.0.0.1:${port + 1}`;
   const gatewayEnv = { PATH: process.env.PATH, HOME: process.env.HOME, HOST: '127.0.0.1', PORT: String(port), DATABASE_URL: dbUrl.toString(), BAIKAL_CONFIG: configFile, BENCH_UPSTREAM_KEY: credential, NODE_ENV: 'production', DATA_DIR: dir, WORKERS: '1', LOG_LEVEL: 'warn', STATUS_PROBE_SECONDS: '0' };
@@ -211,6 +235,7 @@ async function main(): Promise<void> {
   const gatewayProcess = spawn('taskset', ['-c', CORE, NODE, ...(process.env.BENCH_GATEWAY_FLAGS ?? '').split(' ').filter(Boolean), ...profile, 'dist/src/main.js'], { cwd: ROOT, env: gatewayEnv, stdio: ['ignore', 'ignore', 'inherit'] });
   const bareProcess = pinned(['dist/test/bench/bare-proxy.js', `${simulator.url}`, String(port + 1), credential]);
   const pools: Pool[] = [];
+  const scaleProcesses: ChildProcess[] = [];
   try {
     await waitFor(() => fetch(`${gatewayUrl}/ready`).then((r) => r.ok), gatewayProcess, 'gateway');
     await waitFor(() => fetch(bareUrl).then(() => true), bareProcess, 'bare proxy');
@@ -222,13 +247,18 @@ async function main(): Promise<void> {
     await dbClient.connect();
     await dbClient.query('update users set is_admin = true where id = $1', [userId]);
     await dbClient.end();
-    const key = (await json(gatewayUrl, 'POST', '/keys', { label: 'bench' }, session)).body as { id: string; key: string };
     const gql = async (query: string, variables: object) => {
       const result = await json(gatewayUrl, 'POST', '/graphql', { query, variables }, session);
       if (result.body.errors) throw new Error(JSON.stringify(result.body.errors));
     };
+    /** A key with the highest limits a key can have (100,000 requests/minute). */
+    const benchKey = async (label: string) => {
+      const created = (await json(gatewayUrl, 'POST', '/keys', { label }, session)).body as { id: string; key: string };
+      await gql('mutation($input: KeyLimitsInput!) { setKeyLimits(input: $input) { keyId } }', { input: { keyId: created.id, rpmLimit: 100_000, concurrencyLimit: 1_000 } });
+      return created.key;
+    };
     await gql('mutation($input: AdjustBalanceInput!) { adjustBalance(input: $input) { applied } }', { input: { userId, amountUsd: '100000', reason: 'benchmark balance' } });
-    await gql('mutation($input: KeyLimitsInput!) { setKeyLimits(input: $input) { keyId } }', { input: { keyId: key.id, rpmLimit: 100_000, concurrencyLimit: 1_000 } });
+    const key = { key: await benchKey('bench') };
 
     const direct: Target = { name: 'direct', pool: new Pool(simulator.url, { connections: 256 }), authorization: `Bearer ${credential}` };
     const bare: Target = { name: 'bare', pool: new Pool(bareUrl, { connections: 256 }), authorization: 'Bearer none', pid: bareProcess.pid };
@@ -292,8 +322,6 @@ async function main(): Promise<void> {
       log(`round ${round}/${ROUNDS} done`);
     }
     const m = (name: string) => median(results[name] ?? []);
-    const gatewayErrors = [...failures.values()].reduce((a, b) => a + b, 0);
-    if (gatewayErrors) log(`gateway failures by status: ${JSON.stringify(Object.fromEntries(failures))}`);
 
     let memory: { rssAfter10k: number; rssAfterAll: number; requests: number; growth: number } | null = null;
     if (MEMORY_REQUESTS > 0) {
@@ -311,6 +339,42 @@ async function main(): Promise<void> {
       const rssAfterAll = await rssBytes(gateway.pid!);
       memory = { rssAfter10k, rssAfterAll, requests: MEMORY_REQUESTS, growth: rssAfterAll / rssAfter10k - 1 };
     }
+
+    // Scale-out: the same gateway as WORKERS=1 and as WORKERS=2 (node's cluster; limits, slots and holds
+    // shared through Redis), run side by side, unpinned, saturated in turn. Reported, not judged: on this
+    // machine the load generator and the simulator need a core of their own at saturation, so the two
+    // workers share what is left with them.
+    if (SCALE) {
+      execFileSync('taskset', ['-cp', `0-${cpus().length - 1}`, String(process.pid)], { stdio: 'ignore' });
+      const prefix = `bench-${randomBytes(4).toString('hex')}:`;
+      const variants = await Promise.all(
+        [1, 2].map(async (workers, i) => {
+          const variantPort = port + 2 + i;
+          const child = spawn(NODE, ['dist/src/main.js'], { cwd: ROOT, env: { ...gatewayEnv, PORT: String(variantPort), WORKERS: String(workers), REDIS_URL, REDIS_PREFIX: prefix }, stdio: ['ignore', 'ignore', 'inherit'] });
+          scaleProcesses.push(child);
+          await waitFor(() => fetch(`http://127.0.0.1:${variantPort}/ready`).then((r) => r.ok), child, `gateway with WORKERS=${workers}`);
+          const keys = await Promise.all([1, 2, 3, 4].map((n) => benchKey(`bench-scale-${workers}-${n}`)));
+          const target: Target = { name: 'gateway', pool: new Pool(`http://127.0.0.1:${variantPort}`, { connections: 256 }), authorization: `Bearer ${keys[0]}`, keys, pid: child.pid };
+          pools.push(target.pool);
+          return { workers, target };
+        }),
+      );
+      log(`scale-out: WORKERS=1 and WORKERS=2 on Redis, unpinned, beside the load generator and simulator`);
+      for (const kind of KINDS) for (const { target } of variants) await closedLoop(target, kind, WARM_UP_SECONDS);
+      for (let round = 1; round <= ROUNDS; round++) {
+        for (const kind of KINDS) {
+          for (const { workers, target } of variants) {
+            const saturated = await saturate(target, kind);
+            add(`${kind}.workers${workers}.per_second`, saturated.perSecond);
+            add(`${kind}.workers${workers}.cpu_ms_per_request`, saturated.cpuPerRequestMs!);
+            countFailures(saturated.errors);
+          }
+        }
+      }
+      await redisCleanUp(prefix);
+    }
+    const gatewayErrors = [...failures.values()].reduce((a, b) => a + b, 0);
+    if (gatewayErrors) log(`gateway failures by status: ${JSON.stringify(Object.fromEntries(failures))}`);
 
     const rows: { metric: string; bare: string; gateway: string; measured: string; target: string; pass: boolean }[] = [];
     const fmt = (value: number, digits = 0) => value.toFixed(digits);
@@ -333,6 +397,15 @@ async function main(): Promise<void> {
         rows.push({ metric: label.replace('p50', 'p99'), bare: fmt(m(`${kind}.bare.overhead_p99_ms@${rate}`), 2), gateway: fmt(m(`${kind}.gateway.overhead_p99_ms@${rate}`), 2), measured: '', target: '(reported)', pass: true });
       }
     }
+    if (SCALE) {
+      for (const kind of KINDS) {
+        const [one, two] = [m(`${kind}.workers1.per_second`), m(`${kind}.workers2.per_second`)];
+        const label = kind === 'json' ? 'JSON request' : 'stream';
+        rows.push({ metric: `${label}s/s, WORKERS=1 -> WORKERS=2 (Redis, unpinned)`, bare: '', gateway: `${fmt(one)} -> ${fmt(two)}`, measured: `${fmt(two / one, 2)}x`, target: '(reported)', pass: true });
+        const [cpuOne, cpuTwo] = [m(`${kind}.workers1.cpu_ms_per_request`), m(`${kind}.workers2.cpu_ms_per_request`)];
+        rows.push({ metric: `CPU ms per ${label}, WORKERS=1 -> WORKERS=2 (all processes)`, bare: '', gateway: `${fmt(cpuOne, 3)} -> ${fmt(cpuTwo, 3)}`, measured: `${fmt(cpuTwo / cpuOne, 2)}x`, target: '(reported)', pass: true });
+      }
+    }
     rows.push({ metric: 'gateway errors', bare: '', gateway: String(gatewayErrors), measured: String(gatewayErrors), target: '0', pass: gatewayErrors === 0 });
     if (memory) {
       rows.push({ metric: `RSS after 10k -> ${memory.requests / 1000}k requests (MB)`, bare: '', gateway: `${fmt(memory.rssAfter10k / 2 ** 20)} -> ${fmt(memory.rssAfterAll / 2 ** 20)}`, measured: `${memory.growth >= 0 ? '+' : ''}${fmt(memory.growth * 100, 1)} %`, target: '<= +20 %', pass: memory.growth <= 0.2 });
@@ -345,8 +418,9 @@ async function main(): Promise<void> {
     log(`\nwritten: ${OUT}`);
   } finally {
     await Promise.all(pools.map((p) => p.close()));
-    for (const child of [gatewayProcess, bareProcess]) child.kill('SIGTERM');
-    await Promise.all([gatewayProcess, bareProcess].map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)))));
+    const children = [gatewayProcess, bareProcess, ...scaleProcesses];
+    for (const child of children) child.kill('SIGTERM');
+    await Promise.all(children.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)))));
     await simulator.close();
     await admin.query(`drop database if exists "${dbName}" with (force)`);
     await admin.end();
