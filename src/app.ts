@@ -8,7 +8,9 @@ import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
+import { specifiedRules, validate } from 'graphql';
 import { formatGraphQLError } from '../resolvers/errors.js';
+import { graphqlValidationRules } from '../resolvers/limits.js';
 import { buildGraphQLSchema } from '../resolvers/schema.js';
 import { cabinetRouter, checkoutWebhook, errorHandler, healthRouter } from '../rest-shim/index.js';
 import { messengerWebhook } from '../rest-shim/auth.router.js';
@@ -58,6 +60,8 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   const app = express();
   const inference = inferenceEndpoints(services, readiness, log);
   const server = createServer((req, res) => {
+    // Every answer is data, never something a browser should sniff into a script or a page.
+    res.setHeader('x-content-type-options', 'nosniff');
     if (!inference(req, res)) app(req, res);
   });
   // Slow-loris protection: a client must send its headers, and its whole request, in bounded time.
@@ -68,6 +72,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy ?? false);
   app.use(requestLogging(log));
+  app.use(securityHeaders(config));
   app.use(healthRouter(readiness, startedAt));
   // Prometheus metrics carry operator-only labels (upstream ids): the operator's token, or nothing.
   app.get('/metrics', async (req, res) => {
@@ -101,9 +106,13 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   const formatError = formatGraphQLError(log);
   const wsServer = new WebSocketServer({ server, path: '/graphql' });
   const wsActors = new WeakMap<object, Actor | null>();
+  const production = config.nodeEnv === 'production';
+  const validationRules = graphqlValidationRules(production);
   const wsCleanup = useServer(
     {
       schema,
+      // graphql-ws runs queries and mutations too: the same limits, and no introspection in production.
+      validate: (wsSchema, document) => validate(wsSchema, document, [...specifiedRules, ...validationRules]),
       onConnect: async (ctx) => {
         const actor = await websocketActor(ctx.extra.request, ctx.connectionParams, config, services);
         if (actor === 'refused') return false;
@@ -113,7 +122,9 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
       // The same error formatting as GraphQL over HTTP: stable codes, nothing internal.
       onNext: (_ctx, _id, _payload, _args, result) =>
         result.errors ? { ...result, errors: result.errors.map((error) => formatError(error.toJSON(), error)) } : undefined,
-      onError: (_ctx, _id, _payload, errors) => errors.map((error) => formatError(error.toJSON(), error)),
+      // Errors before execution (parse, validation, limits) are the client's own and say what was wrong.
+      onError: (_ctx, _id, _payload, errors) =>
+        errors.map((error) => (error.originalError ? formatError(error.toJSON(), error) : { message: error.message, locations: error.locations, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })),
       context: (ctx): RequestContext => {
         const requestId = requestIdFrom(undefined);
         const actor = wsActors.get(ctx.extra) ?? null;
@@ -135,6 +146,10 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
     schema,
     formatError,
     includeStacktraceInErrorResponses: false,
+    introspection: !production,
+    validationRules,
+    // One operation per HTTP request: a batch would multiply the work behind one request's limits.
+    allowBatchedHttpRequests: false,
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer: server, stopGracePeriodMillis: config.shutdownGraceMs }),
       { serverWillStart: async () => ({ drainServer: async () => wsCleanup.dispose() }) },
@@ -179,6 +194,30 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
         clearTimeout(stopRunning);
       }
     },
+  };
+}
+
+/**
+ * The browser-facing rules for an API that serves no pages: nothing may frame, embed or run what it
+ * answers, no referrer leaves with a link, and nothing is cached (answers carry keys, balances and
+ * sessions). HSTS only where the operator says the public address is HTTPS. The development GraphQL
+ * landing page (GET /graphql from a browser) is a page, so it keeps its own rules.
+ */
+function securityHeaders(config: Config) {
+  const headers: [string, string][] = [
+    ['x-frame-options', 'DENY'],
+    ['referrer-policy', 'no-referrer'],
+    ['cross-origin-opener-policy', 'same-origin'],
+    ['cross-origin-resource-policy', 'same-origin'],
+    ['cache-control', 'no-store'],
+    ...(config.publicHttps ? [['strict-transport-security', 'max-age=31536000; includeSubDomains'] as [string, string]] : []),
+  ];
+  return (req: Request, res: Response, next: NextFunction) => {
+    for (const [name, value] of headers) res.setHeader(name, value);
+    if (!(req.method === 'GET' && req.path === '/graphql' && config.nodeEnv !== 'production')) {
+      res.setHeader('content-security-policy', "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
+    }
+    next();
   };
 }
 

@@ -1,0 +1,112 @@
+import {
+  GraphQLError,
+  getNamedType,
+  getNullableType,
+  isListType,
+  Kind,
+  NoSchemaIntrospectionCustomRule,
+  type ArgumentNode,
+  type ASTVisitor,
+  type FragmentDefinitionNode,
+  type GraphQLField,
+  type GraphQLOutputType,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type ValidationContext,
+  type ValidationRule,
+  isObjectType,
+  isInterfaceType,
+  SchemaMetaFieldDef,
+  TypeMetaFieldDef,
+} from 'graphql';
+
+/**
+ * Bounds on what one GraphQL document may ask for, checked during validation (before anything runs),
+ * the same over HTTP and graphql-ws. Our schema is shallow: a real cabinet query is at most 5 levels
+ * deep and a few hundred fields; the limits leave room for that and for GraphiQL's introspection query,
+ * and refuse documents built to amplify work (deep fragment nesting, thousands of aliases, long lists).
+ */
+export const GRAPHQL_LIMITS = {
+  /** Deepest field nesting (the standard introspection query needs 13). */
+  maxDepth: 15,
+  /** Estimated fields resolved: each field counts 1, times the sizes of the lists it sits in. */
+  maxCost: 20_000,
+  /** Size assumed for a list whose `limit` argument is absent or a variable: the largest any list here returns. */
+  assumedListSize: 200,
+} as const;
+
+function limitError(message: string, node: OperationDefinitionNode, limit: 'depth' | 'cost'): GraphQLError {
+  return new GraphQLError(message, { nodes: [node], extensions: { code: 'GRAPHQL_VALIDATION_FAILED', limit } });
+}
+
+/**
+ * Walks each operation's selections with fragments expanded (a fragment spread inside itself is already
+ * refused by graphql's NoFragmentCycles rule, and the depth bound stops the walk in any case).
+ */
+function measure(context: ValidationContext, operation: OperationDefinitionNode): { depth: number; cost: number } {
+  const schema = context.getSchema();
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of context.getDocument().definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  }
+  const root = operation.operation === 'query' ? schema.getQueryType() : operation.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType();
+  let depth = 0;
+  let cost = 0;
+  const visit = (selectionSet: SelectionSetNode, parentType: GraphQLOutputType | null | undefined, level: number, multiplier: number): void => {
+    if (level > GRAPHQL_LIMITS.maxDepth + 1 || cost > GRAPHQL_LIMITS.maxCost) return;
+    const named = parentType ? getNamedType(parentType) : undefined;
+    const fields = named && (isObjectType(named) || isInterfaceType(named)) ? named.getFields() : {};
+    for (const selection of selectionSet.selections) {
+      if (selection.kind === Kind.FIELD) {
+        depth = Math.max(depth, level);
+        const field: GraphQLField<unknown, unknown> | undefined = fields[selection.name.value] ?? introspectionField(selection.name.value);
+        cost += multiplier;
+        if (!selection.selectionSet) continue;
+        // Introspection reads the schema (fixed, finite) and is refused in production: depth-bounded, not costed.
+        const size = multiplier === 0 || isIntrospectionRoot(selection.name.value) ? 0 : field && isListType(getNullableType(field.type)) ? listSize(selection.arguments ?? []) : 1;
+        visit(selection.selectionSet, field?.type, level + 1, multiplier * size);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        const typeName = selection.typeCondition?.name.value;
+        visit(selection.selectionSet, typeName ? (schema.getType(typeName) as GraphQLOutputType | undefined) : parentType, level, multiplier);
+      } else {
+        const fragment = fragments.get(selection.name.value);
+        if (fragment) visit(fragment.selectionSet, schema.getType(fragment.typeCondition.name.value) as GraphQLOutputType | undefined, level, multiplier);
+      }
+    }
+  };
+  visit(operation.selectionSet, root, 1, 1);
+  return { depth, cost };
+}
+
+const isIntrospectionRoot = (name: string) => name === '__schema' || name === '__type';
+
+function introspectionField(name: string): GraphQLField<unknown, unknown> | undefined {
+  if (name === '__schema') return SchemaMetaFieldDef;
+  if (name === '__type') return TypeMetaFieldDef;
+  return undefined;
+}
+
+/** A literal `limit` bounds the list; otherwise the largest list any field returns is assumed. */
+function listSize(args: readonly ArgumentNode[]): number {
+  const limit = args.find((a) => a.name.value === 'limit');
+  if (limit?.value.kind === Kind.INT) return Math.max(1, Math.min(Number(limit.value.value), GRAPHQL_LIMITS.assumedListSize));
+  return GRAPHQL_LIMITS.assumedListSize;
+}
+
+/** Refuses operations deeper than `maxDepth` or costlier than `maxCost`, before they run. */
+export const QueryLimitsRule: ValidationRule = (context: ValidationContext): ASTVisitor => ({
+  OperationDefinition(operation) {
+    const { depth, cost } = measure(context, operation);
+    if (depth > GRAPHQL_LIMITS.maxDepth) {
+      context.reportError(limitError(`Query is too deep: at most ${GRAPHQL_LIMITS.maxDepth} levels of fields`, operation, 'depth'));
+    } else if (cost > GRAPHQL_LIMITS.maxCost) {
+      context.reportError(limitError(`Query is too costly: at most ${GRAPHQL_LIMITS.maxCost} fields, counting each list at its limit (${GRAPHQL_LIMITS.assumedListSize} when none is given)`, operation, 'cost'));
+    }
+    return false;
+  },
+});
+
+/** The validation rules added to graphql's own: the limits everywhere, and no introspection in production. */
+export function graphqlValidationRules(production: boolean): ValidationRule[] {
+  return production ? [QueryLimitsRule, NoSchemaIntrospectionCustomRule] : [QueryLimitsRule];
+}
