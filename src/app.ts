@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
@@ -68,6 +68,19 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   server.headersTimeout = 20_000;
   server.requestTimeout = 120_000;
   server.keepAliveTimeout = 65_000;
+  // Requests node's parser refuses before any route sees them (oversized headers, malformed HTTP, timeouts)
+  // still get an answer in our error shape rather than a bare status line.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || error.code === 'ECONNRESET') return void socket.destroy();
+    const [status, detail, code] =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request headers (or the URL) are too large', 'payload_too_large']
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? [408, 'The request was not received in time', 'request_timeout']
+          : [400, 'Malformed HTTP request', 'bad_request'];
+    const body = JSON.stringify({ detail, code });
+    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-content-type-options: nosniff\r\nconnection: close\r\n\r\n${body}`);
+  });
 
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy ?? false);

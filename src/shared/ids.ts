@@ -26,6 +26,11 @@ const idEntropy = Buffer.alloc(4096);
 let idEntropyUsed = idEntropy.length;
 
 /** Keeps a caller-supplied request id only when it is safe to log and echo; otherwise mints one. */
+/** Whether a text could be one of our request ids (a client's own id that passed, or one we issued). */
+export function isRequestId(value: string): boolean {
+  return REQUEST_ID_PATTERN.test(value);
+}
+
 export function requestIdFrom(incoming: string | undefined): string {
   if (incoming && REQUEST_ID_PATTERN.test(incoming)) return incoming;
   if (idEntropyUsed + 12 > idEntropy.length) {

@@ -1,3 +1,4 @@
+import { isRequestId } from '../shared/ids.js';
 import { z } from 'zod';
 import type { CatalogService } from '../catalog/catalog.service.js';
 import type { ServiceDeps } from '../services.js';
@@ -256,10 +257,10 @@ export class AnalyticsService {
 
   /** One of the account's events by its request id (the latest, should a client have reused an id); 404 otherwise. */
   async event(actor: Actor, requestId: string): Promise<UsageEventRow> {
-    const [row] = await this.em().execute<UsageEventRow[]>(
-      `select ${EVENT_COLUMNS} from usage_events where user_id = ? and request_id = ? order by created_at desc limit 1`,
-      [actor.userId, String(requestId).slice(0, 200)],
-    );
+    // Anything that cannot be a request id is not one (and text with NUL would not even reach PostgreSQL).
+    const [row] = isRequestId(requestId)
+      ? await this.em().execute<UsageEventRow[]>(`select ${EVENT_COLUMNS} from usage_events where user_id = ? and request_id = ? order by created_at desc limit 1`, [actor.userId, requestId])
+      : [];
     if (!row) throw new DomainError('not_found', 'No such usage event', { reason: 'usage_event_not_found' });
     return row;
   }
