@@ -8,7 +8,8 @@ import { randomSecret, sha256Hex } from '../shared/ids.js';
 import type { Logger } from '../shared/logging.js';
 import { formatUsd, money } from '../shared/money.js';
 import { Topics, type PubSub } from '../shared/pubsub.js';
-import { WindowCounter } from '../shared/throttle.js';
+import { attemptCounter, type AttemptCounter } from '../shared/throttle.js';
+import type { SharedState } from '../shared/redis.js';
 import { parseInput } from '../shared/validation.js';
 import { TOPUP_KINDS, USAGE_KINDS } from '../ledger/kinds.js';
 import { LedgerTransaction } from '../ledger/transaction.entity.js';
@@ -67,19 +68,22 @@ export interface AccountsDeps {
   clock: Clock;
   pubsub: PubSub;
   log: Logger;
+  /** Set with REDIS_URL: sign-in throttles count across every gateway process. */
+  shared?: SharedState;
   /** Sends the verification code of a new account; claims messenger sign-in tokens. */
   identity?: Pick<IdentityService, 'sendVerification' | 'consumeMessengerLogin'>;
 }
 
 export class AccountsService {
-  private readonly failuresByAccount: WindowCounter;
-  private readonly attemptsByAddress: WindowCounter;
+  /** Sign-in attempts not (yet) followed by a success, per account; a success clears them. */
+  private readonly failuresByAccount: AttemptCounter;
+  private readonly attemptsByAddress: AttemptCounter;
 
   constructor(private readonly deps: AccountsDeps) {
     const { maxFailuresPerAccount, maxAttemptsPerAddress, windowMs } = deps.config.loginThrottle;
     const now = () => deps.clock.now().getTime();
-    this.failuresByAccount = new WindowCounter(maxFailuresPerAccount, windowMs, now);
-    this.attemptsByAddress = new WindowCounter(maxAttemptsPerAddress, windowMs, now);
+    this.failuresByAccount = attemptCounter(deps.shared, 'login-account', maxFailuresPerAccount, windowMs, now);
+    this.attemptsByAddress = attemptCounter(deps.shared, 'login-address', maxAttemptsPerAddress, windowMs, now);
   }
 
   private em(): EntityManager {
@@ -124,21 +128,20 @@ export class AccountsService {
     const input = parseInput(loginInput, raw);
     const accountKey = input.login.toLowerCase();
     const addressKey = caller.clientAddress ?? 'unknown';
-    const wait = Math.max(this.failuresByAccount.retryAfterSeconds(accountKey), this.attemptsByAddress.retryAfterSeconds(addressKey));
+    // Both counted before the password is checked, so parallel guesses cannot all pass one check.
+    const wait = Math.max(await this.attemptsByAddress.take(addressKey), await this.failuresByAccount.take(accountKey));
     if (wait > 0) {
       throw new DomainError('rate_limited', 'Too many sign-in attempts; try again later', { retryAfterSeconds: wait, reason: 'login_throttled' });
     }
-    this.attemptsByAddress.hit(addressKey);
 
     const em = this.em();
     const user = await this.findUserByLogin(em, accountKey);
     const valid = user?.passwordHash ? await verifyPassword(user.passwordHash, input.password) : await verifyDecoy(input.password);
     if (!user || !valid) {
-      this.failuresByAccount.hit(accountKey);
       this.deps.log.info({ reason: user ? 'wrong_password' : 'unknown_login' }, 'sign-in refused');
       throw new DomainError('invalid_credentials', 'Wrong login or password');
     }
-    this.failuresByAccount.reset(accountKey);
+    await this.failuresByAccount.reset(accountKey);
     return this.startSession(em, user, caller);
   }
 

@@ -4,7 +4,7 @@ import { createClient } from 'graphql-ws';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionEventsDocument, SetModelPricesDocument, type SessionEventsSubscription } from '../graphql/generated.js';
-import { graphql, http } from '../helpers/clients.js';
+import { graphql, http, registerRest } from '../helpers/clients.js';
 import { Decimal } from 'decimal.js';
 import { promptTokenBound } from '../../src/inference/canonical.js';
 import { chatToCanonical, parseChatRequest } from '../../src/inference/translate/openai-chat.js';
@@ -168,6 +168,28 @@ describe('two gateway processes sharing one Redis', () => {
     const event = await usageEventOf(stack, billed.id);
     expect(Number(event.public_input_usd_per_1m)).toBe(7.5);
     expect(Number(event.public_output_usd_per_1m)).toBe(9.25);
+  });
+
+  it('sign-in guesses are counted across both processes: five wrong spread over them, then both refuse even the right password', async () => {
+    const account = await registerRest(stack.url);
+    const attempt = (url: string, password: string) => http(url, 'POST', '/auth/login', { body: { login: account.input.username, password } });
+    // Five in parallel, alternating processes: each is counted before its password is checked.
+    const guesses = await Promise.all([0, 1, 2, 3, 4].map((i) => attempt(i % 2 ? b.url : stack.url, `wrong-guess-${i}`)));
+    expect(guesses.map((g) => g.status)).toEqual([401, 401, 401, 401, 401]);
+    for (const url of [stack.url, b.url]) {
+      const refused = await attempt(url, account.input.password);
+      expect(refused.status).toBe(429);
+      expect(refused.body.code).toBe('login_throttled');
+    }
+    // Nothing about the login in Redis is readable text.
+    const redis = new Redis(REDIS_URL);
+    try {
+      const keys = await redis.keys(`${PREFIX}attempts:*`);
+      expect(keys.length).toBeGreaterThan(0);
+      expect(keys.join(' ')).not.toContain(account.input.username);
+    } finally {
+      await redis.quit();
+    }
   });
 
   it('a subscriber on one process receives an event published on the other', async () => {
