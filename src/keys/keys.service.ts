@@ -136,7 +136,16 @@ export class KeysService {
     const hash = sha256Hex(rawKey);
     const cached = this.cache.get(hash);
     if (cached && cached.until > Date.now()) return cached.principal;
-    const [row] = await this.deps.orm.em.fork().execute<KeyRow[]>('select * from api_keys where key_hash = ? and revoked_at is null', [hash]);
+    let row: KeyRow | undefined;
+    try {
+      [row] = await this.deps.orm.em.fork().execute<KeyRow[]>('select * from api_keys where key_hash = ? and revoked_at is null', [hash]);
+    } catch (error) {
+      // PostgreSQL unreachable: a key seen before is still good (revocations evict it from the cache at once);
+      // one never seen cannot be checked, which is a retryable 503, never a 401 or a 500.
+      if (cached) return cached.principal;
+      if (error instanceof DomainError) throw error;
+      throw new DomainError('unavailable', 'API keys cannot be checked right now; retry shortly', { retryAfterSeconds: 2, reason: 'auth_unavailable' });
+    }
     if (!row) {
       this.cache.delete(hash);
       return null;
