@@ -167,7 +167,15 @@ export class Wallets implements WalletStore {
 
   private async load(userId: string, keyId: string | null): Promise<void> {
     const month = monthOf(this.now());
-    const row = await loadWalletFigures(this.deps.orm, userId, keyId);
+    let row: WalletFigures;
+    try {
+      row = await loadWalletFigures(this.deps.orm, userId, keyId);
+    } catch (error) {
+      // PostgreSQL is the truth for money: without it an account that is not loaded yet cannot be admitted.
+      // Say so as a retryable 503 (never a 500, never an unchecked admission).
+      if (error instanceof DomainError) throw error;
+      throw new DomainError('unavailable', 'Billing is temporarily unavailable; retry shortly', { retryAfterSeconds: 2, reason: 'billing_unavailable' });
+    }
     // A concurrent load or an earlier warm-up may have filled these in; the in-memory figures are newer.
     if (!this.accounts.has(userId)) {
       this.accounts.set(userId, {

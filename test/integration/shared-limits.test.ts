@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SharedLimiter } from '../../src/inference/shared-limits.js';
 import type { Slot } from '../../src/inference/limits.js';
 import { DomainError } from '../../src/shared/errors.js';
 import { createLogger } from '../../src/shared/logging.js';
 import { SharedState } from '../../src/shared/redis.js';
+import { startTcpForwarder } from '../helpers/tcp-forwarder.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const none = { rpmLimit: null, concurrencyLimit: null };
@@ -120,13 +120,10 @@ describe('limits shared through Redis', () => {
   });
 
   it('a process that started while Redis was away joins the shared limits and the bus once it is back', async () => {
-    // A port where "Redis" appears later: a forwarder to the real one, opened after the process started.
-    const probe = createServer();
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-    const port = (probe.address() as { port: number }).port;
-    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    // "Redis" behind a forwarder that resets every connection until it is restored.
+    const forwarder = await startTcpForwarder({ port: Number(new URL(REDIS_URL).port || 6379), host: new URL(REDIS_URL).hostname }, { cut: 'reset' });
     const prefix = `baikal-test:${randomBytes(6).toString('hex')}:`;
-    const late = new SharedState(`redis://127.0.0.1:${port}`, log, prefix);
+    const late = new SharedState(forwarder.urlFor(REDIS_URL), log, prefix);
     await expect(late.connect()).rejects.toThrow();
     const lateLimiter = new SharedLimiter(late, log, { leaseMs: 15_000 });
     const other = new SharedState(REDIS_URL, log, prefix);
@@ -139,15 +136,7 @@ describe('limits shared through Redis', () => {
     expect(await reasonOf(otherLimiter.acquire('k', none))).toBe('admitted');
     for (const slot of local) slot.release();
 
-    const sockets: Socket[] = [];
-    const forwarder: Server = createServer((client) => {
-      const upstream = connect(6379, '127.0.0.1');
-      sockets.push(client, upstream);
-      client.pipe(upstream).pipe(client);
-      client.on('error', () => upstream.destroy());
-      upstream.on('error', () => client.destroy());
-    });
-    await new Promise<void>((resolve) => forwarder.listen(port, '127.0.0.1', resolve));
+    forwarder.restore();
     try {
       for (let tries = 0; !late.healthy; tries++) {
         if (tries > 100) throw new Error('never reconnected');
@@ -165,8 +154,7 @@ describe('limits shared through Redis', () => {
       for (const slot of shared) slot.release();
     } finally {
       await late.close();
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => forwarder.close(() => resolve()));
+      await forwarder.close();
     }
   });
 });

@@ -5,7 +5,9 @@ import {
   answerWords,
   countTokens,
   cutConnection,
+  forThisSimulator,
   jsonFragments,
+  malformedFrame,
   messageText,
   pacedWriter,
   parseDirectives,
@@ -13,6 +15,7 @@ import {
   readJson,
   simulateFailure,
   TEXT_FIRST,
+  truncatedJson,
   TOOL_INPUT,
   wordDeltas,
   type RouteContext,
@@ -26,6 +29,9 @@ import {
  * a required `anthropic-version`, errors as `{type:"error",error:{type,message},request_id}`, `input_tokens`
  * excluding cache reads and writes, and the named-event stream message_start → (content_block_start, ping
  * after the first, content_block_delta…, content_block_stop)* → message_delta → message_stop.
+ * The fault directives (reset, bad-json, bad-sse, only) act as on the OpenAI side: `bad-sse` sends the
+ * malformed frame after the content deltas and ends without message_delta/message_stop; `bad-sse=mid`
+ * sends it after the first delta and completes the stream.
  */
 
 /** The published API versions. 2026-10-21 is what @anthropic-ai/sdk 1.x sends by default. */
@@ -116,9 +122,9 @@ export async function handleMessages(req: IncomingMessage, res: ServerResponse, 
   if (invalid) return fail(400, `${invalid} ${ctx.detail}`);
 
   const messages: { content?: unknown }[] = body.messages;
-  const sim = parseDirectives(messages);
+  const sim = forThisSimulator(parseDirectives(messages), ctx);
   // An Anthropic outage shows as 529 overloaded_error.
-  if (await simulateFailure(sim, ctx, 529, fail)) return;
+  if (await simulateFailure(sim, ctx, 529, fail, res)) return;
 
   // Only tools the request offers can be called; a directive naming an unknown tool falls back to text.
   const offered = (name: string) => Array.isArray(body.tools) && body.tools.some((t: any) => t?.name === name);
@@ -151,7 +157,7 @@ export async function handleMessages(req: IncomingMessage, res: ServerResponse, 
 
   if (!body.stream) {
     res.writeHead(200, { 'content-type': 'application/json' });
-    return void res.end(JSON.stringify(message));
+    return void res.end(sim.badJson ? truncatedJson(message) : JSON.stringify(message));
   }
 
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
@@ -172,10 +178,15 @@ export async function handleMessages(req: IncomingMessage, res: ServerResponse, 
         ? wordDeltas(block.text).map((text) => ({ type: 'text_delta', text }))
         : jsonFragments(JSON.stringify(block.input)).map((partial_json) => ({ type: 'input_json_delta', partial_json }));
     for (const delta of pieces) {
-      if (sim.cutAfter !== undefined && deltas++ >= sim.cutAfter) return cutConnection(res);
+      if (sim.cutAfter !== undefined && deltas >= sim.cutAfter) return cutConnection(res);
       if (!(await send({ type: 'content_block_delta', index, delta }))) return;
+      if (deltas++ === 0 && sim.badSse === 'mid' && !(await write(malformedFrame(ctx.detail)))) return;
     }
     if (!(await send({ type: 'content_block_stop', index }))) return;
+  }
+  if (sim.badSse === 'end') {
+    await write(malformedFrame(ctx.detail));
+    return void res.end();
   }
   if (!(await send({ type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: outputTokens } }))) return;
   res.end(frame({ type: 'message_stop' }));

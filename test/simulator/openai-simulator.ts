@@ -30,7 +30,17 @@ import { createVideoJobs, handleVideos, type VideoJobs } from './video-jobs.js';
  *   text-first       with tool/tools: say `Let me check.` before the calls
  *   no-usage         omit usage even when asked for (OpenAI only: Anthropic always reports usage)
  *   down=NAME        the simulator started with that `name` fails as if down (OpenAI 503, Anthropic 529)
- * Images honour status, latency, hang and down.
+ *   reset            read the request, then reset the connection before any header (ECONNRESET upstream)
+ *   bad-json         answer 200 with a JSON body cut off in the middle (not parseable)
+ *   bad-sse          stream the content chunks, then a malformed frame (cut-off JSON, a line that is not
+ *                    SSE), then end the response cleanly without the end of stream (no usage, no [DONE] /
+ *                    message_stop)
+ *   bad-sse=mid      the same malformed frame after the first content chunk, then the rest of the stream
+ *                    as usual (usage and end of stream included)
+ *   only=NAME        the failure directives (hang, reset, status, cut-after, bad-json, bad-sse) apply only
+ *                    on the simulator started with that `name`; the others answer normally, e.g.
+ *                    `[sim:reset only=primary]` tests failover to a healthy fallback
+ * Images honour status, latency, hang, reset, down and only.
  *
  * Outside the requests, a test can take the whole simulator down and back up with `setDown(true|false)`
  * (every route then answers as an outage: OpenAI 503, Anthropic 529) and slow the model list with
@@ -91,6 +101,10 @@ export interface Directives {
   textFirst: boolean;
   noUsage: boolean;
   down?: string;
+  reset: boolean;
+  badJson: boolean;
+  badSse?: 'end' | 'mid';
+  only?: string;
 }
 
 /** What a route handler needs from the server around it. */
@@ -155,7 +169,28 @@ export function parseDirectives(messages: { content?: unknown }[]): Directives {
     textFirst: options.has('text-first'),
     noUsage: options.has('no-usage'),
     down: options.get('down'),
+    reset: options.has('reset'),
+    badJson: options.has('bad-json'),
+    badSse: options.has('bad-sse') ? (options.get('bad-sse') === 'mid' ? 'mid' : 'end') : undefined,
+    only: options.get('only'),
   };
+}
+
+/** The directives as this simulator applies them: under `only=NAME`, another instance drops the failure directives. */
+export function forThisSimulator(sim: Directives, ctx: RouteContext): Directives {
+  if (sim.only === undefined || sim.only === ctx.options.name) return sim;
+  return { ...sim, hang: false, reset: false, status: undefined, cutAfter: undefined, badJson: false, badSse: undefined };
+}
+
+/** A truncated body: valid as far as it goes, then cut in the middle of a string (never parseable). */
+export function truncatedJson(body: object): string {
+  const text = JSON.stringify(body);
+  return text.slice(0, Math.max(1, Math.floor(text.length / 2)));
+}
+
+/** The malformed stream frame of `bad-sse`: a data line whose JSON is cut off, then a line that is not SSE at all. */
+export function malformedFrame(detail: string): string {
+  return `data: {"id": "broken", "choices": [{"delta": {"content": "${detail}\n\nthis is not a field line ${detail}\n\n`;
 }
 
 const WORDS = ['baikal', 'is', 'the', 'deepest', 'lake', 'on', 'earth', 'and', 'holds', 'clear', 'cold', 'water'];
@@ -199,12 +234,17 @@ export async function cutConnection(res: ServerResponse): Promise<void> {
 }
 
 /**
- * The failure directives every route honours, in this order: hang (never answer), latency, down, status.
- * `fail` answers with an error in the route's own format. Resolves true when the request is dealt with.
+ * The failure directives every route honours, in this order: hang (never answer), latency, reset, down,
+ * status. `fail` answers with an error in the route's own format. Resolves true when the request is dealt with.
  */
-export async function simulateFailure(sim: Directives, ctx: RouteContext, outageStatus: number, fail: (status: number, message: string) => void): Promise<boolean> {
+export async function simulateFailure(sim: Directives, ctx: RouteContext, outageStatus: number, fail: (status: number, message: string) => void, res?: ServerResponse): Promise<boolean> {
   if (sim.hang) return true; // never answer; the caller's timeout must act
   if (sim.latency) await sleep(sim.latency);
+  if (sim.reset && res) {
+    // A TCP reset, not a clean close: the caller sees ECONNRESET (or "other side closed") before any header.
+    res.socket?.resetAndDestroy();
+    return true;
+  }
   if (sim.down !== undefined && sim.down === ctx.options.name) {
     fail(outageStatus, `Simulated outage of ${ctx.options.name} ${ctx.detail}`);
     return true;
@@ -236,8 +276,8 @@ export function sendStatusError(res: ServerResponse, status: number, message: st
 
 async function chatCompletions(req: IncomingMessage, res: ServerResponse, body: any, ctx: RouteContext): Promise<void> {
   const messages: { content?: unknown }[] = Array.isArray(body.messages) ? body.messages : [];
-  const sim = parseDirectives(messages);
-  if (await simulateFailure(sim, ctx, 503, (status, message) => sendStatusError(res, status, message))) return;
+  const sim = forThisSimulator(parseDirectives(messages), ctx);
+  if (await simulateFailure(sim, ctx, 503, (status, message) => sendStatusError(res, status, message), res)) return;
 
   const maxTokens: number | undefined = body.max_completion_tokens ?? body.max_tokens;
   const requestTools: any[] = Array.isArray(body.tools) ? body.tools : [];
@@ -262,8 +302,9 @@ async function chatCompletions(req: IncomingMessage, res: ServerResponse, body: 
 
   if (!body.stream) {
     res.writeHead(200, { 'content-type': 'application/json' });
+    const serialize = sim.badJson ? truncatedJson : JSON.stringify;
     res.end(
-      JSON.stringify({
+      serialize({
         id,
         object: 'chat.completion',
         created,
@@ -300,6 +341,11 @@ async function chatCompletions(req: IncomingMessage, res: ServerResponse, body: 
   for (let i = 0; i < pieces.length; i++) {
     if (sim.cutAfter !== undefined && i >= sim.cutAfter) return cutConnection(res);
     if (!(await write(chunk(pieces[i]!)))) return;
+    if (i === 0 && sim.badSse === 'mid' && !(await write(malformedFrame(ctx.detail)))) return;
+  }
+  if (sim.badSse === 'end') {
+    await write(malformedFrame(ctx.detail));
+    return void res.end();
   }
   if (!(await write(chunk({}, finishReason)))) return;
   if (body.stream_options?.include_usage && !sim.noUsage) {
@@ -327,8 +373,8 @@ async function imageGenerations(req: IncomingMessage, res: ServerResponse, body:
   if (typeof prompt !== 'string' || !prompt) {
     return sendError(res, 400, `Missing required parameter: 'prompt'. ${ctx.detail}`, 'invalid_request_error', 'missing_required_parameter', 'prompt');
   }
-  const sim = parseDirectives([{ content: prompt }]);
-  if (await simulateFailure(sim, ctx, 503, (status, message) => sendStatusError(res, status, message))) return;
+  const sim = forThisSimulator(parseDirectives([{ content: prompt }]), ctx);
+  if (await simulateFailure(sim, ctx, 503, (status, message) => sendStatusError(res, status, message), res)) return;
 
   const legacy = model.startsWith('dall-e');
   if (/^(gpt-image|chatgpt-image)/.test(model) && body.response_format != null) {
