@@ -10,6 +10,8 @@ export function responseSink(req: IncomingMessage, res: ServerResponse): Respons
     if (!res.writableFinished) gone.abort();
   });
   req.on('aborted', () => gone.abort());
+  // A client that left while its key was checked or its body read has already closed: those events are past.
+  if (req.socket.destroyed || res.destroyed) gone.abort();
   const sink: { -readonly [K in keyof ResponseSink]: ResponseSink[K] } = {
     signal: gone.signal,
     sendJson: (body) => {

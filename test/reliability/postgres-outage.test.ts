@@ -163,11 +163,7 @@ describe('PostgreSQL unreachable for 30 s under load', () => {
     );
   }, 90_000);
 
-  // KNOWN BUG, outside this branch's files: KeysService.authenticate (src/keys/keys.service.ts) lets the
-  // PostgreSQL error escape, and the /v1 hot path (rest-shim/v1/inference-endpoints.ts) answers it with
-  // 500 internal_error. The issue asks for 503 (never 401). `it.fails` pins today's behaviour: once the
-  // fix lands (a DomainError 'unavailable' from authenticate), this test fails and `.fails` must go.
-  it.fails('a key the gateway never saw is refused with 503 during the outage (fails today: 500)', () => {
+  it('a key the gateway never saw is refused with a retryable 503 during the outage (never 401, never 500)', () => {
     expect(coldKeyRefusals).toHaveLength(2);
     for (const refusal of coldKeyRefusals) expect(refusal).toMatchObject({ status: 503 });
   });
