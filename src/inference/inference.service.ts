@@ -342,6 +342,8 @@ export class InferenceService {
     const onClientGone = () => upstreamAbort.abort();
     sink.signal.addEventListener('abort', onClientGone, { once: true });
     this.stopping.signal.addEventListener('abort', onClientGone, { once: true });
+    // A signal that fired while the key, limits and hold were checked never fires again for a new listener.
+    if (sink.signal.aborted || this.stopping.signal.aborted) onClientGone();
     try {
       const connected = await this.connect(routes, upstreamAbort.signal, (route) => send(route, upstreamAbort.signal));
       if (!('response' in connected)) {
