@@ -457,6 +457,8 @@ describe('every /v1 error path, and nothing private in any answer', () => {
     // The gateway's own log: credentials never (upstream ones, nor the clients' keys and session tokens); it did log the failures.
     const log = [...gw.lines, ...stack.gateway.lines].join('\n');
     expect(log).toContain('upstream call failed');
+    // The echo upstream's error texts (which carry its credential) did reach the log, scrubbed.
+    expect(log).toContain('[redacted] at https://canary.invalid/v1');
     const secrets = [...credentialCanaries(), familyA.key, familyB.key, familyA.token, familyB.token, admin.token];
     expect(secrets.filter((secret) => log.includes(secret))).toEqual([]);
     // The log never says 500 on its own account: every failure above was an answer of ours.
