@@ -85,14 +85,17 @@ async function startCanary(): Promise<typeof canary> {
 
 async function startRedirector(to: string): Promise<typeof redirector> {
   const requests: { method: string; path: string }[] = [];
-  let next = 0;
+  // Per method, so the status probes (GET) never shift the cycle the inference calls (POST) go through.
+  const next = new Map<string, number>();
+  // Half the redirects name the canary by address, half as `localhost`.
   const server = createServer((req, res) => {
     requests.push({ method: req.method!, path: req.url! });
     req.resume();
     req.on('end', () => {
-      const status = REDIRECT_STATUSES[next++ % REDIRECT_STATUSES.length]!;
-      // Half the redirects name the canary by address, half as `localhost`.
-      const target = next % 2 ? `${to}${req.url}` : `${to.replace('127.0.0.1', 'localhost')}${req.url}`;
+      const n = next.get(req.method!) ?? 0;
+      next.set(req.method!, n + 1);
+      const status = REDIRECT_STATUSES[n % REDIRECT_STATUSES.length]!;
+      const target = n % 2 ? `${to}${req.url}` : `${to.replace('127.0.0.1', 'localhost')}${req.url}`;
       res.writeHead(status, { location: target, 'content-type': 'application/json' });
       res.end(JSON.stringify({ moved: target }));
     });
@@ -260,7 +263,8 @@ describe('outbound: the upstream is configuration, never the request', () => {
   }, 60_000);
 
   it('an upstream redirect is not followed: the redirect target gets nothing, the client a clean 502 or a silent failover', async () => {
-    const before = redirector.requests.length;
+    const posts = () => redirector.requests.filter((r) => r.method === 'POST').length;
+    const before = posts();
     const outcomes: string[] = [];
     // Every redirect status, JSON and streamed, on chat, Responses, Messages and images.
     for (let i = 0; i < REDIRECT_STATUSES.length * 2; i++) {
@@ -276,12 +280,12 @@ describe('outbound: the upstream is configuration, never the request', () => {
     outcomes.push(`image ${image.status} ${image.body?.error?.code}`);
     expect(outcomes).toEqual([...Array.from({ length: REDIRECT_STATUSES.length * 2 }, () => 'chat 502 upstream_error'), 'responses 502 upstream_error', 'messages 502 upstream_error', 'image 502 upstream_error']);
     // The redirector was asked every time (so every redirect was really answered), the target never.
-    expect(redirector.requests.length - before).toBe(REDIRECT_STATUSES.length * 2 + 3);
+    expect(posts() - before).toBe(REDIRECT_STATUSES.length * 2 + 3);
 
     // With a live fallback the client never notices the redirecting route.
     const failover = await http(gw.url, 'POST', '/v1/chat/completions', { token: familyC.key, body: { model: REDIRECTED_THEN_LIVE, messages: [{ role: 'user', content: 'hi [sim:words=3]' }] } });
     expect([failover.status, failover.body.choices?.[0]?.message?.content]).toEqual([200, 'baikal is the']);
-    expect(redirector.requests.length - before).toBe(REDIRECT_STATUSES.length * 2 + 4);
+    expect(posts() - before).toBe(REDIRECT_STATUSES.length * 2 + 4);
 
     // The status monitor's probes (GET /models) meet the same redirects and do not follow them either.
     await waitUntil('a status probe of the redirector', () => redirector.requests.some((r) => r.method === 'GET'));
