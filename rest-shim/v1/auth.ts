@@ -9,9 +9,13 @@ export function headerOf(req: IncomingMessage, name: string): string | undefined
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** The key of a chat-completions-style request: `Authorization: Bearer` only (SPEC.md section 5). */
+/**
+ * The key of a chat-completions-style request: `Authorization: Bearer` only (SPEC.md section 5).
+ * Whatever follows the scheme is the presented key, spaces included: a malformed key is refused as
+ * an invalid one (the same 401 as an unknown key), not mistaken for a missing one.
+ */
 export function bearerKeyOf(req: IncomingMessage): string | null {
-  return headerOf(req, 'authorization')?.match(/^Bearer\s+(\S+)\s*$/i)?.[1] ?? null;
+  return headerOf(req, 'authorization')?.match(/^Bearer\s+(.*\S)\s*$/i)?.[1] ?? null;
 }
 
 /**

@@ -101,8 +101,15 @@ export function inferenceEndpoints(services: Services, readiness: Readiness, log
   };
 }
 
-/** The path express would route: no query, case-insensitive, one trailing slash ignored. */
+/** An absolute-form request target's scheme and authority (RFC 9112 3.2.2: servers must accept the form). */
+const ABSOLUTE_FORM = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/;
+
+/**
+ * The path express would route: no query, case-insensitive, one trailing slash ignored; for an
+ * absolute-form target (`POST http://host/v1/chat/completions`), its path, as express reads it too.
+ */
 function routePath(url: string): string {
+  if (!url.startsWith('/')) url = url.replace(ABSOLUTE_FORM, '');
   const query = url.indexOf('?');
   let path = query === -1 ? url : url.slice(0, query);
   if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);

@@ -4,17 +4,36 @@ import type { Upstream } from './upstreams.config.js';
 /** Why an upstream call failed, in our own terms; the upstream's words stay in the operator log. */
 export type UpstreamFailureKind = 'timeout' | 'connection' | 'rate_limited' | 'server_error' | 'rejected' | 'misconfigured';
 
+/**
+ * Every configured upstream credential. Upstreams (and the proxies in front of them) may echo the key
+ * they were sent in an error text; failure details go to the operator log, which must hold no credential.
+ */
+const knownCredentials = new Set<string>();
+
+export function registerUpstreamCredential(credential: string): void {
+  if (credential) knownCredentials.add(credential);
+}
+
+/** The text with every configured upstream credential replaced by `[redacted]`. */
+export function redactCredentials(text: string): string {
+  for (const credential of knownCredentials) if (text.includes(credential)) text = text.replaceAll(credential, '[redacted]');
+  return text;
+}
+
 export class UpstreamFailure extends Error {
+  /** Operator-facing detail (status, error code, a short excerpt), scrubbed of credentials. Never sent to a client. */
+  readonly detail: string;
+
   constructor(
     readonly kind: UpstreamFailureKind,
     readonly upstreamId: string,
-    /** Operator-facing detail (status, error code, a short excerpt). Never sent to a client. */
-    readonly detail: string,
+    detail: string,
     readonly status: number | null = null,
     readonly retryAfterSeconds: number | null = null,
   ) {
     super(`upstream ${upstreamId}: ${kind}`);
     this.name = 'UpstreamFailure';
+    this.detail = redactCredentials(detail);
   }
 
   /** Worth trying another route (before any byte reached the client). */

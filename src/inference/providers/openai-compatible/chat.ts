@@ -26,7 +26,8 @@ export async function failureFromResponse(upstreamId: string, response: Upstream
   }
   if (status === 408 || status === 504) return new UpstreamFailure('timeout', upstreamId, detail, status);
   if (status >= 500) return new UpstreamFailure('server_error', upstreamId, detail, status);
-  if (status === 401 || status === 403 || status === 404) return new UpstreamFailure('misconfigured', upstreamId, detail, status);
+  // A redirect is never followed (upstream URLs come from configuration only): the route is misconfigured, not the request.
+  if (status === 401 || status === 403 || status === 404 || (status >= 300 && status < 400)) return new UpstreamFailure('misconfigured', upstreamId, detail, status);
   return new UpstreamFailure('rejected', upstreamId, detail, status);
 }
 
