@@ -174,7 +174,13 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   app.use(['/graphql', '/trpc', '/auth', '/keys', '/catalog', '/usage', '/leaderboard', '/announcements', '/payments', '/v1'], requireMigrated(readiness));
   app.use('/v1', v1Router(services));
   app.use('/graphql', json, withContext, expressMiddleware(apollo, { context: async ({ res }) => res.locals.ctx as RequestContext }));
-  app.use('/trpc', json, withContext, createExpressMiddleware({ router: appRouter, createContext: ({ res }) => res.locals.ctx as RequestContext }));
+  // tRPC's adapter makes a fetch Request of `http://<Host><url>`: an empty Host made it a 400, a Host with userinfo
+  // (`a:b@c`) a 500. It reads only the path and query; the context (and its CSRF check on the real Host) is built first.
+  const neutralHost = (req: Request, _res: Response, next: NextFunction) => {
+    req.headers.host = 'localhost';
+    next();
+  };
+  app.use('/trpc', json, withContext, neutralHost, createExpressMiddleware({ router: appRouter, createContext: ({ res }) => res.locals.ctx as RequestContext }));
   // The checkout webhook is signed over its raw bytes: it must see the body before any JSON parser.
   app.post('/payments/webhooks/checkout', express.raw({ type: () => true, limit: '1mb' }), checkoutWebhook(services));
   // The messenger bot's webhook, likewise signed over its raw bytes.
