@@ -29,10 +29,14 @@ import {
 export const GRAPHQL_LIMITS = {
   /** Deepest field nesting (the standard introspection query needs 13). */
   maxDepth: 15,
-  /** Estimated fields resolved: each field counts 1, times the sizes of the lists it sits in. */
+  /** Estimated work: each field counts 1, times the sizes of the lists it sits in; each root field more. */
   maxCost: 20_000,
-  /** Size assumed for a list whose `limit` argument is absent or a variable: the largest any list here returns. */
-  assumedListSize: 200,
+  /** A root field starts its own database work (aliases of one would multiply it). */
+  rootFieldCost: 25,
+  /** Size assumed for a list whose `limit` argument is absent or a variable (nested lists here are short). */
+  assumedListSize: 10,
+  /** The largest literal `limit` any list accepts. */
+  maxListSize: 200,
 } as const;
 
 function limitError(message: string, node: OperationDefinitionNode, limit: 'depth' | 'cost'): GraphQLError {
@@ -60,7 +64,7 @@ function measure(context: ValidationContext, operation: OperationDefinitionNode)
       if (selection.kind === Kind.FIELD) {
         depth = Math.max(depth, level);
         const field: GraphQLField<unknown, unknown> | undefined = fields[selection.name.value] ?? introspectionField(selection.name.value);
-        cost += multiplier;
+        cost += level === 1 ? GRAPHQL_LIMITS.rootFieldCost : multiplier;
         if (!selection.selectionSet) continue;
         // Introspection reads the schema (fixed, finite) and is refused in production: depth-bounded, not costed.
         const size = multiplier === 0 || isIntrospectionRoot(selection.name.value) ? 0 : field && isListType(getNullableType(field.type)) ? listSize(selection.arguments ?? []) : 1;
@@ -89,7 +93,7 @@ function introspectionField(name: string): GraphQLField<unknown, unknown> | unde
 /** A literal `limit` bounds the list; otherwise the largest list any field returns is assumed. */
 function listSize(args: readonly ArgumentNode[]): number {
   const limit = args.find((a) => a.name.value === 'limit');
-  if (limit?.value.kind === Kind.INT) return Math.max(1, Math.min(Number(limit.value.value), GRAPHQL_LIMITS.assumedListSize));
+  if (limit?.value.kind === Kind.INT) return Math.max(1, Math.min(Number(limit.value.value), GRAPHQL_LIMITS.maxListSize));
   return GRAPHQL_LIMITS.assumedListSize;
 }
 
@@ -100,7 +104,7 @@ export const QueryLimitsRule: ValidationRule = (context: ValidationContext): AST
     if (depth > GRAPHQL_LIMITS.maxDepth) {
       context.reportError(limitError(`Query is too deep: at most ${GRAPHQL_LIMITS.maxDepth} levels of fields`, operation, 'depth'));
     } else if (cost > GRAPHQL_LIMITS.maxCost) {
-      context.reportError(limitError(`Query is too costly: at most ${GRAPHQL_LIMITS.maxCost} fields, counting each list at its limit (${GRAPHQL_LIMITS.assumedListSize} when none is given)`, operation, 'cost'));
+      context.reportError(limitError(`Query is too costly: at most ${GRAPHQL_LIMITS.maxCost} cost units (a field 1, a root field ${GRAPHQL_LIMITS.rootFieldCost}, each list counted at its limit, ${GRAPHQL_LIMITS.assumedListSize} when none is given)`, operation, 'cost'));
     }
     return false;
   },

@@ -44,7 +44,8 @@ function nestedTypeQuery(depth: number): string {
   return `{ __type(name: "Query") { fields { type { ${inner} } } } }`;
 }
 
-/** `count` aliases of the unbounded `keys` list: each costs 1 + its assumed size (one field per key). */
+/** `count` aliases of the unbounded `keys` list: each costs a root field plus its assumed size (one field per key). */
+const PER_KEYS_ALIAS = GRAPHQL_LIMITS.rootFieldCost + GRAPHQL_LIMITS.assumedListSize;
 const aliasedKeys = (count: number) => `{ ${Array.from({ length: count }, (_, i) => `k${i}: keys { id }`).join(' ')} }`;
 
 describe('depth and cost limits, before anything runs', () => {
@@ -66,21 +67,20 @@ describe('depth and cost limits, before anything runs', () => {
 
   it('refuses alias amplification past the cost limit, and counts a literal limit instead of the assumed list size', async () => {
     const user = await newFundedAccount(gw);
-    const perAlias = 1 + GRAPHQL_LIMITS.assumedListSize;
-    const fits = Math.floor(GRAPHQL_LIMITS.maxCost / perAlias);
+    const fits = Math.floor(GRAPHQL_LIMITS.maxCost / PER_KEYS_ALIAS);
     const ok = await gql(aliasedKeys(fits), {}, user.token);
     expect(ok.errors, ok.text.slice(0, 300)).toBeUndefined();
     const tooCostly = await gql(aliasedKeys(fits + 1), {}, user.token);
     expect(tooCostly.status).toBe(400);
     expect(tooCostly.errors![0]).toMatchObject({ message: expect.stringContaining('too costly'), extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } });
-    // The same number of aliases over `invoices(limit: 1)` costs 2 each: well inside the limit.
+    // The same number of aliases over `invoices(limit: 1)` costs a root field and 1 each: inside the limit.
     const bounded = await gql(`{ ${Array.from({ length: fits + 1 }, (_, i) => `i${i}: invoices(limit: 1) { id }`).join(' ')} }`, {}, user.token);
     expect(bounded.errors?.[0]?.message ?? '').not.toContain('too costly');
   });
 
   it('refuses fragments that fan out past the limits the same way as inline selections', async () => {
     const user = await newFundedAccount(gw);
-    const fragments = `fragment K on ApiKey { id label } fragment Q on Query { ${Array.from({ length: 60 }, (_, i) => `k${i}: keys { ...K }`).join(' ')} }`;
+    const fragments = `fragment K on ApiKey { id label } fragment Q on Query { ${Array.from({ length: Math.ceil(GRAPHQL_LIMITS.maxCost / (GRAPHQL_LIMITS.rootFieldCost + 2 * GRAPHQL_LIMITS.assumedListSize)) + 1 }, (_, i) => `k${i}: keys { ...K }`).join(' ')} }`;
     const result = await gql(`query { ...Q a: __typename } ${fragments}`, {}, user.token);
     expect(result.status).toBe(400);
     expect(result.errors![0]!.message).toContain('too costly');
@@ -96,7 +96,7 @@ describe('depth and cost limits, before anything runs', () => {
           client.subscribe({ query }, { next: (value) => (result = value as typeof result), error: (errors) => resolve({ errors: errors as { message: string }[] }), complete: () => resolve(result) });
         });
       expect((await run(nestedTypeQuery(GRAPHQL_LIMITS.maxDepth + 1))).errors?.[0]?.message).toContain('too deep');
-      expect((await run(aliasedKeys(Math.floor(GRAPHQL_LIMITS.maxCost / (1 + GRAPHQL_LIMITS.assumedListSize)) + 1))).errors?.[0]?.message).toContain('too costly');
+      expect((await run(aliasedKeys(Math.floor(GRAPHQL_LIMITS.maxCost / PER_KEYS_ALIAS) + 1))).errors?.[0]?.message).toContain('too costly');
       const ordinary = await run('{ me { userId } }');
       expect(ordinary.data, JSON.stringify(ordinary)).toMatchObject({ me: { userId: user.userId } });
     } finally {
