@@ -30,6 +30,7 @@ import {
 import { requireMigrated, type Readiness } from './readiness.js';
 import type { Services } from './services.js';
 import type { Actor } from './shared/actor.js';
+import { DomainError } from './shared/errors.js';
 import { constantTimeEqual, requestIdFrom } from './shared/ids.js';
 import { requestScope, type Logger } from './shared/logging.js';
 import type { PubSub } from './shared/pubsub.js';
@@ -170,7 +171,15 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   });
   await apollo.start();
 
-  const json = express.json({ limit: BODY_LIMIT, strict: false });
+  const parseJson = express.json({ limit: BODY_LIMIT, strict: false });
+  // PostgreSQL text cannot hold NUL: refuse it where it arrives, with its location, instead of failing at the database.
+  const json = (req: Request, res: Response, next: NextFunction) =>
+    parseJson(req, res, (error?: unknown) => {
+      if (error) return next(error);
+      const found = nulLocation(req.body, ['body']) ?? nulLocation(req.query, ['query']);
+      if (!found) return next();
+      next(new DomainError('validation_failed', 'Text may not contain NUL characters', { issues: [{ loc: found, msg: 'Input should not contain NUL (\\u0000) characters', type: 'string_nul' }] }));
+    });
   app.use(['/graphql', '/trpc', '/auth', '/keys', '/catalog', '/usage', '/leaderboard', '/announcements', '/payments', '/v1'], requireMigrated(readiness));
   app.use('/v1', v1Router(services));
   app.use('/graphql', json, withContext, expressMiddleware(apollo, { context: async ({ res }) => res.locals.ctx as RequestContext }));
@@ -214,6 +223,18 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
       }
     },
   };
+}
+
+/** Where the first text holding a NUL character sits in a parsed body or query, if any (bounded depth). */
+function nulLocation(value: unknown, loc: (string | number)[], depth = 0): (string | number)[] | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? loc : null;
+  if (value === null || typeof value !== 'object' || depth > 32) return null;
+  for (const [key, item] of Object.entries(value)) {
+    if (key.includes('\u0000')) return [...loc, key];
+    const found = nulLocation(item, [...loc, Array.isArray(value) ? Number(key) : key], depth + 1);
+    if (found) return found;
+  }
+  return null;
 }
 
 /**

@@ -193,3 +193,21 @@ describe('random and boundary input on every REST route', () => {
     expect((await http(gw.url, 'GET', '/v1/me', { token: key.body.key })).status).toBe(200);
   });
 });
+
+describe('NUL characters', () => {
+  it('are refused where they arrive (422 with their location), on REST, GraphQL and tRPC, and nothing is written', async () => {
+    const account = await newFundedAccount(gw);
+    const rest = await http(gw.url, 'POST', '/keys', { token: account.token, body: { label: 'a\u0000b' } });
+    expect(rest.status).toBe(422);
+    expect(rest.body.detail).toEqual([{ loc: ['body', 'label'], msg: expect.any(String), type: 'string_nul' }]);
+    const graphql = await http(gw.url, 'POST', '/graphql', { token: account.token, body: { query: 'mutation($label: String) { createKey(input: { label: $label }) { id } }', variables: { label: 'x\u0000' } } });
+    expect(graphql.status).toBe(422);
+    expect(graphql.body.detail[0].loc).toEqual(['body', 'variables', 'label']);
+    const trpc = await http(gw.url, 'POST', '/trpc/keys.create', { token: account.token, body: { label: '\u0000' } });
+    expect(trpc.status).toBe(422);
+    const query = await http(gw.url, 'GET', '/usage?model=%00', { token: account.token });
+    expect(query.status).toBe(422);
+    const [row] = await gw.db.query<{ n: number }>('select count(*)::int as n from api_keys where user_id = $1', [account.userId]);
+    expect(row!.n).toBe(0);
+  });
+});
