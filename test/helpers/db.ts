@@ -32,6 +32,13 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       await pool.end();
       const client = new pg.Client({ connectionString: adminDatabaseUrl() });
       await client.connect();
+      // Let connections still closing (a pool ending in the background) go on their own first: forcing them
+      // raises "terminating connection due to administrator command" in whoever still holds one.
+      for (let waited = 0; waited < 3_000; waited += 100) {
+        const { rows } = await client.query<{ n: number }>('select count(*)::int as n from pg_stat_activity where datname = $1', [name]);
+        if (rows[0]!.n === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
       await client.query(`drop database if exists "${name}" with (force)`);
       await client.end();
     },
