@@ -60,14 +60,15 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   const startedAt = new Date();
   const app = express();
   const inference = inferenceEndpoints(services, readiness, log);
-  const server = createServer((req, res) => {
+  // node enforces the two timeouts below on a timer: every second, so a slow client is cut close to its bound.
+  const server = createServer({ connectionsCheckingInterval: 1_000 }, (req, res) => {
     // Every answer is data, never something a browser should sniff into a script or a page.
     res.setHeader('x-content-type-options', 'nosniff');
     if (!inference(req, res)) app(req, res);
   });
   // Slow-loris protection: a client must send its headers, and its whole request, in bounded time.
-  server.headersTimeout = 20_000;
-  server.requestTimeout = 120_000;
+  server.headersTimeout = config.httpTimeouts.headersMs;
+  server.requestTimeout = config.httpTimeouts.requestMs;
   server.keepAliveTimeout = 65_000;
   // Requests node's parser refuses before any route sees them (oversized headers, malformed HTTP, timeouts)
   // still get an answer in our error shape rather than a bare status line.

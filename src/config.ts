@@ -55,6 +55,9 @@ const envSchema = z.object({
   LOGIN_MAX_ATTEMPTS_PER_ADDRESS: z.coerce.number().int().positive().default(30),
   LOGIN_THROTTLE_WINDOW_SECONDS: z.coerce.number().int().positive().default(15 * 60),
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().positive().default(15),
+  /** Slow-loris bounds: a client must send its headers, and then its whole request, within these. */
+  HTTP_HEADERS_TIMEOUT_SECONDS: z.coerce.number().positive().max(3_600).default(20),
+  HTTP_REQUEST_TIMEOUT_SECONDS: z.coerce.number().positive().max(3_600).default(120),
   /** Video job runner loops in this process (0: this process only serves the API). */
   VIDEO_WORKERS: z.coerce.number().int().min(0).max(64).default(2),
   VIDEO_POLL_MS: z.coerce.number().int().min(10).default(2_000),
@@ -120,6 +123,8 @@ export interface Config {
   session: { idleMs: number; absoluteMs: number };
   loginThrottle: { maxFailuresPerAccount: number; maxAttemptsPerAddress: number; windowMs: number };
   shutdownGraceMs: number;
+  /** node:http's headersTimeout and requestTimeout (the first never above the second). */
+  httpTimeouts: { headersMs: number; requestMs: number };
   video: { workers: number; pollMs: number; leaseMs: number; deadlineMs: number };
   /** The service-status monitor: `probeIntervalMs` 0 means it does not run. */
   status: { probeIntervalMs: number; probeTimeoutMs: number };
@@ -225,6 +230,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       windowMs: e.LOGIN_THROTTLE_WINDOW_SECONDS * 1000,
     },
     shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,
+    httpTimeouts: { headersMs: Math.min(e.HTTP_HEADERS_TIMEOUT_SECONDS, e.HTTP_REQUEST_TIMEOUT_SECONDS) * 1000, requestMs: e.HTTP_REQUEST_TIMEOUT_SECONDS * 1000 },
     video: { workers: e.VIDEO_WORKERS, pollMs: e.VIDEO_POLL_MS, leaseMs: e.VIDEO_LEASE_MS, deadlineMs: e.VIDEO_DEADLINE_MINUTES * 60_000 },
     status: { probeIntervalMs: Math.round(e.STATUS_PROBE_SECONDS * 1000), probeTimeoutMs: e.STATUS_PROBE_TIMEOUT_MS },
     operator: operator.data,
