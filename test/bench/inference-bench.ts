@@ -230,9 +230,10 @@ async function main(): Promise<void> {
   const gatewayUrl = `http://127.0.0.1:${port}`;
   const bareUrl = `http://127.0.0.1:${port + 1}`;
   const gatewayEnv = { PATH: process.env.PATH, HOME: process.env.HOME, HOST: '127.0.0.1', PORT: String(port), DATABASE_URL: dbUrl.toString(), BAIKAL_CONFIG: configFile, BENCH_UPSTREAM_KEY: credential, NODE_ENV: 'production', DATA_DIR: dir, WORKERS: '1', LOG_LEVEL: 'warn', STATUS_PROBE_SECONDS: '0' };
+  // The gateways log at warn (their output is shown): an error in the table comes with its cause.
   // BENCH_PROFILE=DIR: the gateway writes a V8 CPU profile there when it stops (open it in Chrome DevTools).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_PROFILE)}`] : [];
-  const gatewayProcess = spawn('taskset', ['-c', CORE, NODE, ...(process.env.BENCH_GATEWAY_FLAGS ?? '').split(' ').filter(Boolean), ...profile, 'dist/src/main.js'], { cwd: ROOT, env: gatewayEnv, stdio: ['ignore', 'ignore', 'inherit'] });
+  const gatewayProcess = spawn('taskset', ['-c', CORE, NODE, ...(process.env.BENCH_GATEWAY_FLAGS ?? '').split(' ').filter(Boolean), ...profile, 'dist/src/main.js'], { cwd: ROOT, env: gatewayEnv, stdio: ['ignore', 'inherit', 'inherit'] });
   const bareProcess = pinned(['dist/test/bench/bare-proxy.js', `${simulator.url}`, String(port + 1), credential]);
   const pools: Pool[] = [];
   const scaleProcesses: ChildProcess[] = [];
@@ -350,7 +351,7 @@ async function main(): Promise<void> {
       const variants = await Promise.all(
         [1, 2].map(async (workers, i) => {
           const variantPort = port + 2 + i;
-          const child = spawn(NODE, ['dist/src/main.js'], { cwd: ROOT, env: { ...gatewayEnv, PORT: String(variantPort), WORKERS: String(workers), REDIS_URL, REDIS_PREFIX: prefix }, stdio: ['ignore', 'ignore', 'inherit'] });
+          const child = spawn(NODE, ['dist/src/main.js'], { cwd: ROOT, env: { ...gatewayEnv, PORT: String(variantPort), WORKERS: String(workers), REDIS_URL, REDIS_PREFIX: prefix }, stdio: ['ignore', 'inherit', 'inherit'] });
           scaleProcesses.push(child);
           await waitFor(() => fetch(`http://127.0.0.1:${variantPort}/ready`).then((r) => r.ok), child, `gateway with WORKERS=${workers}`);
           const keys = await Promise.all([1, 2, 3, 4].map((n) => benchKey(`bench-scale-${workers}-${n}`)));
