@@ -201,6 +201,15 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
+/** Upstream refusals the simulator plays on request, and what each becomes for our client. */
+const UPSTREAM_REFUSALS = [
+  ['status=400', 400, 'request_rejected'],
+  ['status=401', 502, 'upstream_error'],
+  ['status=429', 429, 'upstream_rate_limited'],
+  ['status=500', 502, 'upstream_error'],
+  ['status=529', 502, 'upstream_error'],
+] as const;
+
 describe('every /v1 error path, and nothing private in any answer', () => {
   it('raw fetch: 400, 401, 402, 403, 404, 413, 422, 429, upstream 4xx/5xx, timeouts and connection failures, each in our own words', async () => {
     const a = familyA.key;
@@ -312,13 +321,7 @@ describe('every /v1 error path, and nothing private in any answer', () => {
     expect(await sdkFailure(chat('no-such-model', 'hi'))).toMatchObject({ status: 404, code: 'model_not_found' });
     expect(await sdkFailure(chat('img-2', 'hi'))).toMatchObject({ status: 400, code: 'endpoint_not_supported_for_model' });
     expect(await sdkFailure(client.chat.completions.create({ model: 'gen-5.6-luna', messages: [] }))).toMatchObject({ status: 422, code: 'validation_failed' });
-    for (const [directive, status, code] of [
-      ['status=400', 400, 'request_rejected'],
-      ['status=401', 502, 'upstream_error'],
-      ['status=429', 429, 'upstream_rate_limited'],
-      ['status=500', 502, 'upstream_error'],
-      ['status=529', 502, 'upstream_error'],
-    ] as const) {
+    for (const [directive, status, code] of UPSTREAM_REFUSALS) {
       expect(await sdkFailure(chat(ECHO_CHAT, `x [sim:${directive}]`))).toMatchObject({ status, code });
     }
     expect(await sdkFailure(chat(DEAD_CHAT, 'x'))).toMatchObject({ status: 502, code: 'upstream_error' });
@@ -346,14 +349,7 @@ describe('every /v1 error path, and nothing private in any answer', () => {
     expect(await sdkFailure(anthropic(familyA.key).messages.create({ model: 'lm-opus-5', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }))).toMatchObject({ status: 403, code: 'key_scope_denied' });
     expect(await sdkFailure(message('no-such-model', 'hi'))).toMatchObject({ status: 404, code: 'model_not_found' });
     expect(await sdkFailure(client.messages.create({ model: 'lm-opus-5', max_tokens: 5, messages: [] }))).toMatchObject({ status: 422, code: 'validation_failed' });
-    for (const [directive, status, code] of [
-      ['status=400', 400, 'request_rejected'],
-      ['status=401', 502, 'upstream_error'],
-      ['status=429', 429, 'upstream_rate_limited'],
-      ['status=500', 502, 'upstream_error'],
-      ['status=529', 502, 'upstream_error'],
-      ['hang', 503, 'upstream_timeout'],
-    ] as const) {
+    for (const [directive, status, code] of [...UPSTREAM_REFUSALS, ['hang', 503, 'upstream_timeout'] as const]) {
       expect(await sdkFailure(message(ECHO_MESSAGES, `x [sim:${directive}]`))).toMatchObject({ status, code });
     }
     expect(await sdkFailure(message(DEAD_MESSAGES, 'x'))).toMatchObject({ status: 502, code: 'upstream_error' });

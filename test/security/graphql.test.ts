@@ -1,6 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
   buildSchema,
@@ -21,6 +19,7 @@ import { WebSocket } from 'ws';
 import { GRAPHQL_LIMITS } from '../../resolvers/limits.js';
 import { newAdmin, newFundedAccount } from '../helpers/accounts.js';
 import { http } from '../helpers/clients.js';
+import { operatorConfigFile } from '../helpers/config.js';
 import { startTestGateway, useTestGateway } from '../helpers/gateway.js';
 import { ROOT } from '../helpers/process.js';
 
@@ -130,10 +129,8 @@ describe('depth and cost limits, before anything runs', () => {
 
 describe('production mode', () => {
   it('refuses introspection over HTTP and graphql-ws, and still serves ordinary queries', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'baikal-gql-prod-'));
-    const configFile = path.join(dir, 'baikal.json');
     // Production needs a configured upstream; this one is never called here.
-    writeFileSync(configFile, JSON.stringify({ upstreams: [{ id: 'unused', kind: 'openai-compatible', baseUrl: 'http://127.0.0.1:9/v1', credentialEnv: 'UNUSED_UPSTREAM_KEY', routes: [{ group: 'cheap', models: ['gen-5.6-luna'] }] }] }));
+    const configFile = operatorConfigFile({ upstreams: [{ id: 'unused', kind: 'openai-compatible', baseUrl: 'http://127.0.0.1:9/v1', credentialEnv: 'UNUSED_UPSTREAM_KEY', routes: [{ group: 'cheap', models: ['gen-5.6-luna'] }] }] });
     const production = await startTestGateway({ NODE_ENV: 'production', BAIKAL_CONFIG: configFile, UNUSED_UPSTREAM_KEY: 'unused', STATUS_PROBE_SECONDS: '0' });
     try {
       for (const query of ['{ __schema { types { name } } }', '{ __type(name: "Query") { name } }', getIntrospectionQuery()]) {

@@ -1,10 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { newFundedAccount } from '../helpers/accounts.js';
 import { http, type JsonResponse } from '../helpers/clients.js';
+import { operatorConfigFile } from '../helpers/config.js';
 import { useTestGateway } from '../helpers/gateway.js';
 
 /**
@@ -12,22 +10,17 @@ import { useTestGateway } from '../helpers/gateway.js';
  * in the spec's shapes (422 `detail: [{loc, msg, type}]`; other cabinet errors `{detail, code}`; /v1
  * errors in the OpenAI or Anthropic shape), never a 5xx, and a refused request writes nothing.
  */
-const dir = mkdtempSync(path.join(tmpdir(), 'baikal-properties-'));
-const configFile = path.join(dir, 'baikal.json');
-writeFileSync(
-  configFile,
-  JSON.stringify({
-    payments: {
-      enabled: true,
-      rubPerUsd: '90',
-      methods: [
-        { id: 'usd_manual', label: 'Wire', currency: 'USD', minUsd: '5', maxUsd: '1000', enabled: true, provider: 'manual' },
-        { id: 'rub_card', label: 'Card', currency: 'RUB', minUsd: '1', maxUsd: '5000', enabled: true, provider: 'checkout' },
-      ],
-      checkout: { baseUrl: 'https://pay.example.test/checkout', webhookSecretEnv: 'PROPERTY_CHECKOUT_SECRET', toleranceSeconds: 300 },
-    },
-  }),
-);
+const configFile = operatorConfigFile({
+  payments: {
+    enabled: true,
+    rubPerUsd: '90',
+    methods: [
+      { id: 'usd_manual', label: 'Wire', currency: 'USD', minUsd: '5', maxUsd: '1000', enabled: true, provider: 'manual' },
+      { id: 'rub_card', label: 'Card', currency: 'RUB', minUsd: '1', maxUsd: '5000', enabled: true, provider: 'checkout' },
+    ],
+    checkout: { baseUrl: 'https://pay.example.test/checkout', webhookSecretEnv: 'PROPERTY_CHECKOUT_SECRET', toleranceSeconds: 300 },
+  },
+});
 const gw = useTestGateway({ BAIKAL_CONFIG: configFile, PROPERTY_CHECKOUT_SECRET: 'whsec-property', LOGIN_MAX_ATTEMPTS_PER_ADDRESS: '100000', LOGIN_MAX_FAILURES_PER_ACCOUNT: '100000' });
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 30);

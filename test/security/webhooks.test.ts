@@ -1,11 +1,9 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ledgerBalance, newFundedAccount } from '../helpers/accounts.js';
 import { http } from '../helpers/clients.js';
+import { operatorConfigFile } from '../helpers/config.js';
 import { useTestGateway } from '../helpers/gateway.js';
 
 /**
@@ -14,19 +12,14 @@ import { useTestGateway } from '../helpers/gateway.js';
  * headers) credit nothing; the genuine event, replayed in parallel, credits exactly once.
  */
 const SECRET = `whsec-${randomUUID()}`;
-const dir = mkdtempSync(path.join(tmpdir(), 'baikal-webhooks-'));
-const configFile = path.join(dir, 'baikal.json');
-writeFileSync(
-  configFile,
-  JSON.stringify({
-    payments: {
-      enabled: true,
-      rubPerUsd: '90',
-      methods: [{ id: 'rub_card', label: 'Card (RUB)', currency: 'RUB', minUsd: '1', maxUsd: '5000', enabled: true, provider: 'checkout' }],
-      checkout: { baseUrl: 'https://pay.example.test/checkout', webhookSecretEnv: 'SECURITY_CHECKOUT_SECRET', toleranceSeconds: 300 },
-    },
-  }),
-);
+const configFile = operatorConfigFile({
+  payments: {
+    enabled: true,
+    rubPerUsd: '90',
+    methods: [{ id: 'rub_card', label: 'Card (RUB)', currency: 'RUB', minUsd: '1', maxUsd: '5000', enabled: true, provider: 'checkout' }],
+    checkout: { baseUrl: 'https://pay.example.test/checkout', webhookSecretEnv: 'SECURITY_CHECKOUT_SECRET', toleranceSeconds: 300 },
+  },
+});
 const gw = useTestGateway({ BAIKAL_CONFIG: configFile, SECURITY_CHECKOUT_SECRET: SECRET });
 
 const now = () => Math.floor(Date.now() / 1000);
