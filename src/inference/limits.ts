@@ -64,7 +64,7 @@ export function rateLimited(rpm: number, freeInMs: number): DomainError {
  * Several processes share these through Redis (the scale-out capability).
  */
 export class Limiter implements RequestLimiter {
-  private readonly recent = new Map<string, number[]>();
+  private readonly recent = new Map<string, MinuteLog>();
   private readonly inFlight = new Map<string, number>();
   private global = 0;
 
@@ -81,9 +81,9 @@ export class Limiter implements RequestLimiter {
     if (running >= concurrency) throw concurrencyLimited(concurrency);
     const now = this.now();
     const log = this.windowOf(keyId, now);
-    if (log.length >= rpm) throw rateLimited(rpm, log[log.length - rpm]! + WINDOW_MS - now);
+    if (log.size >= rpm) throw rateLimited(rpm, log.nthNewest(rpm) + WINDOW_MS - now);
 
-    log.push(now);
+    log.add(now);
     this.inFlight.set(keyId, running + 1);
     this.global += 1;
     return slotFreedBy(() => {
@@ -103,20 +103,60 @@ export class Limiter implements RequestLimiter {
     return this.inFlight.get(keyId) ?? 0;
   }
 
-  private windowOf(keyId: string, now: number): number[] {
+  private windowOf(keyId: string, now: number): MinuteLog {
     let log = this.recent.get(keyId);
     if (!log) {
-      log = [];
+      log = new MinuteLog();
       this.recent.set(keyId, log);
       if (this.recent.size > 50_000) this.sweep(now);
     }
-    let expired = 0;
-    while (expired < log.length && log[expired]! <= now - WINDOW_MS) expired += 1;
-    if (expired) log.splice(0, expired);
+    log.expire(now - WINDOW_MS);
     return log;
   }
 
   private sweep(now: number): void {
-    for (const [key, log] of this.recent) if (!log.length || log[log.length - 1]! <= now - WINDOW_MS) this.recent.delete(key);
+    for (const [key, log] of this.recent) if (log.newest <= now - WINDOW_MS) this.recent.delete(key);
+  }
+}
+
+/**
+ * One key's request times inside the last minute, oldest first. Expired times are skipped by moving
+ * `head`, and the array is compacted only once half of it is expired: a key allowed 100,000 requests a
+ * minute would otherwise shift up to 100,000 entries on every request.
+ */
+class MinuteLog {
+  private times: number[] = [];
+  private head = 0;
+
+  get size(): number {
+    return this.times.length - this.head;
+  }
+
+  /** The most recent time, or -Infinity for an empty log. */
+  get newest(): number {
+    return this.size ? this.times[this.times.length - 1]! : Number.NEGATIVE_INFINITY;
+  }
+
+  /** The n-th most recent time (1: the newest); n <= size. */
+  nthNewest(n: number): number {
+    return this.times[this.times.length - n]!;
+  }
+
+  add(at: number): void {
+    this.times.push(at);
+  }
+
+  /** Drops the times at or before `cutoff`. */
+  expire(cutoff: number): void {
+    const { times } = this;
+    while (this.head < times.length && times[this.head]! <= cutoff) this.head += 1;
+    if (this.head === times.length) {
+      times.length = 0;
+      this.head = 0;
+    } else if (this.head >= 1024 && this.head * 2 >= times.length) {
+      times.copyWithin(0, this.head);
+      times.length -= this.head;
+      this.head = 0;
+    }
   }
 }

@@ -9,7 +9,8 @@
  * - saturation (closed loop, BENCH_CONCURRENCY loops): max JSON requests/s and SSE streams/s, and
  *   CPU time per request of the proxy process (from /proc, user + system), with each core's busy
  *   share (on two cores the load generator's core often runs out first);
- * - fixed rates (open loop, requests start on schedule: no coordinated omission): p50/p99 latency
+ * - fixed rates (open loop, requests start on schedule: no coordinated omission; the targets take turns
+ *   in slices of BENCH_SLICE_SECONDS): p50/p99 latency
  *   (JSON) and time to first byte (streams), as overhead over direct, and CPU time per request of
  *   each proxy at the same rate;
  * - memory: the gateway's RSS after 10,000 and after BENCH_MEMORY_REQUESTS (default 100,000)
@@ -18,7 +19,7 @@
  * Prints a table with the issue's targets and writes JSON (BENCH_OUT, default bench-results.json).
  *
  * Environment: BENCH_SECONDS (per phase, default 4), BENCH_ROUNDS (3), BENCH_RATES (100,400),
- * BENCH_CONCURRENCY (48: SPEC.md's global concurrency limit, the most the gateway admits at once), BENCH_CORE (1), BENCH_KINDS (json,stream), BENCH_WARM_UP_SECONDS (3, closed loop per target and kind), BENCH_MEMORY_REQUESTS (100000; 0 skips), BENCH_SCALE (1; 0 skips the WORKERS=1 against WORKERS=2 phase), BENCH_REDIS_URL, BENCH_PROFILE (a
+ * BENCH_CONCURRENCY (48: SPEC.md's global concurrency limit, the most the gateway admits at once), BENCH_CORE (1), BENCH_KINDS (json,stream), BENCH_WARM_UP_SECONDS (3, closed loop per target and kind), BENCH_MEMORY_REQUESTS (100000; 0 skips), BENCH_SCALE (1; 0 skips the WORKERS=1 against WORKERS=2 phase), BENCH_SATURATION (1; 0 skips the closed-loop phases), BENCH_REDIS_URL, BENCH_PROFILE (a
  * directory for the gateway's CPU profile), PG_ADMIN_URL.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -47,6 +48,10 @@ const KINDS = (process.env.BENCH_KINDS ?? 'json,stream').split(',') as Kind[];
 const SCALE = process.env.BENCH_SCALE !== '0';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 3);
+/** Fixed-rate phases run as slices of this length, the targets taking turns. */
+const SLICE_SECONDS = Number(process.env.BENCH_SLICE_SECONDS ?? 1);
+/** BENCH_SATURATION=0 skips the closed-loop phases (e.g. for a CPU profile of the fixed-rate phases alone). */
+const SATURATION = process.env.BENCH_SATURATION !== '0';
 const ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const MODEL = 'gen-5.6-luna';
 const CLOCK_TICKS_PER_SECOND = 100;
@@ -104,7 +109,7 @@ async function once(target: Target, kind: Kind, abortAfterFirstByte = false): Pr
 }
 
 /** Open loop: one request every 1000/rate ms, whether or not earlier ones finished. */
-async function atRate(target: Target, kind: Kind, rate: number, seconds = SECONDS): Promise<Sample[]> {
+async function atRate(target: Target, kind: Kind, rate: number, seconds: number): Promise<Sample[]> {
   const pending: Promise<Sample>[] = [];
   const count = Math.round(rate * seconds);
   const start = performance.now();
@@ -285,6 +290,11 @@ async function main(): Promise<void> {
       return rows.length;
     };
     log(`PostgreSQL backends moved to core ${otherCore}: ${await pinDatabase()}`);
+    // What each proxy costs doing nothing (timers, housekeeping): part of every request's CPU at a fixed rate.
+    const idleBefore = await Promise.all([bare, gateway].map((t) => cpuMs(t.pid!)));
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const idleAfter = await Promise.all([bare, gateway].map((t) => cpuMs(t.pid!)));
+    log(`idle CPU: bare proxy ${((idleAfter[0]! - idleBefore[0]!) / 3).toFixed(1)} ms/s, gateway ${((idleAfter[1]! - idleBefore[1]!) / 3).toFixed(1)} ms/s`);
 
     const results: Record<string, number[]> = {};
     const add = (name: string, value: number) => (results[name] ??= []).push(value);
@@ -294,7 +304,7 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round++) {
       await pinDatabase();
       for (const kind of KINDS) {
-        for (const target of [bare, gateway, direct]) {
+        for (const target of SATURATION ? [bare, gateway, direct] : []) {
           const saturated = await saturate(target, kind);
           add(`${kind}.${target.name}.per_second`, saturated.perSecond);
           if (saturated.cpuPerRequestMs !== null) add(`${kind}.${target.name}.cpu_ms_per_request`, saturated.cpuPerRequestMs);
@@ -302,15 +312,22 @@ async function main(): Promise<void> {
         }
         const metric = kind === 'json' ? 'total' : 'ttfb';
         for (const rate of RATES) {
-          const byTarget = new Map<string, Sample[]>();
-          for (const target of targets) {
-            // CPU per request at the same fixed rate for both proxies: not confounded by which core runs out
-            // first at saturation, but carrying each idle wakeup's cost.
-            const cpuBefore = target.pid ? await cpuMs(target.pid) : 0;
-            const samples = await atRate(target, kind, rate);
-            if (target.pid) add(`${kind}.${target.name}.cpu_ms_per_request@${rate}`, ((await cpuMs(target.pid)) - cpuBefore) / samples.length);
-            byTarget.set(target.name, samples);
+          // The three targets take turns in short slices (their order rotating), so a drift in the machine's
+          // speed over the phase weighs on all three alike instead of on whichever ran during it.
+          const byTarget = new Map<string, Sample[]>(targets.map((t) => [t.name, []]));
+          const cpuUsed = new Map<string, number>(targets.map((t) => [t.name, 0]));
+          const slices = Math.max(1, Math.round(SECONDS / SLICE_SECONDS));
+          for (let slice = 0; slice < slices; slice++) {
+            for (let turn = 0; turn < targets.length; turn++) {
+              const target = targets[(slice + turn) % targets.length]!;
+              // CPU per request at the same fixed rate for both proxies: not confounded by which core runs out
+              // first at saturation, but carrying each idle wakeup's cost.
+              const cpuBefore = target.pid ? await cpuMs(target.pid) : 0;
+              byTarget.get(target.name)!.push(...(await atRate(target, kind, rate, SECONDS / slices)));
+              if (target.pid) cpuUsed.set(target.name, cpuUsed.get(target.name)! + (await cpuMs(target.pid)) - cpuBefore);
+            }
           }
+          for (const target of targets) if (target.pid) add(`${kind}.${target.name}.cpu_ms_per_request@${rate}`, cpuUsed.get(target.name)! / byTarget.get(target.name)!.length);
           countFailures(byTarget.get('gateway')!);
           const p = (name: string, q: number) => percentile(byTarget.get(name)!.filter((s) => s.ok).map((s) => s[metric]), q);
           for (const name of ['bare', 'gateway']) {

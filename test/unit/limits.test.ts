@@ -54,4 +54,27 @@ describe('Limiter', () => {
     expect(refusal(() => limiter.acquire('k', { rpmLimit: 2, concurrencyLimit: 5 })).reason).toBe('rate_limited');
     expect(() => limiter.acquire('k', { rpmLimit: 500, concurrencyLimit: null }).release()).not.toThrow();
   });
+
+  it('stays exact for a high-limit key across minutes of traffic (the log compacts as it expires)', () => {
+    let now = 5_000_000;
+    const limiter = new Limiter(undefined, () => now);
+    const limits = { rpmLimit: 3_000, concurrencyLimit: null };
+    // 4 minutes at 100 requests/s: the window always holds the last 6,000 attempts' admitted half.
+    let admitted = 0;
+    const admittedAt: number[] = [];
+    for (let i = 0; i < 24_000; i++) {
+      try {
+        limiter.acquire('busy', limits).release();
+        admitted += 1;
+        admittedAt.push(now);
+      } catch (error) {
+        expect((error as DomainError).reason).toBe('rate_limited');
+        // Refused only when 3,000 admissions fall inside the last 60 s.
+        expect(admittedAt.filter((t) => t > now - 60_000).length).toBe(3_000);
+      }
+      now += 10;
+    }
+    // Each minute admits exactly its 3,000 (the first minute's fill, then one per expiry).
+    expect(admitted).toBe(12_000);
+  });
 });
