@@ -3,7 +3,7 @@ import { DomainError, type ValidationIssue } from '../shared/errors.js';
 import type { CanonicalRequest, CanonicalResponse, ResponseIdentity, StreamEncoder } from './canonical.js';
 import { MessagesStreamEncoder, parseMessagesRequest, renderMessage } from './translate/anthropic-messages.js';
 import { parseResponsesRequest, renderResponse, ResponsesStreamEncoder } from './translate/openai-responses.js';
-import { chatToCanonical, ChatStreamEncoder, checkChatCapabilities, parseChatRequest, renderChatCompletion } from './translate/openai-chat.js';
+import { chatToCanonical, ChatStreamEncoder, checkChatCapabilities, parseChatRequest, renderChatCompletion, type ChatRequest } from './translate/openai-chat.js';
 
 export type ClientFormatId = 'openai-chat' | 'openai-responses' | 'anthropic-messages';
 
@@ -48,9 +48,8 @@ export const openAiChat: ClientFormat = {
     const request = parseChatRequest(body);
     return { canonical: chatToCanonical(request), raw: request, streamUsage: request.stream_options?.include_usage === true };
   },
-  checkCapabilities(parsed, model) {
-    checkChatCapabilities(parseChatRequest(parsed.raw), model);
-  },
+  // `raw` is the request parse() validated.
+  checkCapabilities: (parsed, model) => checkChatCapabilities(parsed.raw as ChatRequest, model),
   render: (response, who) => renderChatCompletion(response, chatIdentity(who)),
   encoder: (who, parsed) => new ChatStreamEncoder(chatIdentity(who), parsed.streamUsage),
 };

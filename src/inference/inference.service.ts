@@ -137,8 +137,10 @@ function clientErrorOf(failure: UpstreamFailure): DomainError {
  * settlements are written in batches.
  */
 export class InferenceService {
-  /** Aborted when a graceful stop runs out of time: every running upstream call ends, streams with a final error event. */
-  private readonly stopping = new AbortController();
+  /** Set when a graceful stop runs out of time: every running upstream call ends, streams with a final error event. */
+  private stopped = false;
+  /** The running upstream calls, each ended by its client going away or by `stopRunning`. */
+  private readonly upstreamCalls = new Set<AbortController>();
 
   constructor(
     private readonly deps: {
@@ -159,7 +161,8 @@ export class InferenceService {
    * error event and are billed for what was delivered; their holds and slots are released as usual.
    */
   stopRunning(): void {
-    this.stopping.abort();
+    this.stopped = true;
+    for (const call of this.upstreamCalls) call.abort();
   }
 
   /** The route table, for operators' tooling and the demo upstream. */
@@ -339,22 +342,22 @@ export class InferenceService {
       throw new DomainError('unavailable', `The model ${admission.model.id} is temporarily unavailable`, { retryAfterSeconds: 30, reason: 'no_route' });
     }
     const upstreamAbort = new AbortController();
-    const onClientGone = () => upstreamAbort.abort();
-    sink.signal.addEventListener('abort', onClientGone, { once: true });
-    this.stopping.signal.addEventListener('abort', onClientGone, { once: true });
+    const endUpstream = () => upstreamAbort.abort();
+    sink.signal.addEventListener('abort', endUpstream, { once: true });
+    this.upstreamCalls.add(upstreamAbort);
     // A signal that fired while the key, limits and hold were checked never fires again for a new listener.
-    if (sink.signal.aborted || this.stopping.signal.aborted) onClientGone();
+    if (sink.signal.aborted || this.stopped) endUpstream();
     try {
       const connected = await this.connect(routes, upstreamAbort.signal, (route) => send(route, upstreamAbort.signal));
       if (!('response' in connected)) {
-        if (this.stopping.signal.aborted && !sink.signal.aborted) throw new DomainError('unavailable', 'The service is restarting; retry the request', { retryAfterSeconds: 1, reason: 'shutting_down' });
+        if (this.stopped && !sink.signal.aborted) throw new DomainError('unavailable', 'The service is restarting; retry the request', { retryAfterSeconds: 1, reason: 'shutting_down' });
         if (sink.signal.aborted || !connected.failure) return { status: 'cancelled', errorCode: 'client_closed', usage: null, upstreamId: null };
         throw routedFailure(connected.failure);
       }
       return await relay(connected.response, connected.route);
     } finally {
-      sink.signal.removeEventListener('abort', onClientGone);
-      this.stopping.signal.removeEventListener('abort', onClientGone);
+      sink.signal.removeEventListener('abort', endUpstream);
+      this.upstreamCalls.delete(upstreamAbort);
     }
   }
 
@@ -455,7 +458,7 @@ export class InferenceService {
 
   /** A stream that broke after the client got its first byte: no failover now; say so in-band, bill what was delivered. */
   private async interrupted(sink: ResponseSink, failure: UpstreamFailure | null, upstreamId: string, frame: (message: string, code: string) => string, usage: CanonicalUsage): Promise<Outcome> {
-    if (this.stopping.signal.aborted) {
+    if (this.stopped) {
       await sink.write(frame('The service is restarting and ended this stream; retry the request', 'shutting_down'));
       sink.end();
       return { status: 'error', errorCode: 'shutting_down', usage, upstreamId };

@@ -51,7 +51,10 @@ export class RouteTable {
    * nothing serves it.
    */
   candidates(model: string, group: string): RouteCandidate[] {
-    const [first, ...rest] = this.weightedOrder(this.routes.get(routeKey(model, group)) ?? []);
+    const routes = this.routes.get(routeKey(model, group)) ?? [];
+    // One route (the usual case): nothing to order.
+    if (routes.length === 1) return [{ upstream: routes[0]!.upstream, upstreamModel: routes[0]!.upstreamModel }];
+    const [first, ...rest] = this.weightedOrder(routes);
     if (!first) return [];
     const preferred = first.upstream.fallback.flatMap((id) => rest.filter((r) => r.upstream.id === id));
     const others = rest.filter((r) => !preferred.includes(r));

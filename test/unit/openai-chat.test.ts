@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RouteTable } from '../../src/inference/routes.js';
 import { estimateTokens, SseSplitter } from '../../src/inference/sse.js';
 import { promptTokenBound } from '../../src/inference/canonical.js';
 import {
+  chatRequestSchema,
   chatToCanonical,
   deliveredTextOf,
   parseChatRequest,
@@ -126,5 +128,60 @@ describe('route order', () => {
     const share = firsts.filter((id) => id === 'a').length / firsts.length;
     expect(share).toBeGreaterThan(0.7);
     expect(share).toBeLessThan(0.8);
+  });
+});
+
+describe('chat request validation fast path', () => {
+  // Bodies near the schema's edges: each field valid, invalid, absent or null, so both paths are taken often.
+  // Mostly the field's own kind of value, so that whole bodies are often valid and a one-field slip is what differs.
+  const maybe = <T>(arb: fc.Arbitrary<T>) => fc.oneof({ arbitrary: arb, weight: 12 }, fc.constant(undefined), fc.constant(null), fc.anything());
+  const part = fc.oneof({ arbitrary: fc.record({ type: fc.constantFrom('text', 'image_url', '') }, { requiredKeys: [] }), weight: 12 }, fc.anything());
+  const message = fc.oneof(
+    { arbitrary: fc.record({ role: fc.constantFrom('system', 'developer', 'user', 'assistant', 'tool', 'function', 'robot'), content: maybe(fc.oneof(fc.string(), fc.array(part, { maxLength: 3 }))) }, { requiredKeys: ['role'] }), weight: 12 },
+    fc.anything(),
+  );
+  const tool = fc.oneof({ arbitrary: fc.record({ type: fc.constantFrom('function', 'function', 'web'), function: fc.record({ name: fc.constantFrom('get_weather', 'get_time', 'bad name!', '', 'x'.repeat(65)) }) }), weight: 12 }, fc.anything());
+  const limit = maybe(fc.oneof(fc.integer({ min: -2, max: 5 }), fc.double(), fc.constant(2 ** 53)));
+  const body = fc.oneof(
+    fc.record(
+      {
+        model: maybe(fc.oneof(fc.constant('gen-5.6-luna'), fc.string({ maxLength: 3 }), fc.constant('m'.repeat(128)), fc.constant('m'.repeat(129)))),
+        messages: maybe(fc.array(message, { maxLength: 2 })),
+        stream: maybe(fc.boolean()),
+        stream_options: maybe(fc.record({ include_usage: maybe(fc.boolean()) }, { requiredKeys: [] })),
+        max_tokens: limit,
+        max_completion_tokens: limit,
+        tools: maybe(fc.array(tool, { maxLength: 2 })),
+        n: maybe(fc.integer({ min: 0, max: 2 })),
+        temperature: maybe(fc.double()),
+      },
+      { requiredKeys: [] },
+    ),
+    fc.anything(),
+  );
+
+  it('accepts exactly what the schema accepts, as the schema would return it', () => {
+    fc.assert(
+      fc.property(body, (input) => {
+        const expected = chatRequestSchema.safeParse(input);
+        let parsed: unknown;
+        try {
+          parsed = parseChatRequest(input);
+        } catch (error) {
+          expect(error).toBeInstanceOf(DomainError);
+          expect(expected.success).toBe(false);
+          return;
+        }
+        expect(expected.success).toBe(true);
+        expect(parsed).toEqual(expected.data);
+      }),
+      { numRuns: 5_000 },
+    );
+  });
+
+  it('keeps the schema\'s bounds on tools (at most 128)', () => {
+    const withTools = (count: number) => ({ model: 'm', messages: [{ role: 'user', content: 'hi' }], tools: Array.from({ length: count }, (_, i) => ({ type: 'function', function: { name: `f${i}` } })) });
+    expect(parseChatRequest(withTools(128)).tools).toHaveLength(128);
+    expect(() => parseChatRequest(withTools(129))).toThrow(DomainError);
   });
 });
