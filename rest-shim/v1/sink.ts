@@ -1,19 +1,20 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ResponseSink } from '../../src/inference/inference.service.js';
+import { Cancellation } from '../../src/shared/cancellation.js';
 import { sendJson } from './errors.js';
 
 /** A node response as the inference service's sink: JSON, or SSE written with backpressure. */
 export function responseSink(req: IncomingMessage, res: ServerResponse): ResponseSink {
-  const gone = new AbortController();
+  const gone = new Cancellation();
   // `close` before the response finished means the client went away (disconnect or abort).
   res.on('close', () => {
-    if (!res.writableFinished) gone.abort();
+    if (!res.writableFinished) gone.cancel();
   });
-  req.on('aborted', () => gone.abort());
+  req.on('aborted', () => gone.cancel());
   // A client that left while its key was checked or its body read has already closed: those events are past.
-  if (req.socket.destroyed || res.destroyed) gone.abort();
+  if (req.socket.destroyed || res.destroyed) gone.cancel();
   const sink: { -readonly [K in keyof ResponseSink]: ResponseSink[K] } = {
-    signal: gone.signal,
+    signal: gone,
     sendJson: (body) => {
       sink.firstByteAt ??= performance.now();
       if (!res.destroyed) sendJson(res, 200, body);

@@ -6,6 +6,7 @@ import type { CatalogModel, Endpoint, GroupPrices, TokenPrices } from '../catalo
 import type { CatalogService } from '../catalog/catalog.service.js';
 import type { AccountsService } from '../accounts/accounts.service.js';
 import type { KeyPrincipal } from '../keys/keys.service.js';
+import { Cancellation } from '../shared/cancellation.js';
 import { DomainError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import type { Logger } from '../shared/logging.js';
@@ -31,8 +32,8 @@ const MAX_JSON_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 /** Where a response goes. Transports implement it; the service never sees `req`/`res`. */
 export interface ResponseSink {
-  /** Aborted when the client goes away. */
-  readonly signal: AbortSignal;
+  /** Cancelled when the client goes away. */
+  readonly signal: Cancellation;
   sendJson(body: object): void;
   /** `performance.now()` when the first byte went out (the JSON body or the first stream event), for metrics. */
   readonly firstByteAt?: number;
@@ -140,7 +141,7 @@ export class InferenceService {
   /** Set when a graceful stop runs out of time: every running upstream call ends, streams with a final error event. */
   private stopped = false;
   /** The running upstream calls, each ended by its client going away or by `stopRunning`. */
-  private readonly upstreamCalls = new Set<AbortController>();
+  private readonly upstreamCalls = new Set<Cancellation>();
 
   constructor(
     private readonly deps: {
@@ -162,7 +163,7 @@ export class InferenceService {
    */
   stopRunning(): void {
     this.stopped = true;
-    for (const call of this.upstreamCalls) call.abort();
+    for (const call of this.upstreamCalls) call.cancel();
   }
 
   /** The route table, for operators' tooling and the demo upstream. */
@@ -292,16 +293,16 @@ export class InferenceService {
   /** Tries the routes in order until one answers; a failure before the first byte moves on to the next. */
   private async connect(
     routes: RouteCandidate[],
-    signal: AbortSignal,
+    signal: Cancellation,
     send: (route: RouteCandidate) => Promise<UpstreamResponse>,
   ): Promise<{ response: UpstreamResponse; route: RouteCandidate } | { failure: UpstreamFailure | null }> {
     let failure: UpstreamFailure | null = null;
     for (const route of routes) {
-      if (signal.aborted) break;
+      if (signal.cancelled) break;
       try {
         return { response: await send(route), route };
       } catch (error) {
-        if (signal.aborted) break;
+        if (signal.cancelled) break;
         failure = failureOf(error, route.upstream.id);
         // The request id is on this line through the logging scope; the detail is for the operator only.
         this.deps.log.warn({ upstream: route.upstream.id, kind: failure.kind, status: failure.status, detail: failure.detail }, 'upstream call failed');
@@ -317,7 +318,7 @@ export class InferenceService {
     return kind.speaks === format.id ? kind.passthrough(parsed.raw, route.upstreamModel) : kind.body(parsed.canonical, route.upstreamModel);
   }
 
-  private async send(route: RouteCandidate, path: string, body: Record<string, unknown>, headers: Record<string, string>, signal: AbortSignal): Promise<UpstreamResponse> {
+  private async send(route: RouteCandidate, path: string, body: Record<string, unknown>, headers: Record<string, string>, signal: Cancellation): Promise<UpstreamResponse> {
     const response = await this.deps.upstreams.post(route.upstream, path, JSON.stringify(body), headers, signal);
     if (response.status === 200) return response;
     throw await failureFromResponse(route.upstream.id, response);
@@ -333,7 +334,7 @@ export class InferenceService {
     admission: Admission,
     sink: ResponseSink,
     accepts: (route: RouteCandidate) => boolean,
-    send: (route: RouteCandidate, signal: AbortSignal) => Promise<UpstreamResponse>,
+    send: (route: RouteCandidate, signal: Cancellation) => Promise<UpstreamResponse>,
     relay: (response: UpstreamResponse, route: RouteCandidate) => Promise<Outcome>,
   ): Promise<Outcome> {
     const routes = this.deps.routes.candidates(admission.model.id, call.principal.routeGroup).filter(accepts);
@@ -341,23 +342,23 @@ export class InferenceService {
       this.deps.log.error({ model: admission.model.id, group: call.principal.routeGroup }, 'no upstream route serves this model');
       throw new DomainError('unavailable', `The model ${admission.model.id} is temporarily unavailable`, { retryAfterSeconds: 30, reason: 'no_route' });
     }
-    const upstreamAbort = new AbortController();
-    const endUpstream = () => upstreamAbort.abort();
-    sink.signal.addEventListener('abort', endUpstream, { once: true });
-    this.upstreamCalls.add(upstreamAbort);
+    const upstreamCall = new Cancellation();
+    const endUpstream = () => upstreamCall.cancel();
+    sink.signal.once('abort', endUpstream);
+    this.upstreamCalls.add(upstreamCall);
     // A signal that fired while the key, limits and hold were checked never fires again for a new listener.
-    if (sink.signal.aborted || this.stopped) endUpstream();
+    if (sink.signal.cancelled || this.stopped) endUpstream();
     try {
-      const connected = await this.connect(routes, upstreamAbort.signal, (route) => send(route, upstreamAbort.signal));
+      const connected = await this.connect(routes, upstreamCall, (route) => send(route, upstreamCall));
       if (!('response' in connected)) {
-        if (this.stopped && !sink.signal.aborted) throw new DomainError('unavailable', 'The service is restarting; retry the request', { retryAfterSeconds: 1, reason: 'shutting_down' });
-        if (sink.signal.aborted || !connected.failure) return { status: 'cancelled', errorCode: 'client_closed', usage: null, upstreamId: null };
+        if (this.stopped && !sink.signal.cancelled) throw new DomainError('unavailable', 'The service is restarting; retry the request', { retryAfterSeconds: 1, reason: 'shutting_down' });
+        if (sink.signal.cancelled || !connected.failure) return { status: 'cancelled', errorCode: 'client_closed', usage: null, upstreamId: null };
         throw routedFailure(connected.failure);
       }
       return await relay(connected.response, connected.route);
     } finally {
-      sink.signal.removeEventListener('abort', endUpstream);
-      this.upstreamCalls.delete(upstreamAbort);
+      sink.signal.off('abort', endUpstream);
+      this.upstreamCalls.delete(upstreamCall);
     }
   }
 
@@ -394,7 +395,7 @@ export class InferenceService {
       if (length > MAX_JSON_RESPONSE_BYTES) throw new UpstreamFailure('server_error', upstreamId, `response of ${length} bytes`);
       return { body: JSON.parse(await response.body.text()) };
     } catch (error) {
-      if (sink.signal.aborted) return { cancelled: true };
+      if (sink.signal.cancelled) return { cancelled: true };
       const failure = error instanceof SyntaxError ? new UpstreamFailure('server_error', upstreamId, 'response is not JSON') : failureOf(error, upstreamId);
       this.deps.log.warn({ upstream: upstreamId, kind: failure.kind, detail: failure.detail }, 'upstream response unreadable');
       throw routedFailure(failure);
@@ -441,11 +442,11 @@ export class InferenceService {
         if (out) return sink.write(out);
       });
     } catch (error) {
-      if (!sink.signal.aborted) failure = failureOf(error, upstreamId);
+      if (!sink.signal.cancelled) failure = failureOf(error, upstreamId);
     }
     if (decoder.error) failure ??= new UpstreamFailure('server_error', upstreamId, `stream error event: ${decoder.error}`);
 
-    if (sink.signal.aborted) return { status: 'cancelled', errorCode: 'client_closed', usage: usage ?? this.estimatedUsage(parsed, delivered), upstreamId };
+    if (sink.signal.cancelled) return { status: 'cancelled', errorCode: 'client_closed', usage: usage ?? this.estimatedUsage(parsed, delivered), upstreamId };
     if (decoder.done && !failure) {
       if (!usage) this.deps.log.warn({ upstream: upstreamId }, 'upstream stream reported no usage; billing an estimate');
       usage ??= this.estimatedUsage(parsed, delivered);
@@ -521,11 +522,11 @@ export class InferenceService {
         if (out) return sink.write(out);
       });
     } catch (error) {
-      if (!sink.signal.aborted) failure = failureOf(error, upstreamId);
+      if (!sink.signal.cancelled) failure = failureOf(error, upstreamId);
     }
 
     const billed = (): CanonicalUsage => (usage ? { ...usage, reasoningTokens: null } : this.estimatedUsage(parsed, delivered));
-    if (sink.signal.aborted) return { status: 'cancelled', errorCode: 'client_closed', usage: billed(), upstreamId };
+    if (sink.signal.cancelled) return { status: 'cancelled', errorCode: 'client_closed', usage: billed(), upstreamId };
     if (done && !failure) {
       await sink.write('data: [DONE]\n\n');
       sink.end();

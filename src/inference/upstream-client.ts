@@ -1,4 +1,5 @@
 import { Pool, type Dispatcher } from 'undici';
+import type { Cancellation } from '../shared/cancellation.js';
 import type { Upstream } from './upstreams.config.js';
 
 /** Why an upstream call failed, in our own terms; the upstream's words stay in the operator log. */
@@ -95,7 +96,7 @@ export class UpstreamClient {
   }
 
   /** POSTs JSON to `<baseUrl><path>`; resolves when the response headers arrive. */
-  async post(upstream: Upstream, path: string, body: string, headers: Record<string, string>, signal: AbortSignal): Promise<UpstreamResponse> {
+  async post(upstream: Upstream, path: string, body: string, headers: Record<string, string>, signal: Cancellation | AbortSignal): Promise<UpstreamResponse> {
     const base = this.baseOf(upstream);
     try {
       const response = await this.poolOf(upstream).request({
@@ -107,7 +108,7 @@ export class UpstreamClient {
       });
       return { status: response.statusCode, headers: response.headers, body: response.body };
     } catch (error) {
-      if (signal.aborted) throw error;
+      if (signal instanceof AbortSignal ? signal.aborted : signal.cancelled) throw error;
       throw failureOf(error, upstream.id);
     }
   }

@@ -18,7 +18,7 @@
  * - scale-out: the gateway as WORKERS=1 and as WORKERS=2 on Redis, unpinned, saturated in turn.
  * Prints a table with the issue's targets and writes JSON (BENCH_OUT, default bench-results.json).
  *
- * Environment: BENCH_SECONDS (per phase, default 4), BENCH_ROUNDS (3), BENCH_RATES (100,400),
+ * Environment: BENCH_SECONDS (per saturation phase, default 4), BENCH_RATE_SECONDS (per fixed-rate phase, 8), BENCH_ROUNDS (3), BENCH_RATES (100,400),
  * BENCH_CONCURRENCY (48: SPEC.md's global concurrency limit, the most the gateway admits at once), BENCH_CORE (1), BENCH_KINDS (json,stream), BENCH_WARM_UP_SECONDS (3, closed loop per target and kind), BENCH_MEMORY_REQUESTS (100000; 0 skips), BENCH_SCALE (1; 0 skips the WORKERS=1 against WORKERS=2 phase), BENCH_SATURATION (1; 0 skips the closed-loop phases), BENCH_REDIS_URL, BENCH_PROFILE (a
  * directory for the gateway's CPU profile), PG_ADMIN_URL.
  */
@@ -36,6 +36,11 @@ import { startSimulator } from '../simulator/openai-simulator.js';
 const ROOT = path.resolve(new URL('../../..', import.meta.url).pathname);
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+/**
+ * Per target, rate and round at fixed rates (default 8 s: 800 and 3,200 samples a round): a p50 gap of
+ * tenths of a millisecond between two processes needs more samples than a saturation run.
+ */
+const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 8);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const RATES = (process.env.BENCH_RATES ?? '100,400').split(',').map(Number);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 48);
@@ -272,7 +277,7 @@ async function main(): Promise<void> {
     const targets = [direct, bare, gateway];
     pools.push(...targets.map((t) => t.pool));
 
-    log(`Baikal inference benchmark: ${ROUNDS} rounds x ${SECONDS} s per phase, model ${MODEL}, 24-word answers, simulator without added latency`);
+    log(`Baikal inference benchmark: ${ROUNDS} rounds x ${SECONDS} s per saturation phase and ${RATE_SECONDS} s per fixed-rate phase (in ${SLICE_SECONDS} s turns), model ${MODEL}, 24-word answers, simulator without added latency`);
     log(`machine: ${cpus().length} cores, node ${process.version}; bare proxy and gateway pinned to core ${CORE}, load generator + simulator on core ${otherCore}; saturation with ${CONCURRENCY} loops (the gateway's global concurrency baseline is 48)`);
     // Warm-up: connections, caches and JIT (a few hundred requests leave the first round's figures well below the later ones').
     for (const kind of KINDS) for (const target of targets) await closedLoop(target, kind, WARM_UP_SECONDS);
@@ -316,14 +321,14 @@ async function main(): Promise<void> {
           // speed over the phase weighs on all three alike instead of on whichever ran during it.
           const byTarget = new Map<string, Sample[]>(targets.map((t) => [t.name, []]));
           const cpuUsed = new Map<string, number>(targets.map((t) => [t.name, 0]));
-          const slices = Math.max(1, Math.round(SECONDS / SLICE_SECONDS));
+          const slices = Math.max(1, Math.round(RATE_SECONDS / SLICE_SECONDS));
           for (let slice = 0; slice < slices; slice++) {
             for (let turn = 0; turn < targets.length; turn++) {
               const target = targets[(slice + turn) % targets.length]!;
               // CPU per request at the same fixed rate for both proxies: not confounded by which core runs out
               // first at saturation, but carrying each idle wakeup's cost.
               const cpuBefore = target.pid ? await cpuMs(target.pid) : 0;
-              byTarget.get(target.name)!.push(...(await atRate(target, kind, rate, SECONDS / slices)));
+              byTarget.get(target.name)!.push(...(await atRate(target, kind, rate, RATE_SECONDS / slices)));
               if (target.pid) cpuUsed.set(target.name, cpuUsed.get(target.name)! + (await cpuMs(target.pid)) - cpuBefore);
             }
           }
@@ -432,7 +437,7 @@ async function main(): Promise<void> {
     log('| metric | bare proxy | gateway | gateway vs bare | target | met |');
     log('|---|---|---|---|---|---|');
     for (const row of rows) log(`| ${row.metric} | ${row.bare} | ${row.gateway} | ${row.measured} | ${row.target} | ${row.target === '(reported)' ? '' : row.pass ? 'yes' : 'NO'} |`);
-    await writeFile(OUT, JSON.stringify({ at: new Date().toISOString(), settings: { seconds: SECONDS, rounds: ROUNDS, rates: RATES, concurrency: CONCURRENCY, core: CORE }, medians: Object.fromEntries(Object.keys(results).map((k) => [k, m(k)])), runs: results, memory, gatewayErrors, gatewayFailuresByStatus: Object.fromEntries(failures), rows }, null, 2));
+    await writeFile(OUT, JSON.stringify({ at: new Date().toISOString(), settings: { seconds: SECONDS, rateSeconds: RATE_SECONDS, sliceSeconds: SLICE_SECONDS, rounds: ROUNDS, rates: RATES, concurrency: CONCURRENCY, core: CORE }, medians: Object.fromEntries(Object.keys(results).map((k) => [k, m(k)])), runs: results, memory, gatewayErrors, gatewayFailuresByStatus: Object.fromEntries(failures), rows }, null, 2));
     log(`\nwritten: ${OUT}`);
   } finally {
     await Promise.all(pools.map((p) => p.close()));

@@ -338,10 +338,11 @@ describe('outbound: the upstream is configuration, never the request', () => {
     // Each URL reached the upstream verbatim, as data.
     for (const url of urls) expect(forwarded.filter((f) => String(f).includes(url)).length).toBe(3);
     // Let the video jobs run to the end (submitted, polled, downloaded): still no fetch of a reference.
+    // (Generous: in a full parallel test run the four jobs' polling has taken over 10 s.)
     await waitUntil('every video task finished', async () => {
       const [{ n }] = (await stack.db.query<{ n: number }>(`select count(*)::int as n from video_tasks where user_id = $1 and status not in ('completed', 'failed')`, [familyD.userId])) as [{ n: number }];
       return n === 0;
-    });
+    }, 30_000);
     expect([canary.connections, canary.requests]).toEqual([0, []]);
   }, 60_000);
 });
