@@ -39,8 +39,9 @@ export function responseSink(req: IncomingMessage, res: ServerResponse): Respons
         res.on('close', done);
       });
     },
-    end: () => {
-      if (!res.writableEnded) res.end();
+    end: (last) => {
+      if (last) sink.firstByteAt ??= performance.now();
+      if (!res.writableEnded) res.end(res.destroyed ? undefined : last);
     },
   };
   return sink;

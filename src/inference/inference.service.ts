@@ -41,7 +41,8 @@ export interface ResponseSink {
   startStream(): void;
   /** Nothing when the client can take more now; otherwise a promise that resolves when it can (backpressure) or is gone. */
   write(text: string): Promise<void> | void;
-  end(): void;
+  /** Ends the response, with `last` as its final bytes. */
+  end(last?: string): void;
 }
 
 export interface InferenceCall {
@@ -257,6 +258,7 @@ export class InferenceService {
         if ('cancelled' in read) return { status: 'cancelled', errorCode: 'client_closed', usage: null, upstreamId };
         const image = imageOf(read.body);
         if (!image) throw routedFailure(new UpstreamFailure('server_error', upstreamId, 'image response without data[0].b64_json'));
+        admission.slot.release();
         sink.sendJson(renderImage(image, Math.floor(Date.now() / 1000)));
         return { status: 'success', errorCode: null, usage: null, generations: 1, upstreamId };
       },
@@ -378,12 +380,12 @@ export class InferenceService {
         if (format.id === 'openai-chat' && kind.speaks === 'openai-chat') {
           // Same format both sides: relay the upstream's own chunks, rewritten field by field.
           return parsed.canonical.stream
-            ? this.relayChatStream(parsed, response, route, chatIdentity(who), sink)
-            : this.relayChatJson(parsed, response, route, chatIdentity(who), sink);
+            ? this.relayChatStream(parsed, response, route, chatIdentity(who), sink, admission.slot)
+            : this.relayChatJson(parsed, response, route, chatIdentity(who), sink, admission.slot);
         }
         return parsed.canonical.stream
-          ? this.relayStream(format, kind, parsed, response, route, who, sink)
-          : this.relayJson(format, kind, parsed, response, route, who, sink);
+          ? this.relayStream(format, kind, parsed, response, route, who, sink, admission.slot)
+          : this.relayJson(format, kind, parsed, response, route, who, sink, admission.slot);
       },
     );
   }
@@ -402,13 +404,14 @@ export class InferenceService {
     }
   }
 
-  private async relayJson(format: ClientFormat, kind: ProviderKind, parsed: ParsedRequest, response: UpstreamResponse, route: RouteCandidate, who: ResponseIdentity, sink: ResponseSink): Promise<Outcome> {
+  private async relayJson(format: ClientFormat, kind: ProviderKind, parsed: ParsedRequest, response: UpstreamResponse, route: RouteCandidate, who: ResponseIdentity, sink: ResponseSink, slot: Slot): Promise<Outcome> {
     const upstreamId = route.upstream.id;
     const read = await this.readJson(response, upstreamId, sink);
     if ('cancelled' in read) return { status: 'cancelled', errorCode: 'client_closed', usage: this.estimatedUsage(parsed, ''), upstreamId };
     const answer: CanonicalResponse = kind.fromResponse(read.body);
     if (!answer.usage) this.deps.log.warn({ upstream: upstreamId }, 'upstream reported no usage; billing an estimate');
     const usage = answer.usage ?? this.estimatedUsage(parsed, textOf(answer.parts));
+    slot.release();
     sink.sendJson(format.render({ ...answer, usage }, who, parsed));
     return { status: 'success', errorCode: null, usage, upstreamId };
   }
@@ -418,7 +421,7 @@ export class InferenceService {
    * encoded in the client's format as soon as it arrives. Usage comes from the upstream; a cut or
    * cancelled stream bills an estimate of what was delivered.
    */
-  private async relayStream(format: ClientFormat, kind: ProviderKind, parsed: ParsedRequest, response: UpstreamResponse, route: RouteCandidate, who: ResponseIdentity, sink: ResponseSink): Promise<Outcome> {
+  private async relayStream(format: ClientFormat, kind: ProviderKind, parsed: ParsedRequest, response: UpstreamResponse, route: RouteCandidate, who: ResponseIdentity, sink: ResponseSink, slot: Slot): Promise<Outcome> {
     const upstreamId = route.upstream.id;
     const splitter = new SseSplitter();
     const decoder = kind.decoder();
@@ -450,34 +453,34 @@ export class InferenceService {
     if (decoder.done && !failure) {
       if (!usage) this.deps.log.warn({ upstream: upstreamId }, 'upstream stream reported no usage; billing an estimate');
       usage ??= this.estimatedUsage(parsed, delivered);
-      await sink.write(encoder.finish(usage));
-      sink.end();
+      slot.release();
+      sink.end(encoder.finish(usage));
       return { status: 'success', errorCode: null, usage, upstreamId };
     }
-    return this.interrupted(sink, failure, upstreamId, encoder.fail.bind(encoder), usage ?? this.estimatedUsage(parsed, delivered));
+    return this.interrupted(sink, slot, failure, upstreamId, encoder.fail.bind(encoder), usage ?? this.estimatedUsage(parsed, delivered));
   }
 
   /** A stream that broke after the client got its first byte: no failover now; say so in-band, bill what was delivered. */
-  private async interrupted(sink: ResponseSink, failure: UpstreamFailure | null, upstreamId: string, frame: (message: string, code: string) => string, usage: CanonicalUsage): Promise<Outcome> {
+  private async interrupted(sink: ResponseSink, slot: Slot, failure: UpstreamFailure | null, upstreamId: string, frame: (message: string, code: string) => string, usage: CanonicalUsage): Promise<Outcome> {
+    slot.release();
     if (this.stopped) {
-      await sink.write(frame('The service is restarting and ended this stream; retry the request', 'shutting_down'));
-      sink.end();
+      sink.end(frame('The service is restarting and ended this stream; retry the request', 'shutting_down'));
       return { status: 'error', errorCode: 'shutting_down', usage, upstreamId };
     }
     const cause = failure ?? new UpstreamFailure('connection', upstreamId, 'stream ended early');
     this.deps.log.warn({ upstream: upstreamId, kind: cause.kind, detail: cause.detail }, 'upstream stream failed mid-way');
-    await sink.write(frame(clientErrorOf(cause).message, 'stream_interrupted'));
-    sink.end();
+    sink.end(frame(clientErrorOf(cause).message, 'stream_interrupted'));
     return { status: 'error', errorCode: 'stream_interrupted', usage, upstreamId };
   }
 
-  private async relayChatJson(parsed: ParsedRequest, response: UpstreamResponse, route: RouteCandidate, who: ResponseIdentity, sink: ResponseSink): Promise<Outcome> {
+  private async relayChatJson(parsed: ParsedRequest, response: UpstreamResponse, route: RouteCandidate, who: ResponseIdentity, sink: ResponseSink, slot: Slot): Promise<Outcome> {
     const upstreamId = route.upstream.id;
     const read = await this.readJson(response, upstreamId, sink);
     if ('cancelled' in read) return { status: 'cancelled', errorCode: 'client_closed', usage: this.estimatedUsage(parsed, ''), upstreamId };
     const reported = usageOf(read.body?.usage);
     if (!reported) this.deps.log.warn({ upstream: upstreamId }, 'upstream reported no usage; billing an estimate');
     const usage = reported ?? this.estimatedUsage(parsed, (read.body?.choices ?? []).map((c: any) => `${c?.message?.content ?? ''}${JSON.stringify(c?.message?.tool_calls ?? '')}`).join(''));
+    slot.release();
     sink.sendJson(publicCompletion(read.body, who, usage));
     return { status: 'success', errorCode: null, usage, upstreamId };
   }
@@ -487,7 +490,7 @@ export class InferenceService {
    * public form and written as soon as it arrives (only an unfinished event is ever kept), keeping
    * fields the hub does not model (logprobs, refusals, annotations).
    */
-  private async relayChatStream(parsed: ParsedRequest, response: UpstreamResponse, route: RouteCandidate, who: ResponseIdentity, sink: ResponseSink): Promise<Outcome> {
+  private async relayChatStream(parsed: ParsedRequest, response: UpstreamResponse, route: RouteCandidate, who: ResponseIdentity, sink: ResponseSink, slot: Slot): Promise<Outcome> {
     const upstreamId = route.upstream.id;
     const splitter = new SseSplitter();
     let usage: TokenUsage | null = null;
@@ -528,13 +531,13 @@ export class InferenceService {
     const billed = (): CanonicalUsage => (usage ? { ...usage, reasoningTokens: null } : this.estimatedUsage(parsed, delivered));
     if (sink.signal.cancelled) return { status: 'cancelled', errorCode: 'client_closed', usage: billed(), upstreamId };
     if (done && !failure) {
-      await sink.write('data: [DONE]\n\n');
-      sink.end();
+      slot.release();
+      sink.end('data: [DONE]\n\n');
       if (!usage) this.deps.log.warn({ upstream: upstreamId }, 'upstream stream reported no usage; billing an estimate');
       return { status: 'success', errorCode: null, usage: billed(), upstreamId };
     }
     const frame = (message: string, code: string) => `data: ${JSON.stringify({ error: { message, type: 'server_error', code, param: null } })}\n\n`;
-    return this.interrupted(sink, failure, upstreamId, frame, billed());
+    return this.interrupted(sink, slot, failure, upstreamId, frame, billed());
   }
 
   /** Usage the upstream never reported: the prompt and the delivered text, estimated. */
@@ -542,7 +545,12 @@ export class InferenceService {
     return { inputTokens: estimateTokens(promptText(parsed.canonical)), outputTokens: estimateTokens(deliveredText), cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null };
   }
 
-  /** Settles or releases the hold, frees the slot and records the usage event. Runs on every exit path. */
+  /**
+   * Settles or releases the hold, frees the slot and records the usage event. Runs on every exit path.
+   * An answer frees its slot earlier, just before its last bytes go out: a client at its concurrency limit
+   * that sends its next request the moment it reads this one's end is then admitted, even when the
+   * release has to travel to Redis.
+   */
   private finish(call: InferenceCall, admission: Admission, outcome: Outcome): void {
     admission.slot.release();
     const cost = outcome.generations ? costOf(admission.prices, { generations: outcome.generations }) : outcome.usage ? costOf(admission.prices, { tokens: outcome.usage }) : money(0);
