@@ -100,6 +100,25 @@ function publicPricesOf(prices: GroupPrices): Pick<UsageRecord, 'publicInputUsdP
   return { publicInputUsdPer1m: '0', publicOutputUsdPer1m: '0', publicCacheReadUsdPer1m: null, publicCacheWriteUsdPer1m: null, publicRequestUsdPerGeneration: perGeneration };
 }
 
+/**
+ * The sink a relay writes its answer to: the request's concurrency slot is freed just before the
+ * answer's last bytes (a JSON body, a stream's end) go out. A client at its concurrency limit that
+ * sends its next request the moment it reads this one's end is then admitted, even when the release
+ * has to travel to Redis.
+ */
+function freeingSlot(sink: ResponseSink, slot: Slot): ResponseSink {
+  return Object.assign(Object.create(sink) as ResponseSink, {
+    sendJson(body: object) {
+      slot.release();
+      sink.sendJson(body);
+    },
+    end(last?: string) {
+      slot.release();
+      sink.end(last);
+    },
+  });
+}
+
 /** An upstream failure on its way to the client: the public error, and (for the operator's usage record) where it happened. */
 class RoutedFailure extends Error {
   constructor(
@@ -251,14 +270,13 @@ export class InferenceService {
       // Images are served by OpenAI-compatible upstreams only.
       (route) => route.upstream.kind === 'openai-compatible',
       (route, signal) => this.send(route, '/images/generations', toImageUpstreamRequest(request, route.upstreamModel), openAiCompatible.headers(route.upstream), signal),
-      async (response, route) => {
+      async (response, route, sink) => {
         const upstreamId = route.upstream.id;
         const read = await this.readJson(response, upstreamId, sink);
         // An image the client never received is not billed.
         if ('cancelled' in read) return { status: 'cancelled', errorCode: 'client_closed', usage: null, upstreamId };
         const image = imageOf(read.body);
         if (!image) throw routedFailure(new UpstreamFailure('server_error', upstreamId, 'image response without data[0].b64_json'));
-        admission.slot.release();
         sink.sendJson(renderImage(image, Math.floor(Date.now() / 1000)));
         return { status: 'success', errorCode: null, usage: null, generations: 1, upstreamId };
       },
@@ -337,7 +355,7 @@ export class InferenceService {
     sink: ResponseSink,
     accepts: (route: RouteCandidate) => boolean,
     send: (route: RouteCandidate, signal: Cancellation) => Promise<UpstreamResponse>,
-    relay: (response: UpstreamResponse, route: RouteCandidate) => Promise<Outcome>,
+    relay: (response: UpstreamResponse, route: RouteCandidate, sink: ResponseSink) => Promise<Outcome>,
   ): Promise<Outcome> {
     const routes = this.deps.routes.candidates(admission.model.id, call.principal.routeGroup).filter(accepts);
     if (!routes.length) {
@@ -357,7 +375,7 @@ export class InferenceService {
         if (sink.signal.cancelled || !connected.failure) return { status: 'cancelled', errorCode: 'client_closed', usage: null, upstreamId: null };
         throw routedFailure(connected.failure);
       }
-      return await relay(connected.response, connected.route);
+      return await relay(connected.response, connected.route, freeingSlot(sink, admission.slot));
     } finally {
       sink.signal.off('abort', endUpstream);
       this.upstreamCalls.delete(upstreamCall);
@@ -374,18 +392,18 @@ export class InferenceService {
         const kind = PROVIDER_KINDS[route.upstream.kind]!;
         return this.send(route, kind.path, this.upstreamBody(kind, format, parsed, route), kind.headers(route.upstream), signal);
       },
-      async (response, route) => {
+      async (response, route, sink) => {
         const kind = PROVIDER_KINDS[route.upstream.kind]!;
         const who: ResponseIdentity = { id: admission.eventId.replaceAll('-', ''), model: admission.model.id, created: Math.floor(Date.now() / 1000) };
         if (format.id === 'openai-chat' && kind.speaks === 'openai-chat') {
           // Same format both sides: relay the upstream's own chunks, rewritten field by field.
           return parsed.canonical.stream
-            ? this.relayChatStream(parsed, response, route, chatIdentity(who), sink, admission.slot)
-            : this.relayChatJson(parsed, response, route, chatIdentity(who), sink, admission.slot);
+            ? this.relayChatStream(parsed, response, route, chatIdentity(who), sink)
+            : this.relayChatJson(parsed, response, route, chatIdentity(who), sink);
         }
         return parsed.canonical.stream
-          ? this.relayStream(format, kind, parsed, response, route, who, sink, admission.slot)
-          : this.relayJson(format, kind, parsed, response, route, who, sink, admission.slot);
+          ? this.relayStream(format, kind, parsed, response, route, who, sink)
+          : this.relayJson(format, kind, parsed, response, route, who, sink);
       },
     );
   }
@@ -404,14 +422,13 @@ export class InferenceService {
     }
   }
 
-  private async relayJson(format: ClientFormat, kind: ProviderKind, parsed: ParsedRequest, response: UpstreamResponse, route: RouteCandidate, who: ResponseIdentity, sink: ResponseSink, slot: Slot): Promise<Outcome> {
+  private async relayJson(format: ClientFormat, kind: ProviderKind, parsed: ParsedRequest, response: UpstreamResponse, route: RouteCandidate, who: ResponseIdentity, sink: ResponseSink): Promise<Outcome> {
     const upstreamId = route.upstream.id;
     const read = await this.readJson(response, upstreamId, sink);
     if ('cancelled' in read) return { status: 'cancelled', errorCode: 'client_closed', usage: this.estimatedUsage(parsed, ''), upstreamId };
     const answer: CanonicalResponse = kind.fromResponse(read.body);
     if (!answer.usage) this.deps.log.warn({ upstream: upstreamId }, 'upstream reported no usage; billing an estimate');
     const usage = answer.usage ?? this.estimatedUsage(parsed, textOf(answer.parts));
-    slot.release();
     sink.sendJson(format.render({ ...answer, usage }, who, parsed));
     return { status: 'success', errorCode: null, usage, upstreamId };
   }
@@ -421,7 +438,7 @@ export class InferenceService {
    * encoded in the client's format as soon as it arrives. Usage comes from the upstream; a cut or
    * cancelled stream bills an estimate of what was delivered.
    */
-  private async relayStream(format: ClientFormat, kind: ProviderKind, parsed: ParsedRequest, response: UpstreamResponse, route: RouteCandidate, who: ResponseIdentity, sink: ResponseSink, slot: Slot): Promise<Outcome> {
+  private async relayStream(format: ClientFormat, kind: ProviderKind, parsed: ParsedRequest, response: UpstreamResponse, route: RouteCandidate, who: ResponseIdentity, sink: ResponseSink): Promise<Outcome> {
     const upstreamId = route.upstream.id;
     const splitter = new SseSplitter();
     const decoder = kind.decoder();
@@ -453,16 +470,14 @@ export class InferenceService {
     if (decoder.done && !failure) {
       if (!usage) this.deps.log.warn({ upstream: upstreamId }, 'upstream stream reported no usage; billing an estimate');
       usage ??= this.estimatedUsage(parsed, delivered);
-      slot.release();
       sink.end(encoder.finish(usage));
       return { status: 'success', errorCode: null, usage, upstreamId };
     }
-    return this.interrupted(sink, slot, failure, upstreamId, encoder.fail.bind(encoder), usage ?? this.estimatedUsage(parsed, delivered));
+    return this.interrupted(sink, failure, upstreamId, encoder.fail.bind(encoder), usage ?? this.estimatedUsage(parsed, delivered));
   }
 
   /** A stream that broke after the client got its first byte: no failover now; say so in-band, bill what was delivered. */
-  private async interrupted(sink: ResponseSink, slot: Slot, failure: UpstreamFailure | null, upstreamId: string, frame: (message: string, code: string) => string, usage: CanonicalUsage): Promise<Outcome> {
-    slot.release();
+  private async interrupted(sink: ResponseSink, failure: UpstreamFailure | null, upstreamId: string, frame: (message: string, code: string) => string, usage: CanonicalUsage): Promise<Outcome> {
     if (this.stopped) {
       sink.end(frame('The service is restarting and ended this stream; retry the request', 'shutting_down'));
       return { status: 'error', errorCode: 'shutting_down', usage, upstreamId };
@@ -473,14 +488,13 @@ export class InferenceService {
     return { status: 'error', errorCode: 'stream_interrupted', usage, upstreamId };
   }
 
-  private async relayChatJson(parsed: ParsedRequest, response: UpstreamResponse, route: RouteCandidate, who: ResponseIdentity, sink: ResponseSink, slot: Slot): Promise<Outcome> {
+  private async relayChatJson(parsed: ParsedRequest, response: UpstreamResponse, route: RouteCandidate, who: ResponseIdentity, sink: ResponseSink): Promise<Outcome> {
     const upstreamId = route.upstream.id;
     const read = await this.readJson(response, upstreamId, sink);
     if ('cancelled' in read) return { status: 'cancelled', errorCode: 'client_closed', usage: this.estimatedUsage(parsed, ''), upstreamId };
     const reported = usageOf(read.body?.usage);
     if (!reported) this.deps.log.warn({ upstream: upstreamId }, 'upstream reported no usage; billing an estimate');
     const usage = reported ?? this.estimatedUsage(parsed, (read.body?.choices ?? []).map((c: any) => `${c?.message?.content ?? ''}${JSON.stringify(c?.message?.tool_calls ?? '')}`).join(''));
-    slot.release();
     sink.sendJson(publicCompletion(read.body, who, usage));
     return { status: 'success', errorCode: null, usage, upstreamId };
   }
@@ -490,7 +504,7 @@ export class InferenceService {
    * public form and written as soon as it arrives (only an unfinished event is ever kept), keeping
    * fields the hub does not model (logprobs, refusals, annotations).
    */
-  private async relayChatStream(parsed: ParsedRequest, response: UpstreamResponse, route: RouteCandidate, who: ResponseIdentity, sink: ResponseSink, slot: Slot): Promise<Outcome> {
+  private async relayChatStream(parsed: ParsedRequest, response: UpstreamResponse, route: RouteCandidate, who: ResponseIdentity, sink: ResponseSink): Promise<Outcome> {
     const upstreamId = route.upstream.id;
     const splitter = new SseSplitter();
     let usage: TokenUsage | null = null;
@@ -531,13 +545,12 @@ export class InferenceService {
     const billed = (): CanonicalUsage => (usage ? { ...usage, reasoningTokens: null } : this.estimatedUsage(parsed, delivered));
     if (sink.signal.cancelled) return { status: 'cancelled', errorCode: 'client_closed', usage: billed(), upstreamId };
     if (done && !failure) {
-      slot.release();
       sink.end('data: [DONE]\n\n');
       if (!usage) this.deps.log.warn({ upstream: upstreamId }, 'upstream stream reported no usage; billing an estimate');
       return { status: 'success', errorCode: null, usage: billed(), upstreamId };
     }
     const frame = (message: string, code: string) => `data: ${JSON.stringify({ error: { message, type: 'server_error', code, param: null } })}\n\n`;
-    return this.interrupted(sink, slot, failure, upstreamId, frame, billed());
+    return this.interrupted(sink, failure, upstreamId, frame, billed());
   }
 
   /** Usage the upstream never reported: the prompt and the delivered text, estimated. */
@@ -545,12 +558,7 @@ export class InferenceService {
     return { inputTokens: estimateTokens(promptText(parsed.canonical)), outputTokens: estimateTokens(deliveredText), cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null };
   }
 
-  /**
-   * Settles or releases the hold, frees the slot and records the usage event. Runs on every exit path.
-   * An answer frees its slot earlier, just before its last bytes go out: a client at its concurrency limit
-   * that sends its next request the moment it reads this one's end is then admitted, even when the
-   * release has to travel to Redis.
-   */
+  /** Settles or releases the hold, frees the slot (if the answer has not) and records the usage event. Runs on every exit path. */
   private finish(call: InferenceCall, admission: Admission, outcome: Outcome): void {
     admission.slot.release();
     const cost = outcome.generations ? costOf(admission.prices, { generations: outcome.generations }) : outcome.usage ? costOf(admission.prices, { tokens: outcome.usage }) : money(0);
