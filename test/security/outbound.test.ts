@@ -342,7 +342,10 @@ describe('outbound: the upstream is configuration, never the request', () => {
     // the task rows are printed when that happens, to find out where they stood.)
     const unfinished = `select id, status, attempts, lease_owner, next_run_at, upstream_task_id, progress from video_tasks where user_id = $1 and status not in ('completed', 'failed')`;
     await waitUntil('every video task finished', async () => (await stack.db.query(unfinished, [familyD.userId])).length === 0, 30_000).catch(async (error: Error) => {
-      throw new Error(`${error.message}: ${JSON.stringify(await stack.db.query(unfinished, [familyD.userId]))}`);
+      const rows: { id: string }[] = await stack.db.query(unfinished, [familyD.userId]);
+      // What each gateway process said about those tasks (the peer runs them; the stack's own gateway can claim them too).
+      const said = (lines: string[]) => lines.filter((line) => rows.some((row) => line.includes(row.id))).slice(-20);
+      throw new Error(`${error.message}: ${JSON.stringify(rows)}\npeer:\n${said(gw.lines).join('\n')}\nstack gateway:\n${said(stack.gateway.lines).join('\n')}`);
     });
     expect([canary.connections, canary.requests]).toEqual([0, []]);
   }, 60_000);
