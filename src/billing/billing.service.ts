@@ -5,7 +5,7 @@ import type { Actor } from '../shared/actor.js';
 import { DomainError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import type { Logger } from '../shared/logging.js';
-import { formatUsd, money } from '../shared/money.js';
+import { formatUsd, money, toUnits } from '../shared/money.js';
 import { parseInput } from '../shared/validation.js';
 import type { UsageKind } from '../ledger/kinds.js';
 import type { WalletStore } from './wallets.js';
@@ -128,7 +128,7 @@ export class BillingService {
     await wallets.warm(request.userId, request.apiKeyId);
     const fresh = !wallets.has(request.requestId);
     const ttlMs = request.ttlMs ?? DEFAULT_HOLD_TTL_MS;
-    await wallets.reserve({ id: request.requestId, userId: request.userId, keyId: request.apiKeyId, monthlySpendCap, amount, ttlMs });
+    await wallets.reserve({ id: request.requestId, userId: request.userId, keyId: request.apiKeyId, monthlySpendCap, amount: toUnits(amount), ttlMs });
     try {
       const [row] = await em.execute<HoldRow[]>(
         `insert into holds (id, user_id, api_key_id, request_id, amount_usd, expires_at)
@@ -183,7 +183,7 @@ export class BillingService {
       return { settlement, hold };
     });
     const owner = { userId: request.userId, keyId: request.apiKeyId, durableAmount: hold?.status === 'active' ? hold.amountUsd : undefined };
-    if (settlement.applied) this.deps.wallets.settle(request.requestId, cost, owner);
+    if (settlement.applied) this.deps.wallets.settle(request.requestId, toUnits(cost), owner);
     else this.deps.wallets.release(request.requestId, owner);
     return settlement;
   }

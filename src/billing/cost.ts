@@ -1,6 +1,6 @@
 import { Decimal } from 'decimal.js';
 import type { GroupPrices, TokenPrices } from '../catalog/catalog.schemas.js';
-import { MONEY_SCALE, money } from '../shared/money.js';
+import { MONEY_SCALE, money, toUnits, unitsToMoney, type Units } from '../shared/money.js';
 
 /**
  * Token usage in the canonical form. `inputTokens` counts every input token, cached or not; cache
@@ -60,14 +60,13 @@ function tokens(count: number | null): bigint {
   return count !== null && count > 0 && Number.isFinite(count) ? BigInt(Math.ceil(count)) : 0n;
 }
 
-/** `sum / divisor` in units of 10^-MONEY_SCALE USD, rounded half to even (`up`: rounded up), as Money. */
-function moneyOf(sum: bigint, divisor: bigint, up = false): Decimal {
+/** `sum / divisor` in units of 10^-MONEY_SCALE USD, rounded half to even (`up`: rounded up). */
+function unitsOf(sum: bigint, divisor: bigint, up = false): Units {
   const numerator = sum * MONEY_UNIT;
   let units = numerator / divisor;
   const remainder = numerator % divisor;
   if (up ? remainder > 0n : remainder * 2n > divisor || (remainder * 2n === divisor && units % 2n === 1n)) units += 1n;
-  const digits = units.toString().padStart(MONEY_SCALE + 1, '0');
-  return money(`${digits.slice(0, -MONEY_SCALE)}.${digits.slice(-MONEY_SCALE)}`);
+  return units;
 }
 
 /**
@@ -75,31 +74,40 @@ function moneyOf(sum: bigint, divisor: bigint, up = false): Decimal {
  * output x output, per 1M tokens; a bucket with no price of its own is billed at the input price.
  * Exact, rounded once at the end to 10 places (half to even).
  */
-export function tokenCost(usage: TokenUsage, prices: TokenPrices): Decimal {
+export function tokenCostUnits(usage: TokenUsage, prices: TokenPrices): Units {
   const price = scaled(prices);
   const input = tokens(usage.inputTokens);
   const cacheRead = tokens(usage.cacheReadTokens);
   const cacheWrite = tokens(usage.cacheWriteTokens);
   const uncached = input > cacheRead + cacheWrite ? input - cacheRead - cacheWrite : 0n;
-  return moneyOf(price.input * uncached + price.cacheRead * cacheRead + price.cacheWrite * cacheWrite + price.output * tokens(usage.outputTokens), price.divisor);
+  return unitsOf(price.input * uncached + price.cacheRead * cacheRead + price.cacheWrite * cacheWrite + price.output * tokens(usage.outputTokens), price.divisor);
 }
 
-/** What one request costs under `prices`: tokens, one generation, or `seconds` of video. */
-export function costOf(prices: GroupPrices, usage: { tokens?: TokenUsage; generations?: number; seconds?: number }): Decimal {
+export function tokenCost(usage: TokenUsage, prices: TokenPrices): Decimal {
+  return unitsToMoney(tokenCostUnits(usage, prices));
+}
+
+/** What one request costs under `prices`: tokens, one generation, or `seconds` of video (rounded half to even). */
+export function costUnitsOf(prices: GroupPrices, usage: { tokens?: TokenUsage; generations?: number; seconds?: number }): Units {
   if ('tokens' in prices) {
     if (!usage.tokens) throw new Error('token-priced model billed without token usage');
-    return tokenCost(usage.tokens, prices.tokens);
+    return tokenCostUnits(usage.tokens, prices.tokens);
   }
-  if ('perGeneration' in prices) return money(prices.perGeneration).times(usage.generations ?? 1).toDecimalPlaces(MONEY_SCALE);
+  // Prices may have more places than the ledger: the product is exact, rounded once.
+  if ('perGeneration' in prices) return toUnits(money(prices.perGeneration).times(usage.generations ?? 1));
   if (usage.seconds === undefined) throw new Error('per-second model billed without seconds');
-  return money(prices.perSecond).times(usage.seconds).toDecimalPlaces(MONEY_SCALE);
+  return toUnits(money(prices.perSecond).times(usage.seconds));
+}
+
+export function costOf(prices: GroupPrices, usage: { tokens?: TokenUsage; generations?: number; seconds?: number }): Decimal {
+  return unitsToMoney(costUnitsOf(prices, usage));
 }
 
 /**
  * The most a text request can cost: every prompt token uncached at the dearest input-side price, plus
  * `maxOutputTokens` of output, rounded up. Held before forwarding.
  */
-export function worstCaseTokenCost(prices: TokenPrices, inputTokens: number, maxOutputTokens: number): Decimal {
+export function worstCaseTokenUnits(prices: TokenPrices, inputTokens: number, maxOutputTokens: number): Units {
   const price = scaled(prices);
-  return moneyOf(price.inputSide * tokens(inputTokens) + price.output * tokens(maxOutputTokens), price.divisor, true);
+  return unitsOf(price.inputSide * tokens(inputTokens) + price.output * tokens(maxOutputTokens), price.divisor, true);
 }

@@ -2,7 +2,7 @@ import { Decimal } from 'decimal.js';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { DomainError } from '../shared/errors.js';
 import type { Logger } from '../shared/logging.js';
-import { money } from '../shared/money.js';
+import { toUnits as units, unitsToMoney, type Units } from '../shared/money.js';
 import type { SharedState } from '../shared/redis.js';
 import { loadWalletFigures, monthOf, WALLET_HOLD_TTL_MS, type HoldOwner, type ReserveRequest, type WalletHold, type WalletStore, type WalletView } from './wallets.js';
 
@@ -10,9 +10,8 @@ import { loadWalletFigures, monthOf, WALLET_HOLD_TTL_MS, type HoldOwner, type Re
  * Money in Redis is kept as whole units of 1e-10 USD (the ledger's precision), so HINCRBY is exact;
  * Lua compares them as doubles, exact below 2^53 units (about $900,000 per account).
  */
-const SCALE = new Decimal(1e10);
-const toUnits = (amount: Decimal.Value): string => money(amount).times(SCALE).toFixed(0);
-const fromUnits = (units: string | number): Decimal => new Decimal(units).dividedBy(SCALE);
+const toUnits = (amount: Decimal.Value | Units): string => String(units(amount));
+const fromUnits = (value: string | number): Decimal => unitsToMoney(BigInt(value));
 
 /** An account hash unused this long drops out of Redis and is seeded again from PostgreSQL. */
 const IDLE_TTL_MS = 60 * 60_000;
@@ -194,8 +193,8 @@ export class SharedWallets implements WalletStore {
   async reserve(request: ReserveRequest): Promise<WalletHold> {
     const existing = this.holds.get(request.id);
     if (existing) return existing;
-    const amount = money(request.amount);
-    if (amount.isNegative()) throw new Error('a hold cannot be negative');
+    const amount = request.amount;
+    if (amount < 0n) throw new Error('a hold cannot be negative');
     // A request's hold is leased (a crashed process's holds free within one lease); a durable hold has its own expiry.
     const leased = request.ttlMs === undefined;
     const ttlMs = request.ttlMs ?? this.deps.leaseMs;
@@ -217,7 +216,7 @@ export class SharedWallets implements WalletStore {
     return hold;
   }
 
-  settle(holdId: string, cost: Decimal.Value, owner: HoldOwner): void {
+  settle(holdId: string, cost: Units, owner: HoldOwner): void {
     this.holds.delete(holdId);
     this.leased.delete(holdId);
     // The ledger row is written by the batch writer regardless; a missed cache update marks the account stale.

@@ -1,7 +1,7 @@
 import { Decimal } from 'decimal.js';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { DomainError } from '../shared/errors.js';
-import { money } from '../shared/money.js';
+import { money, toUnits, unitsToMoney, type Units } from '../shared/money.js';
 import { USAGE_KINDS } from '../ledger/kinds.js';
 
 /** How long an in-memory hold may live before the sweep drops it (its request is long gone by then). */
@@ -9,27 +9,28 @@ export const WALLET_HOLD_TTL_MS = 10 * 60_000;
 /** Accounts idle this long with nothing held are dropped from memory and reloaded on next use. */
 const IDLE_EVICT_MS = 10 * 60_000;
 
+/** Amounts in memory are in units (exact integers, see `Units`): a reservation is a few integer operations. */
 interface AccountState {
   /** Ledger balance (paid + bonus) as loaded, moved by every settlement and credit since. */
-  balance: Decimal;
-  creditLimit: Decimal;
+  balance: Units;
+  creditLimit: Units;
   partnerUntil: number | null;
-  held: Decimal;
+  held: Units;
   lastUsed: number;
 }
 
 interface KeySpend {
   /** UTC month, `YYYY-MM`, the figures below belong to. */
   month: string;
-  spent: Decimal;
-  held: Decimal;
+  spent: Units;
+  held: Units;
 }
 
 export interface WalletHold {
   readonly id: string;
   readonly userId: string;
   readonly keyId: string | null;
-  readonly amount: Decimal;
+  readonly amount: Units;
   readonly expiresAt: number;
 }
 
@@ -47,7 +48,7 @@ export interface ReserveRequest {
   keyId: string | null;
   /** The key's monthly spend cap, if any (from the authenticated key). */
   monthlySpendCap: string | null;
-  amount: Decimal.Value;
+  amount: Units;
   ttlMs?: number;
 }
 
@@ -66,7 +67,7 @@ export interface WalletStore {
   isWarm(userId: string, keyId: string | null): boolean;
   warm(userId: string, keyId: string | null): Promise<void>;
   reserve(request: ReserveRequest): WalletHold | Promise<WalletHold>;
-  settle(holdId: string, cost: Decimal.Value, owner: HoldOwner): void;
+  settle(holdId: string, cost: Units, owner: HoldOwner): void;
   release(holdId: string, owner?: HoldOwner): boolean;
   has(holdId: string): boolean;
   credit(userId: string, amount: Decimal.Value): void;
@@ -179,16 +180,16 @@ export class Wallets implements WalletStore {
     // A concurrent load or an earlier warm-up may have filled these in; the in-memory figures are newer.
     if (!this.accounts.has(userId)) {
       this.accounts.set(userId, {
-        balance: row.balance,
-        creditLimit: row.creditLimit,
+        balance: toUnits(row.balance),
+        creditLimit: toUnits(row.creditLimit),
         partnerUntil: row.partnerUntil,
-        held: row.durableHolds.reduce((sum, hold) => sum.plus(hold.amount), money(0)),
+        held: row.durableHolds.reduce((sum, hold) => sum + toUnits(hold.amount), 0n),
         lastUsed: this.now(),
       });
     }
     if (keyId !== null && this.keys.get(keyId)?.month !== month) {
-      const keyHeld = row.durableHolds.filter((hold) => hold.keyId === keyId).reduce((sum, hold) => sum.plus(hold.amount), money(0));
-      this.keys.set(keyId, { month, spent: row.keySpent ?? money(0), held: keyHeld });
+      const keyHeld = row.durableHolds.filter((hold) => hold.keyId === keyId).reduce((sum, hold) => sum + toUnits(hold.amount), 0n);
+      this.keys.set(keyId, { month, spent: toUnits(row.keySpent ?? 0), held: keyHeld });
     }
   }
 
@@ -201,34 +202,33 @@ export class Wallets implements WalletStore {
     if (existing) return existing;
     const account = this.accounts.get(request.userId);
     if (!account) throw new Error(`wallet of ${request.userId} is not loaded`);
-    const amount = money(request.amount);
-    if (amount.isNegative()) throw new Error('a hold cannot be negative');
+    const amount = request.amount;
+    if (amount < 0n) throw new Error('a hold cannot be negative');
     const now = this.now();
 
-    if (amount.greaterThan(this.availableOf(account, now)) && (this.sweepExpired(now) === 0 || amount.greaterThan(this.availableOf(account, now)))) {
+    if (amount > this.availableOf(account, now) && (this.sweepExpired(now) === 0 || amount > this.availableOf(account, now))) {
       throw new DomainError('insufficient_balance', 'Insufficient balance for this request; top up to continue');
     }
     const key = request.keyId === null ? null : this.keySpendOf(request.keyId, now);
-    if (key && request.monthlySpendCap !== null && key.spent.plus(key.held).plus(amount).greaterThan(request.monthlySpendCap)) {
+    if (key && request.monthlySpendCap !== null && key.spent + key.held + amount > toUnits(request.monthlySpendCap)) {
       throw new DomainError('spend_cap_reached', "This key's monthly spend cap is reached");
     }
 
-    account.held = account.held.plus(amount);
+    account.held += amount;
     account.lastUsed = now;
-    if (key) key.held = key.held.plus(amount);
+    if (key) key.held += amount;
     const hold: WalletHold = { id: request.id, userId: request.userId, keyId: request.keyId, amount, expiresAt: now + (request.ttlMs ?? WALLET_HOLD_TTL_MS) };
     this.holds.set(hold.id, hold);
     return hold;
   }
 
   /** Closes a hold and books its real cost (already appended, or about to be, to the ledger). */
-  settle(holdId: string, cost: Decimal.Value, owner: HoldOwner): void {
+  settle(holdId: string, cost: Units, owner: HoldOwner): void {
     this.close(holdId, owner);
-    const charged = money(cost);
     const account = this.accounts.get(owner.userId);
-    if (account) account.balance = account.balance.minus(charged);
+    if (account) account.balance -= cost;
     const key = owner.keyId ? this.keys.get(owner.keyId) : undefined;
-    if (key && key.month === monthOf(this.now())) key.spent = key.spent.plus(charged);
+    if (key && key.month === monthOf(this.now())) key.spent += cost;
   }
 
   /** Closes a hold without charging. Idempotent. */
@@ -243,13 +243,13 @@ export class Wallets implements WalletStore {
   private close(holdId: string, owner?: HoldOwner): WalletHold | null {
     const hold = this.holds.get(holdId);
     if (hold) this.holds.delete(holdId);
-    const amount = hold?.amount ?? (owner?.durableAmount === undefined ? null : money(owner.durableAmount));
+    const amount = hold?.amount ?? (owner?.durableAmount === undefined ? null : toUnits(owner.durableAmount));
     if (amount === null) return null;
     const account = this.accounts.get(hold?.userId ?? owner!.userId);
-    if (account) account.held = Decimal.max(0, account.held.minus(amount));
+    if (account) account.held = account.held > amount ? account.held - amount : 0n;
     const keyId = hold ? hold.keyId : owner!.keyId;
     const key = keyId ? this.keys.get(keyId) : undefined;
-    if (key) key.held = Decimal.max(0, key.held.minus(amount));
+    if (key) key.held = key.held > amount ? key.held - amount : 0n;
     return hold ?? null;
   }
 
@@ -267,7 +267,7 @@ export class Wallets implements WalletStore {
   /** A committed ledger change made outside a settlement (top-up, adjustment, refund). */
   credit(userId: string, amount: Decimal.Value): void {
     const account = this.accounts.get(userId);
-    if (account) account.balance = account.balance.plus(amount);
+    if (account) account.balance += toUnits(amount);
   }
 
   /** The trusted-partner credit line changed. */
@@ -275,7 +275,7 @@ export class Wallets implements WalletStore {
     const account = this.accounts.get(userId);
     if (!account) return;
     account.partnerUntil = until ? until.getTime() : null;
-    account.creditLimit = money(limit);
+    account.creditLimit = toUnits(limit);
   }
 
   view(userId: string, keyId: string | null): WalletView | null {
@@ -283,10 +283,10 @@ export class Wallets implements WalletStore {
     if (!account) return null;
     const now = this.now();
     return {
-      balance: account.balance,
-      held: account.held,
-      available: this.availableOf(account, now),
-      keyMonthSpent: keyId === null ? null : this.keySpendOf(keyId, now).spent,
+      balance: unitsToMoney(account.balance),
+      held: unitsToMoney(account.held),
+      available: unitsToMoney(this.availableOf(account, now)),
+      keyMonthSpent: keyId === null ? null : unitsToMoney(this.keySpendOf(keyId, now).spent),
     };
   }
 
@@ -295,7 +295,7 @@ export class Wallets implements WalletStore {
     const now = this.now();
     const expired = this.sweepExpired(now);
     for (const [userId, account] of this.accounts) {
-      if (account.held.isZero() && account.lastUsed < now - IDLE_EVICT_MS && !this.loading.size) this.accounts.delete(userId);
+      if (account.held === 0n && account.lastUsed < now - IDLE_EVICT_MS && !this.loading.size) this.accounts.delete(userId);
     }
     return expired;
   }
@@ -308,9 +308,9 @@ export class Wallets implements WalletStore {
     return this.holds.size;
   }
 
-  private availableOf(account: AccountState, now: number): Decimal {
+  private availableOf(account: AccountState, now: number): Units {
     const partner = account.partnerUntil !== null && account.partnerUntil > now;
-    return account.balance.plus(partner ? account.creditLimit : 0).minus(account.held);
+    return account.balance + (partner ? account.creditLimit : 0n) - account.held;
   }
 
   private keySpendOf(keyId: string, now: number): KeySpend {
@@ -318,7 +318,7 @@ export class Wallets implements WalletStore {
     let key = this.keys.get(keyId);
     if (!key || key.month !== month) {
       // A new month starts with nothing spent; holds carried over still count.
-      key = { month, spent: money(0), held: key?.held ?? money(0) };
+      key = { month, spent: 0n, held: key?.held ?? 0n };
       this.keys.set(keyId, key);
     }
     return key;

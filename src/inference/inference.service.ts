@@ -1,5 +1,4 @@
-import { Decimal } from 'decimal.js';
-import { costOf, worstCaseTokenCost, type TokenUsage } from '../billing/cost.js';
+import { costUnitsOf, worstCaseTokenUnits, type TokenUsage } from '../billing/cost.js';
 import type { WalletHold, WalletStore } from '../billing/wallets.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { CatalogModel, Endpoint, GroupPrices, TokenPrices } from '../catalog/catalog.schemas.js';
@@ -11,7 +10,7 @@ import { DomainError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import type { Logger } from '../shared/logging.js';
 import type { Metrics } from '../metrics.js';
-import { formatUsd, money } from '../shared/money.js';
+import { formatUnits, formatUsd, money, ratioText, toUnits, type Units } from '../shared/money.js';
 import type { UsageRecord, UsageRecorder, UsageStatus } from '../usage/usage-recorder.js';
 import type { RequestLimiter, Slot } from './limits.js';
 import { promptText, promptTokenBound, textOf, type CanonicalResponse, type CanonicalUsage, type ResponseIdentity } from './canonical.js';
@@ -225,7 +224,7 @@ export class InferenceService {
     const model = resolveModel(catalog, call.principal, call.endpoint, parsed.canonical.model);
     format.checkCapabilities(parsed, model);
     const outputHold = parsed.canonical.maxOutputTokens ?? model.maxOutputTokens ?? DEFAULT_OUTPUT_HOLD;
-    const admission = await this.admit(catalog, call, model, (prices) => worstCaseTokenCost(tokenPricesOf(prices, model), promptTokenBound(parsed.canonical), outputHold));
+    const admission = await this.admit(catalog, call, model, (prices) => worstCaseTokenUnits(tokenPricesOf(prices, model), promptTokenBound(parsed.canonical), outputHold));
 
     await this.settleAfter(call, admission, () => this.forward(call, format, parsed, admission, sink));
   }
@@ -257,7 +256,7 @@ export class InferenceService {
     const model = resolveModel(catalog, call.principal, call.endpoint, request.model);
     const admission = await this.admit(catalog, call, model, (prices) => {
       if (!('perGeneration' in prices)) throw new DomainError('bad_request', `The model ${model.id} is not priced per image`, { reason: 'endpoint_not_supported_for_model' });
-      return money(prices.perGeneration);
+      return toUnits(prices.perGeneration);
     });
     await this.settleAfter(call, admission, () => this.forwardImage(call, request, admission, sink));
   }
@@ -284,7 +283,7 @@ export class InferenceService {
   }
 
   /** Holds the worst case against balance and spend cap, then takes a concurrency slot. */
-  private async admit(catalog: Catalog, call: InferenceCall, model: CatalogModel, worstCase: (prices: GroupPrices) => Decimal): Promise<Admission> {
+  private async admit(catalog: Catalog, call: InferenceCall, model: CatalogModel, worstCase: (prices: GroupPrices) => Units): Promise<Admission> {
     const { principal } = call;
     const prices = catalog.priceOf(model.id, principal.routeGroup, principal.pricingPlan);
     if (!prices) throw new DomainError('not_found', `The model ${model.id} has no price in this group`, { reason: 'model_not_found' });
@@ -297,7 +296,7 @@ export class InferenceService {
     try {
       hold = await wallets.reserve({ id: eventId, userId: principal.userId, keyId: principal.keyId, monthlySpendCap: principal.monthlySpendCap, amount: worstCase(prices) });
     } catch (error) {
-      if (error instanceof DomainError) this.deps.recorder.record(this.usageRecord(call, { eventId, startedAt, model, prices }, { status: 'error', errorCode: error.reason, usage: null, upstreamId: null }, money(0)));
+      if (error instanceof DomainError) this.deps.recorder.record(this.usageRecord(call, { eventId, startedAt, model, prices }, { status: 'error', errorCode: error.reason, usage: null, upstreamId: null }, 0n));
       throw error;
     }
     try {
@@ -561,19 +560,19 @@ export class InferenceService {
   /** Settles or releases the hold, frees the slot (if the answer has not) and records the usage event. Runs on every exit path. */
   private finish(call: InferenceCall, admission: Admission, outcome: Outcome): void {
     admission.slot.release();
-    const cost = outcome.generations ? costOf(admission.prices, { generations: outcome.generations }) : outcome.usage ? costOf(admission.prices, { tokens: outcome.usage }) : money(0);
+    const cost = outcome.generations ? costUnitsOf(admission.prices, { generations: outcome.generations }) : outcome.usage ? costUnitsOf(admission.prices, { tokens: outcome.usage }) : 0n;
     const owner = { userId: call.principal.userId, keyId: call.principal.keyId };
-    if (cost.greaterThan(0)) this.deps.wallets.settle(admission.hold.id, cost, owner);
+    if (cost > 0n) this.deps.wallets.settle(admission.hold.id, cost, owner);
     else this.deps.wallets.release(admission.hold.id, owner);
     this.deps.recorder.record(this.usageRecord(call, admission, outcome, cost));
   }
 
-  private usageRecord(call: InferenceCall, admission: Pick<Admission, 'eventId' | 'startedAt' | 'model' | 'prices'>, outcome: Outcome, cost: Decimal): UsageRecord {
+  private usageRecord(call: InferenceCall, admission: Pick<Admission, 'eventId' | 'startedAt' | 'model' | 'prices'>, outcome: Outcome, cost: Units): UsageRecord {
     const { principal } = call;
     const catalog = this.deps.catalog.snapshot;
     const usage = outcome.usage;
     const official = admission.model.official;
-    const officialCost = usage && official && 'tokens' in official ? costOf(official, { tokens: usage }) : null;
+    const officialCost = usage && official && 'tokens' in official ? costUnitsOf(official, { tokens: usage }) : null;
     const completedAt = new Date();
     return {
       id: admission.eventId,
@@ -596,11 +595,11 @@ export class InferenceService {
       cacheReadTokens: usage?.cacheReadTokens ?? null,
       cacheWriteTokens: usage?.cacheWriteTokens ?? null,
       totalTokens: usage ? usage.inputTokens + usage.outputTokens : null,
-      cacheHitRatio: usage && usage.cacheReadTokens !== null && usage.inputTokens > 0 ? money(usage.cacheReadTokens).dividedBy(usage.inputTokens).toDecimalPlaces(4).toFixed() : null,
+      cacheHitRatio: usage && usage.cacheReadTokens !== null && usage.inputTokens > 0 ? ratioText(usage.cacheReadTokens, usage.inputTokens) : null,
       ...publicPricesOf(admission.prices),
-      amountUsd: formatUsd(cost),
-      officialCostUsd: officialCost ? formatUsd(officialCost) : null,
-      savedUsd: officialCost ? formatUsd(Decimal.max(0, officialCost.minus(cost))) : null,
+      amountUsd: formatUnits(cost),
+      officialCostUsd: officialCost === null ? null : formatUnits(officialCost),
+      savedUsd: officialCost === null ? null : formatUnits(officialCost > cost ? officialCost - cost : 0n),
       upstreamId: outcome.upstreamId,
     };
   }

@@ -67,6 +67,37 @@ describe('holds against a balance', () => {
     expect(rows).toBe(10);
   });
 
+  it('after 300 parallel holds of 10-place amounts and their settlements, the admission figures equal the ledger to the last 1e-10 USD', async () => {
+    const { userId } = await newFundedAccount(gw, '0.77');
+    // Amounts no binary float holds exactly; about a third of them fit the balance.
+    const amounts = Array.from({ length: 300 }, () => new Decimal('0.0000000001').plus(randomCostUpTo('0.0077')).toFixed());
+    const requestIds = amounts.map(() => `req-${randomUUID()}`);
+    const outcomes = await Promise.all(requestIds.map((requestId, i) => codeOf(gw.services.billing.hold({ userId, apiKeyId: null, requestId, amountUsd: amounts[i]! }))));
+    const admitted = requestIds.flatMap((requestId, i) => (outcomes[i] === 'ok' ? [{ requestId, amount: amounts[i]! }] : []));
+    expect(outcomes.filter((o) => o !== 'ok' && o !== 'insufficient_balance')).toEqual([]);
+    expect(admitted.length).toBeGreaterThan(20);
+    const heldSum = admitted.reduce((sum, a) => sum.plus(a.amount), new Decimal(0));
+    expect(heldSum.lessThanOrEqualTo('0.77')).toBe(true);
+    const view = (await gw.services.wallets.view(userId, null))!;
+    expect(view.held.equals(heldSum)).toBe(true);
+    expect(view.available.equals(new Decimal('0.77').minus(heldSum))).toBe(true);
+
+    const costs = admitted.map((a) => randomCostUpTo(a.amount));
+    await Promise.all(admitted.map((a, i) => gw.services.billing.settle({ requestId: a.requestId, userId, apiKeyId: null, costUsd: costs[i]!, kind: 'usage', provider: 'family_a', model: 'gen-5.6-luna', promptTokens: 1, completionTokens: 1 })));
+    const after = await ledgerBalance(gw, userId);
+    expect(after.ledger).toBe(after.balance);
+    const settled = (await gw.services.wallets.view(userId, null))!;
+    expect(settled.held.isZero()).toBe(true);
+    expect(settled.balance.equals(after.balance)).toBe(true);
+    expect(settled.balance.equals(new Decimal('0.77').minus(costs.reduce((sum, c) => sum.plus(c), new Decimal(0))))).toBe(true);
+
+    // Exactly what is available can be held, to the unit; one unit more cannot.
+    const rest = settled.available.toFixed();
+    expect(await codeOf(gw.services.billing.hold({ userId, apiKeyId: null, requestId: `req-${randomUUID()}`, amountUsd: new Decimal(rest).plus('0.0000000001').toFixed() }))).toBe('insufficient_balance');
+    expect(await codeOf(gw.services.billing.hold({ userId, apiKeyId: null, requestId: `req-${randomUUID()}`, amountUsd: rest }))).toBe('ok');
+    expect((await gw.services.wallets.view(userId, null))!.available.isZero()).toBe(true);
+  });
+
   it("200 parallel holds against a key's $0.50 monthly cap admit exactly 5, even with balance to spare", async () => {
     const account = await newFundedAccount(gw, '100');
     const key = await gw.services.keys.create(account.actor, { label: 'capped', monthly_spend_cap: '0.50' });

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import defaultCatalog from '../../src/catalog/default-catalog.json' with { type: 'json' };
 import { Catalog } from '../../src/catalog/catalog.js';
 import { catalogFile, type TokenPrices } from '../../src/catalog/catalog.schemas.js';
-import { costOf, tokenCost, worstCaseTokenCost, type TokenUsage } from '../../src/billing/cost.js';
-import { Money } from '../../src/shared/money.js';
+import { costOf, tokenCost, worstCaseTokenUnits, type TokenUsage } from '../../src/billing/cost.js';
+import { Money, unitsToMoney } from '../../src/shared/money.js';
 
 const catalog = new Catalog(catalogFile.parse(defaultCatalog), 1);
 function tokenPricesOf(model: string): TokenPrices {
@@ -84,7 +84,7 @@ describe('tokenCost (DESIGN.md Money)', () => {
 
   it('the worst case bounds every real cost of the same request', () => {
     const prices = tokenPricesOf('lm-fable-5-cache');
-    const worst = worstCaseTokenCost(prices, 2000, 1000);
+    const worst = worstCaseTokenUnits(prices, 2000, 1000);
     for (const [read, write] of [[null, null], [2000, 0], [0, 2000], [500, 1500]] as const) {
       expect(tokenCost({ inputTokens: 2000, outputTokens: 1000, cacheReadTokens: read, cacheWriteTokens: write }, prices).lte(worst)).toBe(true);
     }
@@ -142,7 +142,7 @@ describe('token costs in integers equal the exact decimal formula (property)', (
   it('the worst case is rounded up and bounds every split of the same prompt', () => {
     fc.assert(
       fc.property(count, count, fc.integer({ min: 0, max: 100 }), fc.integer({ min: 0, max: 100 }), prices, (input, output, readShare, writeShare, p) => {
-        const worst = worstCaseTokenCost(p, input, output);
+        const worst = unitsToMoney(worstCaseTokenUnits(p, input, output));
         const read = Math.floor((input * readShare) / 100);
         const write = Math.floor(((input - read) * writeShare) / 100);
         expect(worst.gte(referenceCost({ inputTokens: input, outputTokens: output, cacheReadTokens: read, cacheWriteTokens: write }, p))).toBe(true);
