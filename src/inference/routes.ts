@@ -40,6 +40,16 @@ export class RouteTable {
     this.ids = upstreams.map((u) => u.id);
   }
 
+  /** Every (group, model, upstream) this table routes to an upstream of `kind`. */
+  served(kind: Upstream['kind']): { group: string; model: string; upstreamId: string }[] {
+    const served: { group: string; model: string; upstreamId: string }[] = [];
+    for (const [key, routes] of this.routes) {
+      const [group, model] = key.split('\u0000') as [string, string];
+      for (const route of routes) if (route.upstream.kind === kind) served.push({ group, model, upstreamId: route.upstream.id });
+    }
+    return served;
+  }
+
   /** Ids of the configured upstreams (for the operator's logs). */
   get upstreamIds(): readonly string[] {
     return this.ids;

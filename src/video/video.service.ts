@@ -215,15 +215,23 @@ export class VideoService {
     }
   }
 
-  /** Claims one due job for `owner` until its lease ends; skips rows another worker holds. */
+  /**
+   * Claims one due job for `owner` until its lease ends; skips rows another worker holds, and jobs this
+   * process has no route for (a process configured without that model, or without the upstream a job
+   * was submitted to, would only postpone it).
+   */
   private async claim(owner: string): Promise<TaskRow | null> {
+    const served = this.deps.routes.served('video-jobs').map(({ group, model, upstreamId }) => ({ g: group, m: model, u: upstreamId }));
+    if (!served.length) return null;
     const [row] = await this.em().execute<TaskRow[]>(
       `update video_tasks set lease_owner = ?, lease_until = now() + (? * interval '1 millisecond'), attempts = attempts + 1, updated_at = now()
-        where id = (select id from video_tasks
+        where id = (select id from video_tasks t
                      where ${ACTIVE} and next_run_at <= now() and (lease_until is null or lease_until < now())
+                       and exists (select 1 from jsonb_to_recordset(?::jsonb) as r(g text, m text, u text)
+                                    where r.g = t.route_group and r.m = t.model and (t.upstream_id is null or r.u = t.upstream_id))
                      order by next_run_at limit 1 for update skip locked)
         returning *`,
-      [owner, this.deps.settings.leaseMs],
+      [owner, this.deps.settings.leaseMs, JSON.stringify(served)],
     );
     return row ?? null;
   }

@@ -282,6 +282,31 @@ describe('the durable runner', () => {
     expect(new Set(submittedPrompts).size).toBe(submittedPrompts.length);
   }, 90_000);
 
+  it('a process without a route for a job never claims it: jobs submitted through it are run at once by the process that has one', async () => {
+    // A second process on the same database whose configuration serves no video model (another role, or a
+    // rolling configuration change). Were it to claim a job, it could only postpone it by its 5 s poll.
+    await writeFile(path.join(dir, 'no-video.json'), JSON.stringify({ upstreams: [] }));
+    const env = { ...videoEnv(dir, 2), BAIKAL_CONFIG: path.join(dir, 'no-video.json'), VIDEO_POLL_MS: '5000' };
+    const config = loadConfig({ ...env, NODE_ENV: 'test', HOST: '127.0.0.1', PORT: '0', DATABASE_URL: gw.db.url, LOG_LEVEL: 'silent' });
+    const other = await startGateway(config, createLogger('silent'));
+    try {
+      const account = await newFundedAccount(gw, '5');
+      const key = await keyOf(account);
+      const started = Date.now();
+      // Each submission wakes the other process's runner, which looks for work at once.
+      const created = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => http(other.url, 'POST', '/v1/videos', { token: key, body: { model: 'beta3.0-t2v', prompt: `elsewhere ${i} [sim:start-ms=5 video-ms=20]`, seconds: 2 } })),
+      );
+      expect(created.map((c) => c.status)).toEqual(Array(6).fill(201));
+      for (const c of created) await waitFor(key, c.body.id, (s) => s === 'completed', 4_000);
+      expect(Date.now() - started).toBeLessThan(4_000);
+      const owners = await gw.db.query<{ n: number }>(`select count(*)::int as n from video_tasks where user_id = $1 and status = 'completed'`, [account.userId]);
+      expect(owners).toEqual([{ n: 6 }]);
+    } finally {
+      await other.stop();
+    }
+  }, 30_000);
+
   it('a restart mid-processing resumes the job without settling twice; a crashed worker’s lease expires and is taken over', async () => {
     const account = await newFundedAccount(gw, '5');
     const key = await keyOf(account);
