@@ -7,7 +7,16 @@ import { DomainError } from '../shared/errors.js';
 import { formatUsd, money } from '../shared/money.js';
 import { intParam, parseInput } from '../shared/validation.js';
 
-const dateTime = z.iso.datetime({ offset: true, message: 'Input should be a valid datetime' }).transform((v) => new Date(v));
+/**
+ * Every valid ISO datetime is accepted, then held to the years PostgreSQL and the hour rounding below can
+ * both represent (no usage exists outside them, so a bound's meaning is unchanged): 9999-12-31T23:59:59Z
+ * rounded up to its hour would be year 10000, which PostgreSQL refuses.
+ */
+const EARLIEST = Date.UTC(1970, 0, 1);
+const LATEST = Date.UTC(9999, 11, 31);
+const dateTime = z.iso
+  .datetime({ offset: true, message: 'Input should be a valid datetime' })
+  .transform((v) => new Date(Math.min(LATEST, Math.max(EARLIEST, new Date(v).getTime()))));
 const optionalText = z.string().trim().min(1).max(128).optional();
 
 export const usageListQuery = z.strictObject({

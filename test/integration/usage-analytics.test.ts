@@ -156,6 +156,27 @@ describe('GET /usage/summary and /usage/timeseries', () => {
     expect(none).toMatchObject({ total_requests: 0, total_spend_usd: '0', by_model: {} });
   });
 
+  it('the far edges of time are ranges like any other (no 500): year 9999, year 1, offsets past midnight', async () => {
+    const rows = await rawRows(me.userId);
+    const ref = reference(rows);
+    const q = (path: string, params: Record<string, string>) => http(gw.url, 'GET', `${path}?${new URLSearchParams(params)}`, { token: me.token });
+    for (const from of ['9999-12-31T23:59:59Z', '9999-12-31T23:59:59-14:00', '9999-12-31T23:00:00.5Z']) {
+      const late = await q('/usage/summary', { from });
+      expect([from, late.status, late.body.total_requests]).toEqual([from, 200, 0]);
+      expect((await q('/usage', { from })).body.items).toEqual([]);
+    }
+    for (const [from, to] of [['0001-01-01T00:00:00Z', '9999-12-31T23:59:59Z'], ['0001-01-01T00:00:00+14:00', '9999-12-31T23:59:59.999-14:00']]) {
+      const all = await q('/usage/summary', { from: from!, to: to! });
+      expect([from, all.status, all.body.total_requests]).toEqual([from, 200, ref.requests]);
+      const series = await q('/usage/timeseries', { bucket: 'day', from: from!, to: to! });
+      expect([from, series.status, series.body.detail?.[0]?.loc]).toEqual([from, 422, ['query', 'bucket']]);
+    }
+    const lastDay = await q('/usage/timeseries', { bucket: 'hour', from: '9999-12-30T00:00:00Z', to: '9999-12-31T23:59:59Z' });
+    expect(lastDay.status).toBe(200);
+    expect(lastDay.body.points.length).toBeGreaterThanOrEqual(24);
+    expect(lastDay.body.points.every((p: any) => p.requests === 0)).toBe(true);
+  });
+
   it('timeseries: every bucket present (zeros for empty ones), sums equal the events, filters apply, bad ranges are 422', async () => {
     const rows = await rawRows(me.userId);
     const newest = new Date(rows[0]!.created_at).getTime();
