@@ -20,9 +20,13 @@ export const adjustBalanceInput = z.strictObject({
 });
 export type AdjustBalanceInput = z.input<typeof adjustBalanceInput>;
 
+const FIRST_YEAR_1 = Date.parse('0001-01-01T00:00:00Z');
+const FIRST_YEAR_10000 = Date.parse('+010000-01-01T00:00:00Z');
+
 export const trustedPartnerInput = z.strictObject({
   userId: z.uuid('Input should be a valid UUID'),
-  validUntil: z.coerce.date(),
+  // Years 1 to 9999, which PostgreSQL stores: JavaScript also holds dates up to year 275760, which it refuses.
+  validUntil: z.coerce.date().refine((d) => d.getTime() >= FIRST_YEAR_1 && d.getTime() < FIRST_YEAR_10000, 'The date must be between the years 1 and 9999'),
   creditLimitUsd: usdAmount.refine((v) => !v.startsWith('-'), 'The credit limit must not be negative'),
 });
 export type TrustedPartnerInput = z.input<typeof trustedPartnerInput>;
