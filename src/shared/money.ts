@@ -39,7 +39,7 @@ export type Units = bigint;
 
 const UNITS_PER_USD = new Money(10).pow(MONEY_SCALE);
 /** A plain amount with at most MONEY_SCALE places: converted by string, without a Decimal. */
-const PLAIN_AMOUNT = /^(-?)(\d+)(?:\.(\d{1,10}))?$/;
+const PLAIN_AMOUNT = new RegExp(`^(-?)(\\d+)(?:\\.(\\d{1,${MONEY_SCALE}}))?$`);
 
 /** An amount in units; more than MONEY_SCALE places round half to even, like `formatUsd`. */
 export function toUnits(value: Decimal.Value | Units): Units {

@@ -67,6 +67,8 @@ interface Sample {
   ok: boolean;
   /** HTTP status, or 0 when the connection failed. */
   status: number;
+  /** A refusal's error code (`concurrency_limit_exceeded`, ...), to explain an error count. */
+  code?: string;
   ttfb: number;
   total: number;
 }
@@ -118,6 +120,10 @@ async function once(target: Target, kind: Kind, abortAfterFirstByte = false): Pr
       body: payloads[kind],
       signal: abort.signal,
     });
+    if (response.statusCode !== 200) {
+      const text = await response.body.text();
+      return { ok: false, status: response.statusCode, code: /"code":"([^"]*)"/.exec(text)?.[1] ?? text.slice(0, 80), ttfb: 0, total: performance.now() - started };
+    }
     let first = 0;
     for await (const _ of response.body) {
       if (!first) first = performance.now();
@@ -325,7 +331,16 @@ async function main(): Promise<void> {
     const add = (name: string, value: number) => (results[name] ??= []).push(value);
     /** Gateway failures by HTTP status (0: connection failed), so an error count can be explained. */
     const failures = new Map<number, number>();
-    const countFailures = (samples: Sample[]) => samples.filter((s) => !s.ok).forEach((s) => failures.set(s.status, (failures.get(s.status) ?? 0) + 1));
+    /** And by phase, status and error code. */
+    const failureDetail = new Map<string, number>();
+    const countFailures = (samples: Sample[], phase: string) =>
+      samples
+        .filter((s) => !s.ok)
+        .forEach((s) => {
+          failures.set(s.status, (failures.get(s.status) ?? 0) + 1);
+          const detail = `${phase}: ${s.status} ${s.code ?? ''}`;
+          failureDetail.set(detail, (failureDetail.get(detail) ?? 0) + 1);
+        });
     for (let round = 1; round <= ROUNDS; round++) {
       await pinDatabase();
       for (const kind of KINDS) {
@@ -333,7 +348,7 @@ async function main(): Promise<void> {
           const saturated = await saturate(target, kind);
           add(`${kind}.${target.name}.per_second`, saturated.perSecond);
           if (saturated.cpuPerRequestMs !== null) add(`${kind}.${target.name}.cpu_ms_per_request`, saturated.cpuPerRequestMs);
-          if (target === gateway) countFailures(saturated.errors);
+          if (target === gateway) countFailures(saturated.errors, `${kind} saturation`);
         }
         const metric = kind === 'stream' ? 'ttfb' : 'total';
         for (const rate of RATES) {
@@ -353,7 +368,7 @@ async function main(): Promise<void> {
             }
           }
           for (const target of targets) if (target.pid) add(`${kind}.${target.name}.cpu_ms_per_request@${rate}`, cpuUsed.get(target.name)! / byTarget.get(target.name)!.length);
-          countFailures(byTarget.get('gateway')!);
+          countFailures(byTarget.get('gateway')!, `${kind} @ ${rate}/s`);
           const p = (name: string, q: number) => percentile(byTarget.get(name)!.filter((s) => s.ok).map((s) => s[metric]), q);
           for (const name of ['bare', 'gateway']) {
             add(`${kind}.${name}.overhead_p50_ms@${rate}`, p(name, 50) - p('direct', 50));
@@ -410,14 +425,14 @@ async function main(): Promise<void> {
             const saturated = await saturate(target, kind);
             add(`${kind}.workers${workers}.per_second`, saturated.perSecond);
             add(`${kind}.workers${workers}.cpu_ms_per_request`, saturated.cpuPerRequestMs!);
-            countFailures(saturated.errors);
+            countFailures(saturated.errors, `${kind} WORKERS=${workers}`);
           }
         }
       }
       await redisCleanUp(prefix);
     }
     const gatewayErrors = [...failures.values()].reduce((a, b) => a + b, 0);
-    if (gatewayErrors) log(`gateway failures by status: ${JSON.stringify(Object.fromEntries(failures))}`);
+    if (gatewayErrors) log(`gateway failures by status: ${JSON.stringify(Object.fromEntries(failures))}; by phase: ${JSON.stringify(Object.fromEntries(failureDetail))}`);
 
     const rows: { metric: string; bare: string; gateway: string; measured: string; target: string; pass: boolean }[] = [];
     const fmt = (value: number, digits = 0) => value.toFixed(digits);
