@@ -106,16 +106,41 @@ function publicPricesOf(prices: GroupPrices): Pick<UsageRecord, 'publicInputUsdP
  * has to travel to Redis.
  */
 function freeingSlot(sink: ResponseSink, slot: Slot): ResponseSink {
-  return Object.assign(Object.create(sink) as ResponseSink, {
-    sendJson(body: object) {
-      slot.release();
-      sink.sendJson(body);
-    },
-    end(last?: string) {
-      slot.release();
-      sink.end(last);
-    },
-  });
+  return new SlotFreeingSink(sink, slot);
+}
+
+/** A plain class rather than `Object.create(sink)`: making each request's sink a prototype cost V8 ~15 us. */
+class SlotFreeingSink implements ResponseSink {
+  constructor(
+    private readonly sink: ResponseSink,
+    private readonly slot: Slot,
+  ) {}
+
+  get signal(): Cancellation {
+    return this.sink.signal;
+  }
+
+  get firstByteAt(): number | undefined {
+    return this.sink.firstByteAt;
+  }
+
+  sendJson(body: object): void {
+    this.slot.release();
+    this.sink.sendJson(body);
+  }
+
+  startStream(): void {
+    this.sink.startStream();
+  }
+
+  write(text: string): Promise<void> | void {
+    return this.sink.write(text);
+  }
+
+  end(last?: string): void {
+    this.slot.release();
+    this.sink.end(last);
+  }
 }
 
 /** An upstream failure on its way to the client: the public error, and (for the operator's usage record) where it happened. */
