@@ -148,7 +148,10 @@ const SQL = {
 export class UsageRecorder {
   private queue: UsageRecord[] = [];
   private timer?: NodeJS.Timeout;
-  private flushing: Promise<void> | null = null;
+  /** The one running drain: it writes batch after batch until the queue is empty, new arrivals included. */
+  private draining: Promise<void> | null = null;
+  /** When the running drain stops retrying a failed batch (a shutdown lowers it). */
+  private deadline = Number.POSITIVE_INFINITY;
   private written = 0;
   private pool?: Pool;
 
@@ -157,6 +160,9 @@ export class UsageRecorder {
   record(record: UsageRecord): void {
     this.deps.metrics?.observeUsage(record);
     this.queue.push(record);
+    // A running drain takes it too. (Starting a flush per record while a batch was being written left one
+    // waiter per record behind a slow batch, all woken after every batch: work growing with the backlog.)
+    if (this.draining) return;
     if (this.queue.length >= MAX_BATCH) void this.flush().catch(() => undefined);
     else this.timer ??= setTimeout(() => void this.flush().catch(() => undefined), FLUSH_INTERVAL_MS);
   }
@@ -170,23 +176,40 @@ export class UsageRecorder {
   }
 
   /** Writes everything queued so far (retrying failed batches until `deadline`). */
-  async flush(deadline = Number.POSITIVE_INFINITY): Promise<void> {
+  flush(deadline = Number.POSITIVE_INFINITY): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    while (this.flushing) await this.flushing;
+    this.deadline = Math.min(this.deadline, deadline);
+    const ended = () => {
+      this.draining = null;
+      this.deadline = Number.POSITIVE_INFINITY;
+    };
+    this.draining ??= this.drain().then(
+      () => {
+        ended();
+        // What arrived just as the drain finished gets a flush of its own.
+        if (this.queue.length) this.timer ??= setTimeout(() => void this.flush().catch(() => undefined), FLUSH_INTERVAL_MS);
+      },
+      (error: unknown) => {
+        // Given up at its deadline (a shutdown): what is left stays queued for the caller to report.
+        ended();
+        throw error;
+      },
+    );
+    return this.draining;
+  }
+
+  private async drain(): Promise<void> {
     while (this.queue.length) {
       const batch = this.queue.splice(0, MAX_BATCH);
-      this.flushing = this.write(batch);
       try {
-        await this.flushing;
+        await this.write(batch);
         this.written += batch.length;
       } catch (error) {
         this.queue.unshift(...batch);
         this.deps.log.error({ err: error, records: batch.length }, 'could not write usage batch; retrying');
-        if (Date.now() + RETRY_MS > deadline) throw error;
+        if (Date.now() + RETRY_MS > this.deadline) throw error;
         await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
-      } finally {
-        this.flushing = null;
       }
     }
   }

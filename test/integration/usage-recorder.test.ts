@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Decimal } from 'decimal.js';
-import { describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { describe, expect, it, vi } from 'vitest';
 import type { UsageRecord } from '../../src/usage/usage-recorder.js';
 import { ledgerBalance, newFundedAccount } from '../helpers/accounts.js';
 import { useTestGateway } from '../helpers/gateway.js';
@@ -40,6 +41,34 @@ describe('batched usage settlement', () => {
     expect(new Decimal(first.balance).equals(new Decimal('1.0005').minus(new Decimal('0.0000123457').times(50)))).toBe(true);
     const [bonus] = await gw.db.query<{ bonus: string }>('select balance_bonus_usd::text as bonus from users where id = $1', [accounts[0]!.userId]);
     expect(bonus!.bonus).toBe('0.0000000000'); // spent before paid balance
+  });
+
+  it('records arriving while a batch waits on the database join the running drain (no flush of their own); all are billed once, ledger = balance', async () => {
+    const account = await newFundedAccount(gw, '1');
+    // Another transaction holds the account's row, so the first batch waits on its lock.
+    const blocker = new pg.Client({ connectionString: gw.db.url });
+    await blocker.connect();
+    const flush = vi.spyOn(gw.services.usage, 'flush');
+    try {
+      await blocker.query('begin');
+      await blocker.query('select 1 from users where id = $1 for update', [account.userId]);
+      const records = Array.from({ length: 3_200 }, () => record(account.userId, '0.0001'));
+      for (const r of records.slice(0, 200)) gw.services.usage.record(r); // a full batch: the drain starts
+      await new Promise((resolve) => setTimeout(resolve, 100)); // its write is now waiting for the lock
+      for (const r of records.slice(200)) gw.services.usage.record(r);
+      expect(flush).toHaveBeenCalledTimes(1);
+      expect(gw.services.usage.pending).toBe(3_000);
+      await blocker.query('commit');
+      await gw.services.usage.flush();
+      const [{ events }] = (await gw.db.query<{ events: number }>('select count(*)::int as events from usage_events where user_id = $1', [account.userId])) as [{ events: number }];
+      expect(events).toBe(3_200);
+      const balance = await ledgerBalance(gw, account.userId);
+      expect(balance.balance).toBe('0.6800000000');
+      expect(balance.ledger).toBe(balance.balance);
+    } finally {
+      flush.mockRestore();
+      await blocker.end();
+    }
   });
 
   it('a record written twice (a retried batch) is billed once', async () => {
