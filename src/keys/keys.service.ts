@@ -57,16 +57,28 @@ interface KeyRow {
 
 /** Active keys one account may hold. */
 export const MAX_ACTIVE_KEYS = 100;
-/** How long an authenticated key stays cached; revocation on this process evicts it at once. */
-const KEY_CACHE_TTL_MS = 60_000;
+/**
+ * How long an authenticated key is trusted from the cache. Revocations and limit changes evict it at
+ * once (on every process, through the shared bus); this bounds a missed eviction (a change made in the
+ * database directly, or on a process without Redis). For as long again after that, the cached key is
+ * still served while one lookup refreshes it: a busy key never waits on PostgreSQL.
+ */
+export const KEY_CACHE_TTL_MS = 60_000;
 const LAST_USED_FLUSH_MS = 5_000;
 
 export class KeysService {
   private readonly cache = new Map<string, { principal: KeyPrincipal; until: number }>();
+  /** The running lookup of each key hash: concurrent requests for an unknown or expiring key share one query. */
+  private readonly lookups = new Map<string, Promise<KeyPrincipal | null>>();
+  /** Counts evictions, so a lookup that raced one does not put back what it evicted. */
+  private evictions = 0;
   private readonly usedSince = new Map<string, Date>();
   private flushTimer?: NodeJS.Timeout;
 
-  constructor(private readonly deps: { orm: MikroORM; config: Config; log: Logger; catalog: CatalogService; shared?: SharedState }) {}
+  constructor(
+    private readonly deps: { orm: MikroORM; config: Config; log: Logger; catalog: CatalogService; shared?: SharedState },
+    private readonly now: () => number = Date.now,
+  ) {}
 
   private get prefix(): string {
     return `${this.deps.config.operator.brand.keyPrefix}-sk-`;
@@ -117,12 +129,12 @@ export class KeysService {
     const { key_id } = parseInput(keyIdInput, { key_id: keyId });
     const rows = await this.deps.orm.em
       .fork()
-      .execute<{ key_hash: string }[]>(
-        'update api_keys set revoked_at = now() where id = ? and user_id = ? and revoked_at is null returning key_hash',
+      .execute<{ id: string }[]>(
+        'update api_keys set revoked_at = now() where id = ? and user_id = ? and revoked_at is null returning id',
         [key_id, actor.userId],
       );
     if (!rows[0]) throw new DomainError('not_found', 'No such key');
-    this.cache.delete(rows[0].key_hash);
+    this.evictKey(key_id);
     await this.deps.shared?.publish({ type: 'key-evicted', keyId: key_id });
     this.deps.log.info({ keyId: key_id, userId: actor.userId }, 'API key revoked');
   }
@@ -135,13 +147,36 @@ export class KeysService {
     if (!rawKey.startsWith(this.prefix) || rawKey.length > 200) return null;
     const hash = sha256Hex(rawKey);
     const cached = this.cache.get(hash);
-    if (cached && cached.until > Date.now()) return cached.principal;
+    if (cached) {
+      const now = this.now();
+      if (cached.until > now) return cached.principal;
+      if (cached.until + KEY_CACHE_TTL_MS > now) {
+        // Past its time: served once more while one lookup refreshes it (a failed refresh keeps it, see lookUp).
+        void this.lookUp(hash).catch(() => undefined);
+        return cached.principal;
+      }
+    }
+    return this.lookUp(hash);
+  }
+
+  private lookUp(hash: string): Promise<KeyPrincipal | null> {
+    let pending = this.lookups.get(hash);
+    if (!pending) {
+      pending = this.load(hash).finally(() => this.lookups.delete(hash));
+      this.lookups.set(hash, pending);
+    }
+    return pending;
+  }
+
+  private async load(hash: string): Promise<KeyPrincipal | null> {
+    const evictions = this.evictions;
     let row: KeyRow | undefined;
     try {
       [row] = await this.deps.orm.em.fork().execute<KeyRow[]>('select * from api_keys where key_hash = ? and revoked_at is null', [hash]);
     } catch (error) {
       // PostgreSQL unreachable: a key seen before is still good (revocations evict it from the cache at once);
       // one never seen cannot be checked, which is a retryable 503, never a 401 or a 500.
+      const cached = this.cache.get(hash);
       if (cached) return cached.principal;
       if (error instanceof DomainError) throw error;
       throw new DomainError('unavailable', 'API keys cannot be checked right now; retry shortly', { retryAfterSeconds: 2, reason: 'auth_unavailable' });
@@ -151,7 +186,8 @@ export class KeysService {
       return null;
     }
     const principal = toPrincipal(row);
-    this.cache.set(hash, { principal, until: Date.now() + KEY_CACHE_TTL_MS });
+    // An eviction while this query ran may have been this very key's revocation: then it is not cached again.
+    if (this.evictions === evictions) this.cache.set(hash, { principal, until: this.now() + KEY_CACHE_TTL_MS });
     return principal;
   }
 
@@ -212,6 +248,7 @@ export class KeysService {
 
   /** Drops a key's cached authentication (revoked or changed here or on another process). */
   evictKey(keyId: string): void {
+    this.evictions += 1;
     for (const [hash, entry] of this.cache) if (entry.principal.keyId === keyId) this.cache.delete(hash);
   }
 

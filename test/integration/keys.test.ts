@@ -1,6 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { TRPCClientError } from '@trpc/client';
 import { useTestGateway } from '../helpers/gateway.js';
+import { KEY_CACHE_TTL_MS, KeysService } from '../../src/keys/keys.service.js';
+import { createLogger } from '../../src/shared/logging.js';
 import { graphql, http, trpcClient } from '../helpers/clients.js';
 import { newAdmin, newFundedAccount } from '../helpers/accounts.js';
 import { CreateKeyDocument, KeysDocument, RevokeKeyDocument, SetKeyLimitsDocument } from '../graphql/generated.js';
@@ -171,6 +173,56 @@ describe('keys over GraphQL and tRPC', () => {
     expect(cleared.data!.setKeyLimits).toMatchObject({ rpmLimit: null, concurrencyLimit: 16 });
     const denied = await graphql(gw.url, SetKeyLimitsDocument, { input: { keyId: key.id, rpmLimit: 100000 } }, owner.token);
     expect(denied.errors![0]!.extensions!.code).toBe('FORBIDDEN');
+  });
+
+  it('an expiring cached key is served while one lookup refreshes it; a change made behind its back shows after that refresh', async () => {
+    let clock = Date.now();
+    const queries: string[] = [];
+    const orm = gw.database.orm;
+    // The gateway's database, seen through a counter of key lookups.
+    const counted = new Proxy(orm, {
+      get: (target, name) =>
+        name === 'em'
+          ? new Proxy(target.em, {
+              get: (em, emName) =>
+                emName === 'fork'
+                  ? () => {
+                      const forked = em.fork();
+                      const execute = forked.execute.bind(forked);
+                      return Object.assign(forked, { execute: (sql: string, params?: unknown[]) => (queries.push(sql), execute(sql, params)) });
+                    }
+                  : Reflect.get(em, emName),
+            })
+          : Reflect.get(target, name),
+    });
+    const keys = new KeysService({ orm: counted as never, config: gw.config, log: createLogger('silent'), catalog: gw.services.catalog }, () => clock);
+    const owner = await newFundedAccount(gw);
+    const key = (await http(gw.url, 'POST', '/keys', { token: owner.token, body: {} })).body;
+
+    // 20 requests at once for a key not seen yet: one query.
+    const first = await Promise.all(Array.from({ length: 20 }, () => keys.authenticate(key.key)));
+    expect(first.every((p) => p?.keyId === key.id)).toBe(true);
+    expect(queries).toHaveLength(1);
+
+    // Revoked in the database directly (no eviction reaches this process).
+    await gw.db.query('update api_keys set revoked_at = now() where id = $1', [key.id]);
+    clock += KEY_CACHE_TTL_MS - 1;
+    expect((await keys.authenticate(key.key))?.keyId).toBe(key.id); // still fresh: no query
+    expect(queries).toHaveLength(1);
+
+    // Past its time: answered from the cache at once, with one refresh behind it for all callers.
+    clock += 2;
+    const stale = await Promise.all(Array.from({ length: 20 }, () => keys.authenticate(key.key)));
+    expect(stale.every((p) => p?.keyId === key.id)).toBe(true);
+    expect(queries).toHaveLength(2);
+    await vi.waitFor(async () => expect(await keys.authenticate(key.key)).toBeNull());
+
+    // A key unused for twice its time is looked up before it is trusted again.
+    const other = (await http(gw.url, 'POST', '/keys', { token: owner.token, body: {} })).body;
+    expect((await keys.authenticate(other.key))?.keyId).toBe(other.id);
+    await gw.db.query('update api_keys set revoked_at = now() where id = $1', [other.id]);
+    clock += 2 * KEY_CACHE_TTL_MS;
+    expect(await keys.authenticate(other.key)).toBeNull();
   });
 
   it('the summary counts active keys', async () => {
