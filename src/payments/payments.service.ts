@@ -6,7 +6,7 @@ import { requireAdmin } from '../catalog/catalog.service.js';
 import type { ServiceDeps } from '../services.js';
 import type { Actor } from '../shared/actor.js';
 import { DomainError } from '../shared/errors.js';
-import { newId } from '../shared/ids.js';
+import { isUuid, newId } from '../shared/ids.js';
 import { formatUsd, money } from '../shared/money.js';
 import { Topics, type InvoiceEventPayload } from '../shared/pubsub.js';
 import { parseInput } from '../shared/validation.js';
@@ -315,7 +315,8 @@ export class PaymentsService {
     }
     const loose = (parsedJson && typeof parsedJson === 'object' ? parsedJson : {}) as Record<string, unknown>;
     const looseId = typeof loose.id === 'string' ? loose.id.slice(0, 200) : null;
-    const looseInvoice = typeof loose.invoice_id === 'string' && /^[0-9a-f-]{36}$/i.test(loose.invoice_id) ? loose.invoice_id : null;
+    // Only a well-formed UUID is ever bound as one (36 characters of hex and dashes is not enough: a 500 from PostgreSQL).
+    const looseInvoice = isUuid(loose.invoice_id) ? loose.invoice_id : null;
     const looseType = typeof loose.type === 'string' ? loose.type.slice(0, 64) : null;
     const refuse = async (outcome: string, detail: Record<string, unknown> = {}): Promise<WebhookOutcome> => {
       await this.recordEvent(this.em(), { eventId: looseId, invoiceId: looseInvoice, type: looseType, raw, outcome });

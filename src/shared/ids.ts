@@ -2,6 +2,9 @@ import { hash, randomBytes, randomFillSync, randomUUID, timingSafeEqual } from '
 
 export const newId = (): string => randomUUID();
 
+/** A UUID in PostgreSQL's canonical text form (8-4-4-4-12 hex digits): safe to bind as a `uuid` parameter. */
+export const isUuid = (value: unknown): value is string => typeof value === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
+
 /** A random URL-safe secret with `bytes` bytes of entropy (base64url, no padding). */
 export function randomSecret(bytes = 32): string {
   return randomBytes(bytes).toString('base64url');

@@ -102,6 +102,14 @@ describe('checkout webhook forgeries', () => {
       { numRuns: 200 },
     );
     expect(tried).toBeGreaterThan(150);
+    // 36 characters of hex and dashes that are not a UUID (one flipped byte can make them): refused, never a 500.
+    for (const invoiceId of ['-6e34313-0b5f-4f65-bd4d-711a708307e7', 'b6e34313b0b5f-4f65-bd4d-711a708307e7', '-'.repeat(36), 'f'.repeat(36)]) {
+      const raw = JSON.stringify({ ...genuine, id: `evt_${randomUUID()}`, invoice_id: invoiceId });
+      for (const signature of [sign(raw), sign(JSON.stringify(genuine))]) {
+        const response = await post(raw, signature);
+        expect([invoiceId, response.status, response.body.code]).toEqual([invoiceId, 400, 'invalid_event']);
+      }
+    }
     const [before] = await gw.db.query<{ status: string; paid: string }>('select i.status, u.balance_paid_usd::text as paid from invoices i join users u on u.id = i.user_id where i.id = $1', [invoice.id]);
     expect(before!.status).toBe('pending');
     expect(Number(before!.paid)).toBe(0);
