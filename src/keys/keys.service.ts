@@ -151,7 +151,7 @@ export class KeysService {
       const now = this.now();
       if (cached.until > now) return cached.principal;
       if (cached.until + KEY_CACHE_TTL_MS > now) {
-        // Past its time: served once more while one lookup refreshes it (a failed refresh keeps it, see lookUp).
+        // Past its time: served while one lookup refreshes it (with PostgreSQL down, load keeps serving it).
         void this.lookUp(hash).catch(() => undefined);
         return cached.principal;
       }
