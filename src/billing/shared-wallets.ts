@@ -2,7 +2,7 @@ import { Decimal } from 'decimal.js';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { DomainError } from '../shared/errors.js';
 import type { Logger } from '../shared/logging.js';
-import { toUnits as units, unitsToMoney, type Units } from '../shared/money.js';
+import { toUnits, unitsToMoney, type Units } from '../shared/money.js';
 import type { SharedState } from '../shared/redis.js';
 import { loadWalletFigures, monthOf, WALLET_HOLD_TTL_MS, type HoldOwner, type ReserveRequest, type WalletHold, type WalletStore, type WalletView } from './wallets.js';
 
@@ -10,7 +10,7 @@ import { loadWalletFigures, monthOf, WALLET_HOLD_TTL_MS, type HoldOwner, type Re
  * Money in Redis is kept as whole units of 1e-10 USD (the ledger's precision), so HINCRBY is exact;
  * Lua compares them as doubles, exact below 2^53 units (about $900,000 per account).
  */
-const toUnits = (amount: Decimal.Value | Units): string => String(units(amount));
+const unitsText = (amount: Decimal.Value | Units): string => String(toUnits(amount));
 const fromUnits = (value: string | number): Decimal => unitsToMoney(BigInt(value));
 
 /** An account hash unused this long drops out of Redis and is seeded again from PostgreSQL. */
@@ -199,7 +199,7 @@ export class SharedWallets implements WalletStore {
     const leased = request.ttlMs === undefined;
     const ttlMs = request.ttlMs ?? this.deps.leaseMs;
     const month = monthOf(this.now());
-    const args = [request.id, toUnits(amount), request.keyId ?? '', request.monthlySpendCap === null ? '' : toUnits(request.monthlySpendCap), String(ttlMs), month, String(IDLE_TTL_MS)];
+    const args = [request.id, unitsText(amount), request.keyId ?? '', request.monthlySpendCap === null ? '' : unitsText(request.monthlySpendCap), String(ttlMs), month, String(IDLE_TTL_MS)];
     const [verdict] = await this.call(async (scripts) => {
       for (let attempt = 0; ; attempt++) {
         const result = await scripts.walletReserve(this.accountKey(request.userId), this.keySpendKey(request.keyId), ...args);
@@ -221,7 +221,7 @@ export class SharedWallets implements WalletStore {
     this.leased.delete(holdId);
     // The ledger row is written by the batch writer regardless; a missed cache update marks the account stale.
     this.scripts
-      .walletSettle(this.accountKey(owner.userId), this.keySpendKey(owner.keyId), holdId, toUnits(cost), monthOf(this.now()))
+      .walletSettle(this.accountKey(owner.userId), this.keySpendKey(owner.keyId), holdId, unitsText(cost), monthOf(this.now()))
       .catch((error: unknown) => this.missed(owner.userId, 'settle', error));
   }
 
@@ -241,12 +241,12 @@ export class SharedWallets implements WalletStore {
   }
 
   credit(userId: string, amount: Decimal.Value): void {
-    this.scripts.walletUpdate(this.accountKey(userId), 'incr', toUnits(amount)).catch((error: unknown) => this.missed(userId, 'credit', error));
+    this.scripts.walletUpdate(this.accountKey(userId), 'incr', unitsText(amount)).catch((error: unknown) => this.missed(userId, 'credit', error));
   }
 
   setCreditLine(userId: string, until: Date | null, limit: Decimal.Value): void {
     this.scripts
-      .walletUpdate(this.accountKey(userId), 'c', toUnits(limit), 'p', String(until ? until.getTime() : 0))
+      .walletUpdate(this.accountKey(userId), 'c', unitsText(limit), 'p', String(until ? until.getTime() : 0))
       .catch((error: unknown) => this.missed(userId, 'credit line', error));
   }
 
@@ -288,10 +288,10 @@ export class SharedWallets implements WalletStore {
 
   private async seed(userId: string, keyId: string | null, month: string): Promise<void> {
     const figures = await loadWalletFigures(this.deps.orm, userId, keyId);
-    const holdFields = figures.durableHolds.flatMap((h) => [`h:${h.id}`, `${toUnits(h.amount)}|${h.keyId ?? ''}|${h.expiresAt}`]);
-    const fields = ['b', toUnits(figures.balance), 'c', toUnits(figures.creditLimit), 'p', String(figures.partnerUntil ?? 0), ...holdFields];
+    const holdFields = figures.durableHolds.flatMap((h) => [`h:${h.id}`, `${unitsText(h.amount)}|${h.keyId ?? ''}|${h.expiresAt}`]);
+    const fields = ['b', unitsText(figures.balance), 'c', unitsText(figures.creditLimit), 'p', String(figures.partnerUntil ?? 0), ...holdFields];
     await this.scripts.walletSeedAccount(this.accountKey(userId), String(IDLE_TTL_MS), ...fields);
-    if (keyId !== null) await this.scripts.walletSeedKey(this.keySpendKey(keyId), month, toUnits(figures.keySpent ?? 0), String(IDLE_TTL_MS));
+    if (keyId !== null) await this.scripts.walletSeedKey(this.keySpendKey(keyId), month, unitsText(figures.keySpent ?? 0), String(IDLE_TTL_MS));
   }
 
   private async call<T>(work: (scripts: Scripts) => Promise<T>): Promise<T> {

@@ -16,7 +16,7 @@ interface WeightedRoute extends RouteCandidate {
  */
 export class RouteTable {
   private readonly routes = new Map<string, WeightedRoute[]>();
-  private ids: string[] = [];
+  private upstreams: Upstream[] = [];
   constructor(
     upstreams: Upstream[],
     private readonly random: () => number = Math.random,
@@ -37,22 +37,19 @@ export class RouteTable {
         }
       }
     }
-    this.ids = upstreams.map((u) => u.id);
+    this.upstreams = upstreams;
   }
 
   /** Every (group, model, upstream) this table routes to an upstream of `kind`. */
   served(kind: Upstream['kind']): { group: string; model: string; upstreamId: string }[] {
-    const served: { group: string; model: string; upstreamId: string }[] = [];
-    for (const [key, routes] of this.routes) {
-      const [group, model] = key.split('\u0000') as [string, string];
-      for (const route of routes) if (route.upstream.kind === kind) served.push({ group, model, upstreamId: route.upstream.id });
-    }
-    return served;
+    return this.upstreams
+      .filter((upstream) => upstream.kind === kind)
+      .flatMap((upstream) => upstream.routes.flatMap((route) => route.models.map((model) => ({ group: route.group, model, upstreamId: upstream.id }))));
   }
 
   /** Ids of the configured upstreams (for the operator's logs). */
   get upstreamIds(): readonly string[] {
-    return this.ids;
+    return this.upstreams.map((u) => u.id);
   }
 
   /**

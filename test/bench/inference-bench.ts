@@ -329,17 +329,14 @@ async function main(): Promise<void> {
 
     const results: Record<string, number[]> = {};
     const add = (name: string, value: number) => (results[name] ??= []).push(value);
-    /** Gateway failures by HTTP status (0: connection failed), so an error count can be explained. */
-    const failures = new Map<number, number>();
-    /** And by phase, status and error code. */
-    const failureDetail = new Map<string, number>();
+    /** Gateway failures by phase, HTTP status (0: connection failed) and error code, so an error count can be explained. */
+    const failures = new Map<string, number>();
     const countFailures = (samples: Sample[], phase: string) =>
       samples
         .filter((s) => !s.ok)
         .forEach((s) => {
-          failures.set(s.status, (failures.get(s.status) ?? 0) + 1);
           const detail = `${phase}: ${s.status} ${s.code ?? ''}`;
-          failureDetail.set(detail, (failureDetail.get(detail) ?? 0) + 1);
+          failures.set(detail, (failures.get(detail) ?? 0) + 1);
         });
     for (let round = 1; round <= ROUNDS; round++) {
       await pinDatabase();
@@ -432,7 +429,7 @@ async function main(): Promise<void> {
       await redisCleanUp(prefix);
     }
     const gatewayErrors = [...failures.values()].reduce((a, b) => a + b, 0);
-    if (gatewayErrors) log(`gateway failures by status: ${JSON.stringify(Object.fromEntries(failures))}; by phase: ${JSON.stringify(Object.fromEntries(failureDetail))}`);
+    if (gatewayErrors) log(`gateway failures: ${JSON.stringify(Object.fromEntries(failures))}`);
 
     const rows: { metric: string; bare: string; gateway: string; measured: string; target: string; pass: boolean }[] = [];
     const fmt = (value: number, digits = 0) => value.toFixed(digits);
@@ -473,7 +470,7 @@ async function main(): Promise<void> {
     log('| metric | bare proxy | gateway | gateway vs bare | target | met |');
     log('|---|---|---|---|---|---|');
     for (const row of rows) log(`| ${row.metric} | ${row.bare} | ${row.gateway} | ${row.measured} | ${row.target} | ${row.target === '(reported)' ? '' : row.pass ? 'yes' : 'NO'} |`);
-    await writeFile(OUT, JSON.stringify({ at: new Date().toISOString(), settings: { seconds: SECONDS, rateSeconds: RATE_SECONDS, sliceSeconds: SLICE_SECONDS, rounds: ROUNDS, rates: RATES, concurrency: CONCURRENCY, core: CORE }, medians: Object.fromEntries(Object.keys(results).map((k) => [k, m(k)])), runs: results, memory, gatewayErrors, gatewayFailuresByStatus: Object.fromEntries(failures), rows }, null, 2));
+    await writeFile(OUT, JSON.stringify({ at: new Date().toISOString(), settings: { seconds: SECONDS, rateSeconds: RATE_SECONDS, sliceSeconds: SLICE_SECONDS, rounds: ROUNDS, rates: RATES, concurrency: CONCURRENCY, core: CORE }, medians: Object.fromEntries(Object.keys(results).map((k) => [k, m(k)])), runs: results, memory, gatewayErrors, gatewayFailures: Object.fromEntries(failures), rows }, null, 2));
     log(`\nwritten: ${OUT}`);
   } finally {
     await Promise.all(pools.map((p) => p.close()));
