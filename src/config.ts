@@ -87,6 +87,13 @@ const operatorFileSchema = z
       })
       .prefault({}),
     upstreams: upstreamsSchema,
+    /** How /v1 treats what a route cannot serve. */
+    inference: z
+      .strictObject({
+        /** Hosted tools (web search, file search, ...) on a route that cannot run them: withheld from the model and named in the `x-withheld-tools` header, or refused with a 400. */
+        hostedTools: z.enum(['withhold', 'refuse']).default('withhold'),
+      })
+      .prefault({}),
     payments: paymentsSchema,
     /** The messenger bot adapter (DESIGN.md: Messenger linking); absent: messenger linking is off. */
     messenger: z

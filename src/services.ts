@@ -88,7 +88,7 @@ export function createServices(deps: ServiceDeps): Services {
     limiter,
     usage,
     upstreams,
-    inference: new InferenceService({ catalog, accounts, wallets, limiter, routes, upstreams, recorder: usage, log: deps.log, metrics }),
+    inference: new InferenceService({ catalog, accounts, wallets, limiter, routes, upstreams, recorder: usage, log: deps.log, metrics, hostedTools: deps.config.operator.inference.hostedTools }),
     video: new VideoService({
       ...deps,
       catalog,

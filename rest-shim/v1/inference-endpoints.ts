@@ -72,7 +72,8 @@ export function inferenceEndpoints(services: Services, readiness: Readiness, log
         body = await readJsonBody(req);
         sink = responseSink(req, res);
         try {
-          await route.run(services, { principal, requestId, endpoint: route.endpoint, clientSurface: route.clientSurface }, body, sink);
+          const anthropicBeta = messages ? headerOf(req, 'anthropic-beta') : undefined;
+          await route.run(services, { principal, requestId, endpoint: route.endpoint, clientSurface: route.clientSurface, ...(anthropicBeta ? { anthropicBeta } : {}) }, body, sink);
         } catch (error) {
           throw error instanceof DomainError ? error.withLocPrefix(['body']) : error;
         }

@@ -19,6 +19,9 @@ export function responseSink(req: IncomingMessage, res: ServerResponse): Respons
       sink.firstByteAt ??= performance.now();
       if (!res.destroyed) sendJson(res, 200, body);
     },
+    setHeader: (name, value) => {
+      if (!res.headersSent) res.setHeader(name, value);
+    },
     startStream: () => {
       // The headers go out with the first event (one write fewer per stream); the service writes it at once.
       res.statusCode = 200;

@@ -17,9 +17,10 @@ import { promptText, promptTokenBound, textOf, type CanonicalResponse, type Cano
 import { chatIdentity, CLIENT_FORMATS, type ClientFormat, type ClientFormatId, type ParsedRequest } from './client-formats.js';
 import { openAiCompatible, PROVIDER_KINDS, type ProviderKind } from './providers/index.js';
 import { failureFromResponse } from './providers/openai-compatible/chat.js';
+import { finalResponseOf, prepareResponsesRequest, type ResponsesStorage } from './responses-state.js';
 import type { RouteCandidate, RouteTable } from './routes.js';
+import { SAME_FORMAT, type SameFormatStream } from './same-format.js';
 import { eachChunk, estimateTokens, SseSplitter } from './sse.js';
-import { deliveredTextOf, publicChunk, publicCompletion, usageOf } from './translate/openai-chat.js';
 import { imageOf, parseImageRequest, renderImage, toImageUpstreamRequest, type ImageRequest } from './translate/openai-images.js';
 import { resolveModel } from './scope.js';
 import { failureOf, UpstreamFailure, type UpstreamClient, type UpstreamResponse } from './upstream-client.js';
@@ -36,6 +37,8 @@ export interface ResponseSink {
   sendJson(body: object): void;
   /** `performance.now()` when the first byte went out (the JSON body or the first stream event), for metrics. */
   readonly firstByteAt?: number;
+  /** Sets a response header; only before the answer starts. */
+  setHeader(name: string, value: string): void;
   /** Starts a 200 server-sent-events response. */
   startStream(): void;
   /** Nothing when the client can take more now; otherwise a promise that resolves when it can (backpressure) or is gone. */
@@ -50,6 +53,30 @@ export interface InferenceCall {
   requestId: string;
   endpoint: Endpoint;
   clientSurface: string;
+  /** The client's `anthropic-beta` header: forwarded with a Messages request to an `anthropic` upstream. */
+  anthropicBeta?: string;
+}
+
+/** The response header naming hosted tools a route could not serve and that were withheld from the model. */
+export const WITHHELD_TOOLS_HEADER = 'x-withheld-tools';
+
+/** How the upstream of one route is spoken to for one request. */
+interface UpstreamLeg {
+  path: string;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+  /** Set when the upstream answers in the client's own format (its answer is rewritten, not translated). */
+  sameFormat: boolean;
+  kind: ProviderKind;
+}
+
+/** What a relay needs besides the upstream's response. */
+interface Answer {
+  format: ClientFormat;
+  parsed: ParsedRequest;
+  who: ResponseIdentity;
+  /** Keeps a Responses answer before its last bytes go out (`store`); null otherwise. */
+  save: ((response: Record<string, unknown>) => Promise<void>) | null;
 }
 
 export interface KeyStatusView {
@@ -82,6 +109,11 @@ interface Outcome {
   /** Images produced (per-generation prices). */
   generations?: number;
   upstreamId: string | null;
+}
+
+/** Hosted tools the client offered that the hub cannot give a model (see the Responses and Messages parsers). */
+function withheldToolsOf(parsed: ParsedRequest): string[] {
+  return (parsed as { withheldTools?: string[] }).withheldTools ?? [];
 }
 
 function tokenPricesOf(prices: GroupPrices, model: CatalogModel): TokenPrices {
@@ -123,6 +155,10 @@ class SlotFreeingSink implements ResponseSink {
   sendJson(body: object): void {
     this.slot.release();
     this.sink.sendJson(body);
+  }
+
+  setHeader(name: string, value: string): void {
+    this.sink.setHeader(name, value);
   }
 
   startStream(): void {
@@ -194,6 +230,10 @@ export class InferenceService {
       recorder: UsageRecorder;
       log: Logger;
       metrics?: Metrics;
+      /** Stored Responses (`store`, `previous_response_id`, `item_reference`); without it they are refused. */
+      responses?: ResponsesStorage;
+      /** Hosted tools a route cannot serve: withheld from the model and named in a header (default), or refused. */
+      hostedTools?: 'withhold' | 'refuse';
     },
   ) {}
 
@@ -240,14 +280,23 @@ export class InferenceService {
    */
   async complete(call: InferenceCall, formatId: ClientFormatId, body: unknown, sink: ResponseSink): Promise<void> {
     const format = CLIENT_FORMATS[formatId];
+    let save: Answer['save'] = null;
+    if (formatId === 'openai-responses' && this.deps.responses) {
+      const prepared = await prepareResponsesRequest(this.deps.responses, this.deps.log, call.principal, body);
+      body = prepared.body;
+      save = prepared.save;
+    }
     const parsed = format.parse(body);
     const catalog = this.deps.catalog.snapshot;
     const model = resolveModel(catalog, call.principal, call.endpoint, parsed.canonical.model);
     format.checkCapabilities(parsed, model);
+    if (this.deps.hostedTools === 'refuse' && withheldToolsOf(parsed).length) {
+      throw new DomainError('bad_request', `Hosted tools are not available through this gateway: ${withheldToolsOf(parsed).join(', ')}; remove them from tools`, { reason: 'hosted_tool_not_supported' });
+    }
     const outputHold = parsed.canonical.maxOutputTokens ?? model.maxOutputTokens ?? DEFAULT_OUTPUT_HOLD;
     const admission = await this.admit(catalog, call, model, (prices) => worstCaseTokenUnits(tokenPricesOf(prices, model), promptTokenBound(parsed.canonical), outputHold));
 
-    await this.settleAfter(call, admission, () => this.forward(call, format, parsed, admission, sink));
+    await this.settleAfter(call, admission, () => this.forward(call, format, parsed, admission, sink, save));
   }
 
   /**
@@ -353,11 +402,6 @@ export class InferenceService {
     return { failure };
   }
 
-  /** The upstream body for a route: the client's own when the upstream speaks its format, else translated. */
-  private upstreamBody(kind: ProviderKind, format: ClientFormat, parsed: ParsedRequest, route: RouteCandidate): Record<string, unknown> {
-    return kind.speaks === format.id ? kind.passthrough(parsed.raw, route.upstreamModel) : kind.body(parsed.canonical, route.upstreamModel);
-  }
-
   private async send(route: RouteCandidate, path: string, body: Record<string, unknown>, headers: Record<string, string>, signal: Cancellation): Promise<UpstreamResponse> {
     const response = await this.deps.upstreams.post(route.upstream, path, JSON.stringify(body), headers, signal);
     if (response.status === 200) return response;
@@ -402,30 +446,52 @@ export class InferenceService {
     }
   }
 
-  private async forward(call: InferenceCall, format: ClientFormat, parsed: ParsedRequest, admission: Admission, sink: ResponseSink): Promise<Outcome> {
+  private async forward(call: InferenceCall, format: ClientFormat, parsed: ParsedRequest, admission: Admission, sink: ResponseSink, save: Answer['save']): Promise<Outcome> {
+    const legs = new Map<RouteCandidate, UpstreamLeg>();
+    const legOf = (route: RouteCandidate) => {
+      let leg = legs.get(route);
+      if (!leg) legs.set(route, (leg = this.upstreamLeg(call, format, parsed, route)));
+      return leg;
+    };
     return this.viaUpstream(
       call,
       admission,
       sink,
       (route) => PROVIDER_KINDS[route.upstream.kind] !== undefined,
       (route, signal) => {
-        const kind = PROVIDER_KINDS[route.upstream.kind]!;
-        return this.send(route, kind.path, this.upstreamBody(kind, format, parsed, route), kind.headers(route.upstream), signal);
+        const leg = legOf(route);
+        return this.send(route, leg.path, leg.body, leg.headers, signal);
       },
       async (response, route, sink) => {
-        const kind = PROVIDER_KINDS[route.upstream.kind]!;
+        const leg = legOf(route);
         const who: ResponseIdentity = { id: admission.eventId.replaceAll('-', ''), model: admission.model.id, created: Math.floor(Date.now() / 1000) };
-        if (format.id === 'openai-chat' && kind.speaks === 'openai-chat') {
-          // Same format both sides: relay the upstream's own chunks, rewritten field by field.
-          return parsed.canonical.stream
-            ? this.relayChatStream(parsed, response, route, chatIdentity(who), sink)
-            : this.relayChatJson(parsed, response, route, chatIdentity(who), sink);
+        const answer: Answer = { format, parsed, who: format.id === 'openai-chat' ? chatIdentity(who) : who, save };
+        if (!leg.sameFormat) {
+          // The hub could not give these to the model; say which, so the client is not left guessing.
+          const withheld = withheldToolsOf(parsed);
+          if (withheld.length) sink.setHeader(WITHHELD_TOOLS_HEADER, withheld.join(', '));
+          return parsed.canonical.stream ? this.relayStream(leg.kind, answer, response, route, sink) : this.relayJson(leg.kind, answer, response, route, sink);
         }
-        return parsed.canonical.stream
-          ? this.relayStream(format, kind, parsed, response, route, who, sink)
-          : this.relayJson(format, kind, parsed, response, route, who, sink);
+        return parsed.canonical.stream ? this.relaySameStream(answer, response, route, sink) : this.relaySameJson(answer, response, route, sink);
       },
     );
+  }
+
+  /**
+   * How one route is called for this request: in the client's own format when the upstream speaks it
+   * (chat to an OpenAI-compatible upstream, Messages to an Anthropic one, Responses to an
+   * OpenAI-compatible upstream that declares native Responses support), else through the hub.
+   */
+  private upstreamLeg(call: InferenceCall, format: ClientFormat, parsed: ParsedRequest, route: RouteCandidate): UpstreamLeg {
+    const kind = PROVIDER_KINDS[route.upstream.kind]!;
+    const headers = kind.headers(route.upstream);
+    if (format.id === 'openai-responses' && route.upstream.kind === 'openai-compatible' && route.upstream.nativeResponses) {
+      return { path: '/responses', headers, body: { ...parsed.raw, model: route.upstreamModel }, sameFormat: true, kind };
+    }
+    if (kind.speaks !== format.id) return { path: kind.path, headers, body: kind.body(parsed.canonical, route.upstreamModel), sameFormat: false, kind };
+    // Beta features of the Messages API reach an Anthropic upstream as the client asked for them.
+    if (kind.speaks === 'anthropic-messages' && call.anthropicBeta) headers['anthropic-beta'] = call.anthropicBeta;
+    return { path: kind.path, headers, body: kind.passthrough(parsed.raw, route.upstreamModel), sameFormat: true, kind };
   }
 
   /** Reads a whole JSON answer (bounded); a client that left meanwhile makes the request `cancelled`. */
@@ -442,14 +508,17 @@ export class InferenceService {
     }
   }
 
-  private async relayJson(format: ClientFormat, kind: ProviderKind, parsed: ParsedRequest, response: UpstreamResponse, route: RouteCandidate, who: ResponseIdentity, sink: ResponseSink): Promise<Outcome> {
+  private async relayJson(kind: ProviderKind, answer: Answer, response: UpstreamResponse, route: RouteCandidate, sink: ResponseSink): Promise<Outcome> {
+    const { format, parsed, who } = answer;
     const upstreamId = route.upstream.id;
     const read = await this.readJson(response, upstreamId, sink);
     if ('cancelled' in read) return { status: 'cancelled', errorCode: 'client_closed', usage: this.estimatedUsage(parsed, ''), upstreamId };
-    const answer: CanonicalResponse = kind.fromResponse(read.body);
-    if (!answer.usage) this.deps.log.warn({ upstream: upstreamId }, 'upstream reported no usage; billing an estimate');
-    const usage = answer.usage ?? this.estimatedUsage(parsed, textOf(answer.parts));
-    sink.sendJson(format.render({ ...answer, usage }, who, parsed));
+    const reply: CanonicalResponse = kind.fromResponse(read.body);
+    if (!reply.usage) this.deps.log.warn({ upstream: upstreamId }, 'upstream reported no usage; billing an estimate');
+    const usage = reply.usage ?? this.estimatedUsage(parsed, textOf(reply.parts));
+    const body = format.render({ ...reply, usage }, who, parsed);
+    await answer.save?.(body as Record<string, unknown>);
+    sink.sendJson(body);
     return { status: 'success', errorCode: null, usage, upstreamId };
   }
 
@@ -458,7 +527,8 @@ export class InferenceService {
    * encoded in the client's format as soon as it arrives. Usage comes from the upstream; a cut or
    * cancelled stream bills an estimate of what was delivered.
    */
-  private async relayStream(format: ClientFormat, kind: ProviderKind, parsed: ParsedRequest, response: UpstreamResponse, route: RouteCandidate, who: ResponseIdentity, sink: ResponseSink): Promise<Outcome> {
+  private async relayStream(kind: ProviderKind, answer: Answer, response: UpstreamResponse, route: RouteCandidate, sink: ResponseSink): Promise<Outcome> {
+    const { format, parsed, who } = answer;
     const upstreamId = route.upstream.id;
     const splitter = new SseSplitter();
     const decoder = kind.decoder();
@@ -490,7 +560,12 @@ export class InferenceService {
     if (decoder.done && !failure) {
       if (!usage) this.deps.log.warn({ upstream: upstreamId }, 'upstream stream reported no usage; billing an estimate');
       usage ??= this.estimatedUsage(parsed, delivered);
-      sink.end(encoder.finish(usage));
+      const last = encoder.finish(usage);
+      if (answer.save) {
+        const final = finalResponseOf(last);
+        if (final) await answer.save(final);
+      }
+      sink.end(last);
       return { status: 'success', errorCode: null, usage, upstreamId };
     }
     return this.interrupted(sink, failure, upstreamId, encoder.fail.bind(encoder), usage ?? this.estimatedUsage(parsed, delivered));
@@ -508,69 +583,57 @@ export class InferenceService {
     return { status: 'error', errorCode: 'stream_interrupted', usage, upstreamId };
   }
 
-  private async relayChatJson(parsed: ParsedRequest, response: UpstreamResponse, route: RouteCandidate, who: ResponseIdentity, sink: ResponseSink): Promise<Outcome> {
+  /** An answer in the client's own format: the upstream's body, rewritten (our id, public model, documented fields). */
+  private async relaySameJson(answer: Answer, response: UpstreamResponse, route: RouteCandidate, sink: ResponseSink): Promise<Outcome> {
+    const { format, parsed, who } = answer;
     const upstreamId = route.upstream.id;
     const read = await this.readJson(response, upstreamId, sink);
     if ('cancelled' in read) return { status: 'cancelled', errorCode: 'client_closed', usage: this.estimatedUsage(parsed, ''), upstreamId };
-    const reported = usageOf(read.body?.usage);
-    if (!reported) this.deps.log.warn({ upstream: upstreamId }, 'upstream reported no usage; billing an estimate');
-    const usage = reported ?? this.estimatedUsage(parsed, (read.body?.choices ?? []).map((c: any) => `${c?.message?.content ?? ''}${JSON.stringify(c?.message?.tool_calls ?? '')}`).join(''));
-    sink.sendJson(publicCompletion(read.body, who, usage));
+    const rewritten = SAME_FORMAT[format.id].json(read.body, who, parsed);
+    if (!rewritten.usage) this.deps.log.warn({ upstream: upstreamId }, 'upstream reported no usage; billing an estimate');
+    const usage = rewritten.usage ?? this.estimatedUsage(parsed, rewritten.deliveredText);
+    await answer.save?.(rewritten.body as Record<string, unknown>);
+    sink.sendJson(rewritten.body);
     return { status: 'success', errorCode: null, usage, upstreamId };
   }
 
   /**
-   * Relays a chat stream from a chat upstream event by event: each upstream chunk is rewritten to its
-   * public form and written as soon as it arrives (only an unfinished event is ever kept), keeping
-   * fields the hub does not model (logprobs, refusals, annotations).
+   * A stream in the client's own format, relayed event by event: each upstream event is rewritten and
+   * written as soon as it arrives (only an unfinished event is ever kept), so what the hub does not
+   * model (logprobs, thinking blocks and signatures, reasoning items) reaches the client.
    */
-  private async relayChatStream(parsed: ParsedRequest, response: UpstreamResponse, route: RouteCandidate, who: ResponseIdentity, sink: ResponseSink): Promise<Outcome> {
+  private async relaySameStream(answer: Answer, response: UpstreamResponse, route: RouteCandidate, sink: ResponseSink): Promise<Outcome> {
+    const { format, parsed, who } = answer;
     const upstreamId = route.upstream.id;
     const splitter = new SseSplitter();
-    let usage: TokenUsage | null = null;
-    let delivered = '';
-    let done = false;
+    const stream: SameFormatStream & { finalResponse?: Record<string, unknown> | null } = SAME_FORMAT[format.id].stream(who, parsed);
+    let saved = answer.save === null;
     let failure: UpstreamFailure | null = null;
     sink.startStream();
     try {
-      await eachChunk(response.body, (chunk) => {
+      await eachChunk(response.body, async (chunk) => {
         let out = '';
-        for (const event of splitter.push(chunk)) {
-          if (event.data === '[DONE]') {
-            done = true;
-            continue;
-          }
-          let upstreamChunk: any;
-          try {
-            upstreamChunk = JSON.parse(event.data);
-          } catch {
-            continue;
-          }
-          if (upstreamChunk?.error) {
-            failure = new UpstreamFailure('server_error', upstreamId, `stream error event: ${event.data.slice(0, 500)}`);
-            continue;
-          }
-          usage = usageOf(upstreamChunk?.usage) ?? usage;
-          delivered += deliveredTextOf(upstreamChunk);
-          const usageOnly = Array.isArray(upstreamChunk?.choices) && upstreamChunk.choices.length === 0;
-          if (usageOnly && !parsed.streamUsage) continue;
-          out += `data: ${JSON.stringify(publicChunk(upstreamChunk, who, parsed.streamUsage ? usageOf(upstreamChunk?.usage) : null))}\n\n`;
+        for (const event of splitter.push(chunk)) out += stream.push(event);
+        if (!saved && stream.done && stream.finalResponse) {
+          // Kept before the client reads the end, so its next request can already refer to it.
+          saved = true;
+          await answer.save!(stream.finalResponse);
         }
         if (out) return sink.write(out);
       });
     } catch (error) {
       if (!sink.signal.cancelled) failure = failureOf(error, upstreamId);
     }
+    if (stream.error) failure ??= new UpstreamFailure('server_error', upstreamId, `stream error event: ${stream.error}`);
 
-    const billed = (): CanonicalUsage => (usage ? { ...usage, reasoningTokens: null } : this.estimatedUsage(parsed, delivered));
+    const billed = (): CanonicalUsage => stream.usage ?? this.estimatedUsage(parsed, stream.delivered);
     if (sink.signal.cancelled) return { status: 'cancelled', errorCode: 'client_closed', usage: billed(), upstreamId };
-    if (done && !failure) {
-      sink.end('data: [DONE]\n\n');
-      if (!usage) this.deps.log.warn({ upstream: upstreamId }, 'upstream stream reported no usage; billing an estimate');
+    if (stream.done && !failure) {
+      sink.end(stream.finish());
+      if (!stream.usage) this.deps.log.warn({ upstream: upstreamId }, 'upstream stream reported no usage; billing an estimate');
       return { status: 'success', errorCode: null, usage: billed(), upstreamId };
     }
-    const frame = (message: string, code: string) => `data: ${JSON.stringify({ error: { message, type: 'server_error', code, param: null } })}\n\n`;
-    return this.interrupted(sink, failure, upstreamId, frame, billed());
+    return this.interrupted(sink, failure, upstreamId, stream.fail.bind(stream), billed());
   }
 
   /** Usage the upstream never reported: the prompt and the delivered text, estimated. */

@@ -33,6 +33,11 @@ const upstream = z.strictObject({
     })
     .prefault({}),
   routes: z.array(upstreamRoute).min(1),
+  /**
+   * An `openai-compatible` upstream that also serves the Responses API (`POST <baseUrl>/responses`):
+   * `/v1/responses` goes to it natively (reasoning items and hosted tools kept) instead of through chat.
+   */
+  nativeResponses: z.boolean().optional(),
   /** Upstreams tried, in order, when this one fails before any byte reached the client. */
   fallback: z.array(z.string()).default([]),
 });
@@ -40,6 +45,7 @@ const upstream = z.strictObject({
 export const upstreamsSchema = z.array(upstream).default([]).superRefine((list, ctx) => {
   const ids = new Set<string>();
   list.forEach((u, i) => {
+    if (u.nativeResponses && u.kind !== 'openai-compatible') ctx.addIssue({ code: 'custom', path: [i, 'nativeResponses'], message: 'only an openai-compatible upstream can serve the Responses API' });
     if (ids.has(u.id)) ctx.addIssue({ code: 'custom', path: [i, 'id'], message: `duplicate upstream id ${u.id}` });
     ids.add(u.id);
   });

@@ -1,0 +1,303 @@
+import type { CanonicalUsage, ResponseIdentity } from './canonical.js';
+import type { ClientFormatId, ParsedRequest } from './client-formats.js';
+import { anthropicUsageOf } from './providers/anthropic/messages.js';
+import type { SseEvent } from './sse.js';
+import { deliveredTextOf, publicChunk, publicCompletion, usageOf } from './translate/openai-chat.js';
+
+/**
+ * When the client and the upstream speak the same wire format, the upstream's own answer goes to the
+ * client, rewritten only where it must be: our id, the public model id, no upstream error text. What
+ * the hub format does not model (chat logprobs, Anthropic thinking blocks with their signatures,
+ * Responses reasoning items) survives this way. Each format here is one small rewriter for JSON
+ * answers and one for streams; the pipeline runs them in one relay loop.
+ */
+export interface SameFormat {
+  json(body: any, who: ResponseIdentity, parsed: ParsedRequest): RewrittenAnswer;
+  stream(who: ResponseIdentity, parsed: ParsedRequest): SameFormatStream;
+}
+
+export interface RewrittenAnswer {
+  body: object;
+  /** Usage the upstream reported; null when it reported none (the pipeline then bills an estimate). */
+  usage: CanonicalUsage | null;
+  /** The text the answer delivers, for that estimate. */
+  deliveredText: string;
+}
+
+/** Rewrites an upstream stream event by event (stateful: one per response). */
+export interface SameFormatStream {
+  /** The client's frames for one upstream event ('' to drop it). */
+  push(event: SseEvent): string;
+  readonly usage: CanonicalUsage | null;
+  /** True once the upstream said the answer is complete. */
+  readonly done: boolean;
+  /** An error the upstream reported in-band, for the operator log only. */
+  readonly error: string | null;
+  /** Text delivered so far, for estimating a cut stream's usage. */
+  readonly delivered: string;
+  /** Frames that end a complete stream after the upstream's last event. */
+  finish(): string;
+  /** An in-band error that ends the stream (our own words only). */
+  fail(message: string, code: string): string;
+}
+
+const withReasoning = (usage: Omit<CanonicalUsage, 'reasoningTokens'> | null, reasoningTokens: number | null = null): CanonicalUsage | null =>
+  usage ? { ...usage, reasoningTokens } : null;
+
+const record = (value: unknown): Record<string, any> => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, any>) : {});
+
+function parseData(data: string): Record<string, any> | null {
+  try {
+    const parsed: unknown = JSON.parse(data);
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, any>) : null;
+  } catch {
+    return null;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Chat completions: only documented fields of each choice go out (see publicChunk), usage only when asked.
+
+const chat: SameFormat = {
+  json(body, who) {
+    const usage = withReasoning(usageOf(body?.usage), body?.usage?.completion_tokens_details?.reasoning_tokens ?? null);
+    const deliveredText = (Array.isArray(body?.choices) ? body.choices : []).map((c: any) => `${c?.message?.content ?? ''}${JSON.stringify(c?.message?.tool_calls ?? '')}`).join('');
+    return { body: publicCompletion(body, who, usage), usage, deliveredText };
+  },
+  stream(who, parsed) {
+    let usage: CanonicalUsage | null = null;
+    let delivered = '';
+    let done = false;
+    let error: string | null = null;
+    return {
+      push(event) {
+        if (event.data === '[DONE]') {
+          done = true;
+          return '';
+        }
+        const chunk = parseData(event.data);
+        if (!chunk) return '';
+        if (chunk.error) {
+          error = event.data.slice(0, 500);
+          return '';
+        }
+        const reported = usageOf(chunk.usage);
+        if (reported) usage = withReasoning(reported, chunk.usage?.completion_tokens_details?.reasoning_tokens ?? null);
+        delivered += deliveredTextOf(chunk);
+        const usageOnly = Array.isArray(chunk.choices) && chunk.choices.length === 0;
+        if (usageOnly && !parsed.streamUsage) return '';
+        return `data: ${JSON.stringify(publicChunk(chunk, who, parsed.streamUsage ? reported : null))}\n\n`;
+      },
+      get usage() {
+        return usage;
+      },
+      get done() {
+        return done;
+      },
+      get error() {
+        return error;
+      },
+      get delivered() {
+        return delivered;
+      },
+      finish: () => 'data: [DONE]\n\n',
+      fail: (message, code) => `data: ${JSON.stringify({ error: { message, type: 'server_error', code, param: null } })}\n\n`,
+    };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------------
+// Anthropic Messages: content blocks go out as the upstream made them (thinking and redacted_thinking
+// with their signatures included: an agent's tool loop with thinking on must send them back intact).
+
+/** The documented top-level fields of a Messages `message`. */
+const MESSAGE_FIELDS = ['type', 'role', 'content', 'stop_reason', 'stop_sequence', 'usage', 'container', 'context_management'];
+
+function publicMessage(message: Record<string, any>, who: ResponseIdentity): Record<string, unknown> {
+  const out: Record<string, unknown> = { id: `msg_${who.id}`, type: 'message', role: 'assistant', model: who.model };
+  for (const field of MESSAGE_FIELDS) if (field in message) out[field] = message[field];
+  out.id = `msg_${who.id}`;
+  out.model = who.model;
+  return out;
+}
+
+/** The text a Messages content block or delta carries, for estimates. */
+function messagesText(block: Record<string, any>): string {
+  return String(block.text ?? block.partial_json ?? block.thinking ?? (block.type === 'tool_use' ? JSON.stringify(block.input ?? {}) : ''));
+}
+
+const anthropicFrame = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+
+const anthropicMessages: SameFormat = {
+  json(body, who) {
+    const message = record(body);
+    const content: Record<string, any>[] = Array.isArray(message.content) ? message.content.map(record) : [];
+    return { body: publicMessage(message, who), usage: anthropicUsageOf(message.usage), deliveredText: content.map(messagesText).join('') };
+  },
+  stream(who) {
+    // Anthropic's counts are cumulative: a later event's non-null count replaces an earlier one.
+    let counts: Record<string, unknown> = {};
+    // message_start's output count is a placeholder: only message_delta's counts are the answer's usage
+    // (a stream cut before it is billed on an estimate of what was delivered).
+    let final = false;
+    let delivered = '';
+    let done = false;
+    let error: string | null = null;
+    const mergeCounts = (raw: unknown) => {
+      for (const [key, value] of Object.entries(record(raw))) if (value !== null && value !== undefined) counts = { ...counts, [key]: value };
+    };
+    return {
+      push(event) {
+        const data = parseData(event.data);
+        if (!data) return '';
+        const type = typeof data.type === 'string' ? data.type : event.event;
+        switch (type) {
+          case 'message_start': {
+            const message = record(data.message);
+            mergeCounts(message.usage);
+            return anthropicFrame('message_start', { ...data, type: 'message_start', message: publicMessage(message, who) });
+          }
+          case 'content_block_start':
+            delivered += messagesText(record(data.content_block));
+            break;
+          case 'content_block_delta':
+            delivered += messagesText(record(data.delta));
+            break;
+          case 'message_delta':
+            mergeCounts(data.usage);
+            final = true;
+            break;
+          case 'message_stop':
+            done = true;
+            break;
+          case 'error': {
+            const upstreamError = record(data.error);
+            error = `${String(upstreamError.type ?? 'error')}: ${String(upstreamError.message ?? event.data.slice(0, 500))}`;
+            return '';
+          }
+        }
+        // Everything else (blocks, deltas, pings, events added to the API later) goes out as sent.
+        return `event: ${type}\ndata: ${event.data}\n\n`;
+      },
+      get usage() {
+        return final ? anthropicUsageOf(counts) : null;
+      },
+      get done() {
+        return done;
+      },
+      get error() {
+        return error;
+      },
+      get delivered() {
+        return delivered;
+      },
+      finish: () => '',
+      // Like Anthropic's own, the error event ends the stream as is.
+      fail: (message) => anthropicFrame('error', { type: 'error', error: { type: 'api_error', message } }),
+    };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------------
+// OpenAI Responses, from an upstream that serves the Responses API natively: reasoning items, hosted
+// tool calls and every output field are kept; the response is ours (id, model), failures are in our words.
+
+/** Canonical usage from a Responses usage object. */
+export function responsesUsageOf(raw: unknown): CanonicalUsage | null {
+  const u = record(raw);
+  if (typeof u.input_tokens !== 'number' || typeof u.output_tokens !== 'number') return null;
+  const cached = u.input_tokens_details?.cached_tokens;
+  const written = u.input_tokens_details?.cache_write_tokens;
+  const reasoning = u.output_tokens_details?.reasoning_tokens;
+  return {
+    inputTokens: u.input_tokens,
+    outputTokens: u.output_tokens,
+    cacheReadTokens: typeof cached === 'number' ? cached : null,
+    cacheWriteTokens: typeof written === 'number' ? written : null,
+    reasoningTokens: typeof reasoning === 'number' ? reasoning : null,
+  };
+}
+
+/** The response object as the client sees it: our id and public model; an upstream error's text never. */
+function publicResponse(response: Record<string, any>, who: ResponseIdentity): Record<string, any> {
+  return { ...response, id: `resp_${who.id}`, model: who.model, ...(response.error ? { error: { code: 'upstream_error', message: 'The model route failed' } } : {}) };
+}
+
+function responsesText(items: unknown): string {
+  return (Array.isArray(items) ? items : [])
+    .map((item) => {
+      const it = record(item);
+      if (it.type === 'message') return (Array.isArray(it.content) ? it.content : []).map((p: any) => String(p?.text ?? '')).join('');
+      if (it.type === 'reasoning') return (Array.isArray(it.summary) ? it.summary : []).map((p: any) => String(p?.text ?? '')).join('');
+      return String(it.arguments ?? it.input ?? '');
+    })
+    .join('');
+}
+
+/** Stream events that carry the whole response object. */
+const RESPONSE_EVENTS = new Set(['response.created', 'response.in_progress', 'response.queued', 'response.completed', 'response.incomplete']);
+
+export const openAiResponses: SameFormat = {
+  json(body, who) {
+    const response = record(body);
+    return { body: publicResponse(response, who), usage: responsesUsageOf(response.usage), deliveredText: responsesText(response.output) };
+  },
+  stream(who) {
+    let usage: CanonicalUsage | null = null;
+    let delivered = '';
+    let done = false;
+    let error: string | null = null;
+    let sequence = 0;
+    let finalResponse: Record<string, any> | null = null;
+    const stream = {
+      push(event: SseEvent) {
+        const data = parseData(event.data);
+        if (!data) return '';
+        const type = String(data.type ?? event.event ?? '');
+        if (typeof data.sequence_number === 'number') sequence = data.sequence_number + 1;
+        if (type === 'response.failed' || type === 'error') {
+          error = event.data.slice(0, 500);
+          return '';
+        }
+        if (type.endsWith('.delta') && typeof data.delta === 'string') delivered += data.delta;
+        if (!RESPONSE_EVENTS.has(type)) return `event: ${type}\ndata: ${event.data}\n\n`;
+        const response = publicResponse(record(data.response), who);
+        if (type === 'response.completed' || type === 'response.incomplete') {
+          done = true;
+          usage = responsesUsageOf(response.usage);
+          finalResponse = response;
+        }
+        return `event: ${type}\ndata: ${JSON.stringify({ ...data, response })}\n\n`;
+      },
+      get usage() {
+        return usage;
+      },
+      get done() {
+        return done;
+      },
+      get error() {
+        return error;
+      },
+      get delivered() {
+        return delivered;
+      },
+      /** The completed response as the client received it (for the Responses store). */
+      get finalResponse() {
+        return finalResponse;
+      },
+      finish: () => '',
+      fail(message: string, code: string) {
+        const response = { id: `resp_${who.id}`, object: 'response', created_at: who.created, model: who.model, status: 'failed', error: { code, message }, output: [] };
+        return `event: response.failed\ndata: ${JSON.stringify({ type: 'response.failed', sequence_number: sequence++, response })}\n\n`;
+      },
+    };
+    return stream;
+  },
+};
+
+/** The same-format rewriter for a client format, when its upstream speaks that format too. */
+export const SAME_FORMAT: Record<ClientFormatId, SameFormat> = {
+  'openai-chat': chat,
+  'anthropic-messages': anthropicMessages,
+  'openai-responses': openAiResponses,
+};
