@@ -50,7 +50,7 @@ export const TRANSLATED_FAMILY_B = 'lm-sonnet-5';
  * upstream simulators: `primary` (chosen first) and `backup` (its fallback), each with canary
  * credentials, model names and error texts.
  */
-export async function startInferenceStack(extraEnv: Record<string, string> = {}): Promise<InferenceStack> {
+export async function startInferenceStack(extraEnv: Record<string, string> = {}, options: { nativeResponses?: string[] } = {}): Promise<InferenceStack> {
   const tag = randomBytes(6).toString('hex');
   const errorDetail = `CANARY-upstream-internal.example acct_canary_${tag}`;
   const canaryPrimary = `sk-canary-primary-${tag}`;
@@ -58,8 +58,10 @@ export async function startInferenceStack(extraEnv: Record<string, string> = {})
   const primary = await startSimulator({ apiKey: canaryPrimary, errorDetail, name: 'primary' });
   const backup = await startSimulator({ apiKey: canaryBackup, errorDetail, name: 'backup' });
   const upstreamModelPrefix = `canary-model-${tag}-`;
-  const openAiModels = [...CHAT_MODELS, TRANSLATED_FAMILY_B, ...IMAGE_MODELS];
-  const modelMap = Object.fromEntries([...openAiModels, ...ANTHROPIC_SERVED].map((m) => [m, `${upstreamModelPrefix}${m}`]));
+  // Models moved to an upstream that serves the Responses API natively (on the primary simulator).
+  const native = options.nativeResponses ?? [];
+  const openAiModels = [...CHAT_MODELS, TRANSLATED_FAMILY_B, ...IMAGE_MODELS].filter((m) => !native.includes(m));
+  const modelMap = Object.fromEntries([...openAiModels, ...native, ...ANTHROPIC_SERVED].map((m) => [m, `${upstreamModelPrefix}${m}`]));
   const upstream = (id: string, sim: Simulator, credentialEnv: string, weight: number, fallback: string[], kind = 'openai-compatible', models = openAiModels) => ({
     id,
     kind,
@@ -72,6 +74,7 @@ export async function startInferenceStack(extraEnv: Record<string, string> = {})
   const primaryId = `canary-primary-${tag}`;
   const backupId = `canary-backup-${tag}`;
   const anthropicId = `canary-anthropic-${tag}`;
+  const nativeId = `canary-native-${tag}`;
   const dir = await mkdtemp(path.join(tmpdir(), 'baikal-inference-'));
   const configFile = path.join(dir, 'baikal.json');
   // The backup's weight makes the primary the first choice in practice; it is the primary's fallback.
@@ -83,6 +86,7 @@ export async function startInferenceStack(extraEnv: Record<string, string> = {})
         upstream(primaryId, primary, 'CANARY_PRIMARY_KEY', 1, [backupId]),
         upstream(backupId, backup, 'CANARY_BACKUP_KEY', 1e-9, []),
         upstream(anthropicId, primary, 'CANARY_PRIMARY_KEY', 1, [], 'anthropic', ANTHROPIC_SERVED),
+        ...(native.length ? [{ ...upstream(nativeId, primary, 'CANARY_PRIMARY_KEY', 1, [], 'openai-compatible', native), nativeResponses: true }] : []),
       ],
     }),
   );
@@ -110,10 +114,10 @@ export async function startInferenceStack(extraEnv: Record<string, string> = {})
     credential: canaryPrimary,
     backupCredential: canaryBackup,
     errorDetail,
-    upstreamIds: [primaryId, backupId, anthropicId],
+    upstreamIds: [primaryId, backupId, anthropicId, nativeId],
     upstreamModelPrefix,
     hosts: [new URL(primary.url).host, new URL(backup.url).host],
-    all: () => [canaryPrimary, canaryBackup, errorDetail, 'CANARY', tag, primaryId, backupId, anthropicId, upstreamModelPrefix, new URL(primary.url).host, new URL(backup.url).host],
+    all: () => [canaryPrimary, canaryBackup, errorDetail, 'CANARY', tag, primaryId, backupId, anthropicId, nativeId, upstreamModelPrefix, new URL(primary.url).host, new URL(backup.url).host],
   };
   return {
     url: gateway.url,
