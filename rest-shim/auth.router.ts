@@ -40,7 +40,7 @@ export function authRouter(): Router {
     res.json(rows.map(transactionJson));
   }));
 
-  // ---- identity (README "Identity") ----
+  // ---- identity (docs/cabinet.md "Identity") ----
 
   router.post('/verify-email', authed(async (actor, ctx, req, res) => {
     res.json(accountJson(await from('body', () => ctx.services.identity.verifyEmail(actor, req.body))));

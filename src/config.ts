@@ -211,7 +211,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   if (e.NODE_ENV === 'production' && upstreams.length === 0) {
     throw new ConfigError(
-      'No upstreams configured: in production BAIKAL_CONFIG must name at least one upstream (see README "Upstreams"); outside production the built-in simulator is used',
+      'No upstreams configured: in production BAIKAL_CONFIG must name at least one upstream (see docs/configuration.md); outside production the built-in simulator is used',
     );
   }
 

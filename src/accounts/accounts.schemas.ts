@@ -76,7 +76,7 @@ export type MessengerTokenInput = z.input<typeof messengerTokenInput>;
 export const messengerStatusQuery = z.object({ token: linkTokenSchema });
 export type MessengerStatusQuery = z.input<typeof messengerStatusQuery>;
 
-/** The bot's webhook report (see README "Messenger bot webhook"). */
+/** The bot's webhook report (see docs/cabinet.md "Messenger bot webhook"). */
 export const messengerWebhookEvent = z.object({
   event_id: z.string().min(1).max(128).optional(),
   user: z.object({ id: z.union([z.string().min(1).max(64), z.number().int()]).transform(String), name: z.string().max(128).nullish() }),

@@ -203,7 +203,7 @@ export class PaymentsService {
         issues: [{ loc: ['amount_usd'], msg: `Input should be between ${formatUsd(method.minUsd)} and ${formatUsd(method.maxUsd)} USD for ${method.id}`, type: 'range_error' }],
       });
     }
-    // Money in requires a reachable, verified owner (README "Identity"): 403 email_not_verified.
+    // Money in requires a reachable, verified owner (docs/cabinet.md "Identity"): 403 email_not_verified.
     await this.deps.identity?.requireVerifiedEmail(actor.userId);
     const em = this.em();
     const [accepted] = await em.execute<{ ok: number }[]>(
