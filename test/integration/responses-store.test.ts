@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ResponsesStore, type ResponsesItem, type StoreResponseInput } from '../../src/inference/responses-store.js';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { startGateway } from '../../src/server.js';
 import { createLogger } from '../../src/shared/logging.js';
 import { newFundedAccount } from '../helpers/accounts.js';
 import { http } from '../helpers/clients.js';
@@ -232,5 +234,31 @@ describe('ResponsesStore', () => {
       [id],
     );
     expect(row).toEqual({ api_key_id: keyId, previous_response_id: prev.id, model: 'gpt-test', ttl: 30 * 86_400 });
+  });
+
+  it('a gateway purges expired responses at start (another process over the same database)', async () => {
+    const id = respId();
+    await gw.db.query(
+      `insert into responses (id, user_id, model, created_at, expires_at, response) values ($1, $2, 'gpt-test', now() - interval '31 days', now() - interval '1 day', '{}'::jsonb)`,
+      [id, alice],
+    );
+    const second = await startGateway(loadConfig({ NODE_ENV: 'test', HOST: '127.0.0.1', PORT: '0', DATABASE_URL: gw.db.url, LOG_LEVEL: 'silent' }), createLogger('silent'));
+    try {
+      for (let waited = 0; (await gw.db.query('select 1 from responses where id = $1', [id])).length && waited < 5_000; waited += 50) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(await gw.db.query('select 1 from responses where id = $1', [id])).toHaveLength(0);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it('RESPONSES_TTL_DAYS defaults to 30 and is validated like the other settings', () => {
+    expect(loadConfig({ NODE_ENV: 'test' }).responses.ttlMs).toBe(30 * DAY_MS);
+    expect(loadConfig({ NODE_ENV: 'test', RESPONSES_TTL_DAYS: '0.5' }).responses.ttlMs).toBe(DAY_MS / 2);
+    for (const bad of ['0', '-1', 'thirty', '99999']) {
+      expect(() => loadConfig({ NODE_ENV: 'test', RESPONSES_TTL_DAYS: bad }), bad).toThrow(ConfigError);
+    }
+    expect(() => loadConfig({ NODE_ENV: 'test', RESPONSES_TTL_DAYS: 'x' })).toThrow(/RESPONSES_TTL_DAYS/);
   });
 });
