@@ -8,6 +8,10 @@ import { Migration } from '@mikro-orm/migrations';
  * `seq` orders responses by when they were written (the clock can give two the same millisecond), so
  * "the newest item with this id" is well defined. `previous_response_id` has no foreign key: the
  * response it continued may expire or be deleted first, and the later one stays readable.
+ *
+ * Bodies are `json`, not `jsonb`: they are only ever handed back, never queried inside, and `json`
+ * keeps them byte for byte (key order included) and accepts the `\u0000` escape that `jsonb` refuses,
+ * so a NUL in a client's text cannot make a response unstorable.
  */
 export class Migration20261124000000_responses extends Migration {
   override name = 'Migration20261124000000_responses';
@@ -23,7 +27,7 @@ export class Migration20261124000000_responses extends Migration {
         previous_response_id text null,
         created_at timestamptz not null,
         expires_at timestamptz not null,
-        response jsonb not null
+        response json not null
       )`);
     this.addSql(`create index responses_expiry_idx on responses (expires_at)`);
     this.addSql(`create index responses_user_idx on responses (user_id, seq)`);
@@ -36,7 +40,7 @@ export class Migration20261124000000_responses extends Migration {
         position integer not null,
         side text not null check (side in ('input', 'output')),
         item_id text null,
-        item jsonb not null,
+        item json not null,
         primary key (response_id, position)
       )`);
     this.addSql(`create index response_items_lookup_idx on response_items (user_id, item_id) where item_id is not null`);

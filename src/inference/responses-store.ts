@@ -78,12 +78,14 @@ export class ResponsesStore {
       ...input.input.map((item) => ({ side: 'input', item: withInputId(item) })),
       // Output items are stored exactly as the client received them, ids included.
       ...input.output.map((item) => ({ side: 'output', item })),
-    ].map((row, position) => ({ position, side: row.side, item_id: typeof row.item.id === 'string' ? row.item.id : null, item: row.item }));
+      // Each item travels as its own JSON text: PostgreSQL's JSON functions refuse a `\u0000` escape
+      // inside a value they unpack, but the `json` column takes the text as it is.
+    ].map((row, position) => ({ position, side: row.side, item_id: lookupId(row.item.id), item: JSON.stringify(row.item) }));
 
     await this.em().transactional(async (tx: EntityManager) => {
       const inserted = await tx.execute<{ id: string }[]>(
         `insert into responses (id, user_id, api_key_id, model, previous_response_id, created_at, expires_at, response)
-         values (?, ?, ?, ?, ?, ?::timestamptz, ?::timestamptz, ?::jsonb)
+         values (?, ?, ?, ?, ?, ?::timestamptz, ?::timestamptz, ?::json)
          on conflict (id) do nothing returning id`,
         [input.id, input.userId, input.apiKeyId, input.model, input.previousResponseId, now.toISOString(), expiresAt.toISOString(), JSON.stringify(input.response)],
       );
@@ -92,8 +94,8 @@ export class ResponsesStore {
       // Every item in one statement, however many there are.
       await tx.execute(
         `insert into response_items (response_id, user_id, position, side, item_id, item)
-         select ?, ?::uuid, x.position, x.side, x.item_id, x.item
-           from jsonb_to_recordset(?::jsonb) as x(position integer, side text, item_id text, item jsonb)`,
+         select ?, ?::uuid, x.position, x.side, x.item_id, x.item::json
+           from json_to_recordset(?::json) as x(position integer, side text, item_id text, item text)`,
         [input.id, input.userId, JSON.stringify(rows)],
       );
     });
@@ -101,6 +103,7 @@ export class ResponsesStore {
 
   /** The stored response object; null if unknown, expired or another account's. */
   async get(userId: string, id: string): Promise<Record<string, unknown> | null> {
+    if (!lookupId(id)) return null;
     const [row] = await this.em().execute<{ response: Record<string, unknown> }[]>(
       'select response from responses where id = ? and user_id = ? and expires_at > ?::timestamptz',
       [id, userId, this.now()],
@@ -114,6 +117,7 @@ export class ResponsesStore {
    * left of the conversation is still a valid one. null if `responseId` itself is not visible.
    */
   async context(userId: string, responseId: string): Promise<ResponsesItem[] | null> {
+    if (!lookupId(responseId)) return null;
     const now = this.now();
     const rows = await this.em().execute<{ item: ResponsesItem | null }[]>(
       `with recursive chain (id, previous_response_id, depth) as (
@@ -136,7 +140,7 @@ export class ResponsesStore {
   /** `item_reference` resolution: the stored items with these ids for this account, the newest of each. */
   async items(userId: string, ids: string[]): Promise<Map<string, ResponsesItem>> {
     const found = new Map<string, ResponsesItem>();
-    const wanted = [...new Set(ids)];
+    const wanted = [...new Set(ids.map(lookupId).filter((id) => id !== null))];
     if (!wanted.length) return found;
     const rows = await this.em().execute<{ item_id: string; item: ResponsesItem }[]>(
       `select distinct on (i.item_id) i.item_id, i.item
@@ -161,11 +165,13 @@ export class ResponsesStore {
     if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
       throw validation(['limit'], 'Input should be between 1 and 100', 'value_error');
     }
+    if (!lookupId(id)) return null;
     const em = this.em();
     const [head] = await em.execute<{ id: string }[]>('select id from responses where id = ? and user_id = ? and expires_at > ?::timestamptz', [id, userId, this.now()]);
     if (!head) return null;
     let cursor: number | null = null;
     if (options.after !== undefined) {
+      if (!lookupId(options.after)) throw validation(['after'], 'No input item of this response has this id', 'value_error');
       const [row] = await em.execute<{ position: number }[]>(
         `select min(position) as position from response_items where response_id = ? and side = 'input' and item_id = ?`,
         [id, options.after],
@@ -194,6 +200,7 @@ export class ResponsesStore {
 
   /** Deletes one response and its items; false if unknown, expired or another account's. */
   async delete(userId: string, id: string): Promise<boolean> {
+    if (!lookupId(id)) return false;
     const deleted = await this.em().execute<{ id: string }[]>(
       'delete from responses where id = ? and user_id = ? and expires_at > ?::timestamptz returning id',
       [id, userId, this.now()],
@@ -231,6 +238,17 @@ function withInputId(item: ResponsesItem): ResponsesItem {
   const type = item.type ?? (typeof item.role === 'string' ? 'message' : undefined);
   if (typeof item.id === 'string' && item.id && item.type === type) return item;
   return { ...item, ...(type ? { type } : {}), id: typeof item.id === 'string' && item.id ? item.id : newItemId(type) };
+}
+
+/**
+ * An id as PostgreSQL text can hold and compare it: a NUL or a lone surrogate (possible in what a client
+ * sends) cannot be stored or looked up, so such an id is never found instead of failing the query.
+ */
+// A NUL, a high surrogate not followed by a low one, or a low surrogate without a high one before it.
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+function lookupId(id: unknown): string | null {
+  return typeof id === 'string' && id.length > 0 && id.length <= 1_024 && !UNSTORABLE.test(id) ? id : null;
 }
 
 function idOf(item: ResponsesItem | undefined): string | null {

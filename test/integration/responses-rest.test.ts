@@ -88,6 +88,9 @@ describe('GET/DELETE /v1/responses/{id}', () => {
 
   it('an unknown or expired id is a 404', async () => {
     expect((await http(base, 'GET', '/v1/responses/resp_unknown', { token: aliceKey })).status).toBe(404);
+    // A NUL in the path cannot reach a PostgreSQL text comparison: a plain 404, not a 500.
+    expect((await http(base, 'GET', '/v1/responses/resp_%00', { token: aliceKey })).status).toBe(404);
+    expect((await http(base, 'DELETE', '/v1/responses/resp_%00', { token: aliceKey })).status).toBe(404);
     const { id } = await stored();
     await gw.db.query(`update responses set expires_at = now() - interval '1 second' where id = $1`, [id]);
     const expired = await http(base, 'GET', `/v1/responses/${id}`, { token: aliceKey });
@@ -125,6 +128,7 @@ describe('GET /v1/responses/{id}/input_items', () => {
       ['limit=ten', ['query', 'limit']],
       ['order=up', ['query', 'order']],
       ['after=msg_not_in_this_response', ['query', 'after']],
+      ['after=msg_%00', ['query', 'after']],
     ];
     for (const [query, loc] of cases) {
       const bad = await http(base, 'GET', `/v1/responses/${id}/input_items?${query}`, { token: aliceKey });

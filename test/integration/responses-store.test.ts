@@ -81,6 +81,29 @@ describe('ResponsesStore', () => {
     expect(await store.context(alice, id)).toEqual([]);
   });
 
+  it('text with a NUL character is stored and read back unchanged (json, not jsonb, which refuses \\u0000)', async () => {
+    const nul = 'before\u0000after';
+    const out = [assistantMsg(nul)];
+    const { id } = await save(alice, [{ type: 'message', id: 'msg_nul', role: 'user', content: nul }], out);
+    expect(await store.get(alice, id)).toEqual(responseOf(id, out));
+    expect((await store.context(alice, id))!.map((i) => i.content)).toEqual([nul, out[0]!.content]);
+    expect((await store.items(alice, ['msg_nul'])).get('msg_nul')!.content).toBe(nul);
+  });
+
+  it('ids PostgreSQL text cannot hold (NUL, lone surrogate) are never found, never an error', async () => {
+    const odd = ['msg_a\u0000b', 'msg_\ud800', ''];
+    const { id } = await save(alice, odd.map((oddId) => ({ type: 'message', id: oddId, role: 'user', content: 'x' })), []);
+    expect(await store.context(alice, id)).toHaveLength(3);
+    expect((await store.items(alice, odd)).size).toBe(0);
+    for (const bad of ['resp_\u0000', 'resp_\udc00']) {
+      expect(await store.get(alice, bad)).toBeNull();
+      expect(await store.context(alice, bad)).toBeNull();
+      expect(await store.inputItems(alice, bad, {})).toBeNull();
+      expect(await store.delete(alice, bad)).toBe(false);
+    }
+    await expect(store.inputItems(alice, id, { after: 'msg_a\u0000b' })).rejects.toMatchObject({ code: 'validation_failed' });
+  });
+
   it('the caller’s input objects are not changed by save', async () => {
     const input = [userMsg('do not touch')];
     await save(alice, input, []);
@@ -147,7 +170,7 @@ describe('ResponsesStore', () => {
       // Written in bulk (1,203 saves one by one would only test the loop more slowly).
       await gw.db.query(
         `insert into responses (id, user_id, model, created_at, expires_at, response)
-         select x, $2, 'gpt-test', $3, $3, '{}'::jsonb from unnest($1::text[]) as x`,
+         select x, $2, 'gpt-test', $3, $3, '{}'::json from unnest($1::text[]) as x`,
         [ids, alice, new Date(clock.at).toISOString()],
       );
       clock.at = start;
@@ -239,7 +262,7 @@ describe('ResponsesStore', () => {
   it('a gateway purges expired responses at start (another process over the same database)', async () => {
     const id = respId();
     await gw.db.query(
-      `insert into responses (id, user_id, model, created_at, expires_at, response) values ($1, $2, 'gpt-test', now() - interval '31 days', now() - interval '1 day', '{}'::jsonb)`,
+      `insert into responses (id, user_id, model, created_at, expires_at, response) values ($1, $2, 'gpt-test', now() - interval '31 days', now() - interval '1 day', '{}'::json)`,
       [id, alice],
     );
     const second = await startGateway(loadConfig({ NODE_ENV: 'test', HOST: '127.0.0.1', PORT: '0', DATABASE_URL: gw.db.url, LOG_LEVEL: 'silent' }), createLogger('silent'));
