@@ -87,7 +87,7 @@ export class ResponsesStore {
         `insert into responses (id, user_id, api_key_id, model, previous_response_id, created_at, expires_at, response)
          values (?, ?, ?, ?, ?, ?::timestamptz, ?::timestamptz, ?::json)
          on conflict (id) do nothing returning id`,
-        [input.id, input.userId, input.apiKeyId, input.model, input.previousResponseId, now.toISOString(), expiresAt.toISOString(), JSON.stringify(input.response)],
+        [input.id, input.userId, input.apiKeyId, input.model, lookupId(input.previousResponseId), now.toISOString(), expiresAt.toISOString(), JSON.stringify(input.response)],
       );
       // Already stored (a retried save): its items are already there too, written in the same transaction.
       if (!inserted.length || !rows.length) return;
