@@ -10,6 +10,7 @@ import { Migration20261122070000_payments } from './Migration20261122070000_paym
 import { Migration20261122080000_identity } from './Migration20261122080000_identity.js';
 import { Migration20261122090000_messenger_login } from './Migration20261122090000_messenger_login.js';
 import { Migration20261123000000_announcement_order } from './Migration20261123000000_announcement_order.js';
+import { Migration20261124000000_responses } from './Migration20261124000000_responses.js';
 
 /**
  * Every migration, in order. Listed explicitly (not globbed from disk) so the same list runs from the
@@ -27,4 +28,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122080000_identity', class: Migration20261122080000_identity },
   { name: 'Migration20261122090000_messenger_login', class: Migration20261122090000_messenger_login },
   { name: 'Migration20261123000000_announcement_order', class: Migration20261123000000_announcement_order },
+  { name: 'Migration20261124000000_responses', class: Migration20261124000000_responses },
 ];

@@ -75,6 +75,8 @@ const envSchema = z.object({
   /** E-mail codes (verification, e-mail link): at most one per cooldown and this many per hour per account. */
   EMAIL_CODE_COOLDOWN_SECONDS: z.coerce.number().min(0).default(60),
   EMAIL_CODE_MAX_PER_HOUR: z.coerce.number().int().positive().default(5),
+  /** How long a stored response (`store: true` on /v1/responses) is kept; fractions allowed. */
+  RESPONSES_TTL_DAYS: z.coerce.number().positive().max(3_650).default(30),
 });
 
 /** Operator data. Later capabilities (catalog, upstreams, payments) add their sections here. */
@@ -145,6 +147,8 @@ export interface Config {
   mail: { smtpUrl?: string; from: string; language: 'ru' | 'en'; cooldownMs: number; maxPerHour: number };
   /** The messenger section with its webhook secret resolved; null when not configured. Never shown. */
   messenger: { label: string; botUrl: string; webhookSecret: string; tokenTtlMs: number } | null;
+  /** Stored responses: how long one is kept after it is written. */
+  responses: { ttlMs: number };
 }
 
 function formatIssues(prefix: string, error: z.ZodError): string {
@@ -253,5 +257,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxPerHour: e.EMAIL_CODE_MAX_PER_HOUR,
     },
     messenger,
+    responses: { ttlMs: Math.round(e.RESPONSES_TTL_DAYS * 86_400_000) },
   };
 }

@@ -11,6 +11,9 @@ import type { Logger } from './shared/logging.js';
 import { createPubSub } from './shared/pubsub.js';
 import { SharedEventTarget, SharedState } from './shared/redis.js';
 
+/** How often expired stored responses are purged. */
+const RESPONSES_PURGE_MS = 60 * 60_000;
+
 export interface RunningGateway {
   url: string;
   address: AddressInfo;
@@ -93,6 +96,17 @@ export async function startGateway(config: Config, log: Logger, clock: Clock = s
   const paymentsSweeper = setInterval(() => {
     services.payments.sweep().catch((error: unknown) => log.warn({ err: error }, 'payments sweep failed'));
   }, 30_000).unref();
+  // Expired stored responses are already invisible; the purge only reclaims their space. Once at start
+  // (not awaited: start-up does not wait on it), then hourly. Several processes purging at once skip each other's rows.
+  let purging: Promise<unknown> | null = null;
+  const purgeResponses = () => {
+    purging ??= services.responses
+      .purgeExpired()
+      .catch((error: unknown) => log.warn({ err: error }, 'stored responses purge failed'))
+      .finally(() => (purging = null));
+  };
+  purgeResponses();
+  const responsesSweeper = setInterval(purgeResponses, RESPONSES_PURGE_MS).unref();
   const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
   log.info({ port: address.port, host: address.address, url }, `Baikal gateway ready on ${url}`);
 
@@ -108,7 +122,9 @@ export async function startGateway(config: Config, log: Logger, clock: Clock = s
       (stopping ??= (async () => {
         clearInterval(sweeper);
         clearInterval(paymentsSweeper);
+        clearInterval(responsesSweeper);
         await gateway.close();
+        await purging; // a purge under way finishes before the database closes
         await services.video.stop();
         await services.status.stop();
         await services.keys.flushLastUsed();

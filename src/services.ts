@@ -25,6 +25,7 @@ import { StatusService } from './status/status.service.js';
 import { AnnouncementsService } from './announcements/announcements.service.js';
 import { PaymentsService } from './payments/payments.service.js';
 import { IdentityService } from './accounts/identity.service.js';
+import { ResponsesStore } from './inference/responses-store.js';
 
 /** The domain services, one instance each per process, shared by every transport. */
 export interface Services {
@@ -43,6 +44,8 @@ export interface Services {
   status: StatusService;
   announcements: AnnouncementsService;
   payments: PaymentsService;
+  /** Stored Responses (`store: true` on /v1/responses), per account, with expiry. */
+  responses: ResponsesStore;
   metrics: Metrics;
 }
 
@@ -103,6 +106,7 @@ export function createServices(deps: ServiceDeps): Services {
     status: new StatusService({ ...deps, catalog, routes, upstreams }),
     announcements: new AnnouncementsService(deps),
     payments: new PaymentsService({ ...deps, billing, identity }),
+    responses: new ResponsesStore(deps),
     metrics,
   };
 }
