@@ -81,6 +81,7 @@ export function createServices(deps: ServiceDeps): Services {
     if (message.type === 'key-evicted') keys.evictKey(message.keyId);
     else if (message.type === 'catalog-changed') catalog.adopt(message.data, message.version);
   });
+  const responses = new ResponsesStore(deps);
   return {
     accounts,
     identity,
@@ -91,7 +92,7 @@ export function createServices(deps: ServiceDeps): Services {
     limiter,
     usage,
     upstreams,
-    inference: new InferenceService({ catalog, accounts, wallets, limiter, routes, upstreams, recorder: usage, log: deps.log, metrics, hostedTools: deps.config.operator.inference.hostedTools }),
+    inference: new InferenceService({ catalog, accounts, wallets, limiter, routes, upstreams, recorder: usage, log: deps.log, metrics, responses, hostedTools: deps.config.operator.inference.hostedTools }),
     video: new VideoService({
       ...deps,
       catalog,
@@ -106,7 +107,7 @@ export function createServices(deps: ServiceDeps): Services {
     status: new StatusService({ ...deps, catalog, routes, upstreams }),
     announcements: new AnnouncementsService(deps),
     payments: new PaymentsService({ ...deps, billing, identity }),
-    responses: new ResponsesStore(deps),
+    responses,
     metrics,
   };
 }

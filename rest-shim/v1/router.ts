@@ -7,6 +7,7 @@ import { sendStoredObject } from './ranges.js';
 import { optionalKey, requireKey } from './auth.js';
 import { sendOpenAiError } from './errors.js';
 import { readJsonBody } from './inference-endpoints.js';
+import { responsesRoutes } from './responses.router.js';
 
 
 /** SPEC.md section 1: endpoints the gateway deliberately does not offer. */
@@ -97,6 +98,9 @@ export function v1Router(services: Services): Router {
     const { object, task } = await services.video.content(principal.userId, String(req.params.task_id));
     await sendStoredObject(req, res, object, { etag: `"${task.id}"`, lastModified: task.completedAt ?? undefined, filename: `${task.id}.mp4` });
   }));
+
+  // Stored Responses: GET /v1/responses/{id} (+ /input_items) and DELETE /v1/responses/{id}.
+  router.use(responsesRoutes(services));
 
   for (const path of UNSUPPORTED) {
     router.all(path, (_req, res) => {
