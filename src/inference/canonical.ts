@@ -1,4 +1,5 @@
 import type { TokenUsage } from '../billing/cost.js';
+import type { ValidationIssue } from '../shared/errors.js';
 
 /**
  * The one hub format between client wire formats (OpenAI chat completions, OpenAI Responses,
@@ -15,16 +16,43 @@ import type { TokenUsage } from '../billing/cost.js';
 /** An image, by URL (including data: URLs) or as base64 bytes with their media type. */
 export type CanonicalImage = { kind: 'url'; url: string } | { kind: 'base64'; mediaType: string; data: string };
 
+/**
+ * Opaque reasoning data only the model family that made it can read back: Anthropic's thinking
+ * signature or redacted thinking, OpenAI's `encrypted_content`. It round-trips through the canonical
+ * form when client and upstream are of the same family, and is dropped when they are not (another
+ * family could not verify it).
+ */
+export type ReasoningOpaque =
+  | { family: 'anthropic'; signature: string }
+  | { family: 'anthropic'; redactedData: string }
+  | { family: 'openai'; encryptedContent: string };
+
+/**
+ * A model's reasoning: the text it showed (Anthropic thinking, chat `reasoning_content`, Responses
+ * `reasoning_text`), summary paragraphs (Responses reasoning summaries) and any opaque data.
+ */
+export interface ReasoningPart {
+  type: 'reasoning';
+  text: string;
+  summary: string[];
+  opaque: ReasoningOpaque | null;
+}
+
 export type CanonicalPart =
   | { type: 'text'; text: string }
   | { type: 'image'; image: CanonicalImage }
   /** A function call the model made; `arguments` is JSON text, exactly as produced. */
   | { type: 'tool_call'; id: string; name: string; arguments: string }
-  /** The caller's answer to a tool call, in a user turn. */
-  | { type: 'tool_result'; toolCallId: string; content: string; isError: boolean };
+  /** The caller's answer to a tool call, in a user turn; `images` are pictures the tool returned beside its text. */
+  | { type: 'tool_result'; toolCallId: string; content: string; isError: boolean; images?: CanonicalImage[] }
+  | ReasoningPart;
 
 export interface CanonicalMessage {
-  role: 'user' | 'assistant';
+  /**
+   * `system` is an instruction given mid-conversation (a Responses developer item or an Anthropic
+   * `{"role":"system"}` message after the first turn); leading instructions live in `system` instead.
+   */
+  role: 'user' | 'assistant' | 'system';
   parts: CanonicalPart[];
 }
 
@@ -33,14 +61,52 @@ export interface CanonicalTool {
   description: string | null;
   /** JSON Schema of the arguments. */
   parameters: Record<string, unknown>;
+  /** Strict schema adherence for the arguments, when the client asked for it (or explicitly not). */
+  strict?: boolean;
+  /**
+   * How the client declared a tool that is not a plain function: a Responses `custom` tool (free text
+   * input, sent upstream as a function with one string parameter `input`), or a function or custom
+   * tool inside a `namespace` (flattened under a collision-free name). Calls are mapped back to it.
+   */
+  origin?: { name: string; namespace: string | null; custom: boolean };
 }
 
-export type CanonicalToolChoice = 'auto' | 'none' | 'required' | { name: string };
+export type CanonicalToolChoice =
+  | 'auto'
+  | 'none'
+  | 'required'
+  | { name: string }
+  /** Only these tools may be called (`allowed_tools`); `required`: one of them must be. */
+  | { allowed: string[]; mode: 'auto' | 'required' }
+  /** A hosted tool forced by type (e.g. `web_search`); no translated upstream can serve it. */
+  | { hosted: string };
+
+/** Structured output: free text (the default), any JSON object, or JSON valid against a schema. */
+export type ResponseFormat =
+  | { type: 'text' }
+  | { type: 'json_object' }
+  | { type: 'json_schema'; name: string; description: string | null; schema: Record<string, unknown>; strict: boolean | null };
+
+export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
+export const REASONING_EFFORTS: readonly ReasoningEffort[] = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'];
+
+/** OpenAI-style reasoning settings (Responses `reasoning`, chat `reasoning_effort`, Anthropic `output_config.effort`). */
+export interface CanonicalReasoning {
+  effort: ReasoningEffort | null;
+  /** A reasoning summary requested (Responses `reasoning.summary`). */
+  summary: 'auto' | 'concise' | 'detailed' | null;
+}
+
+/** Anthropic's `thinking` setting, as the client sent it. */
+export type CanonicalThinking = { type: 'enabled'; budgetTokens: number } | { type: 'adaptive' } | { type: 'disabled' };
+
+/** The client format a canonical request came from, for naming its fields in errors. */
+export type CanonicalSource = 'openai-chat' | 'openai-responses' | 'anthropic-messages';
 
 export interface CanonicalRequest {
   /** The public model id the client asked for (the upstream's own name is applied by the provider). */
   model: string;
-  /** System and developer instructions, joined. */
+  /** System and developer instructions given before the conversation, joined. */
   system: string | null;
   messages: CanonicalMessage[];
   tools: CanonicalTool[];
@@ -50,6 +116,30 @@ export interface CanonicalRequest {
   topP: number | null;
   stop: string[];
   stream: boolean;
+  /**
+   * The fields below are optional so that a request built by hand (tests, probes) stays short;
+   * every parser fills them all. Absent means "not set".
+   */
+  source?: CanonicalSource;
+  responseFormat?: ResponseFormat | null;
+  reasoning?: CanonicalReasoning | null;
+  thinking?: CanonicalThinking | null;
+  parallelToolCalls?: boolean | null;
+  /** An end-user id for the upstream's abuse tracking (`user` / `safety_identifier` / `metadata.user_id`). */
+  user?: string | null;
+  /** Client key-value metadata (echoed in Responses; upstreams do not need it). */
+  metadata?: Record<string, string> | null;
+  serviceTier?: string | null;
+  topK?: number | null;
+  promptCacheKey?: string | null;
+  /** Responses `text.verbosity` / chat `verbosity`: a length hint. */
+  verbosity?: 'low' | 'medium' | 'high' | null;
+  /**
+   * What the request asks that only an upstream of the client's own format can serve (e.g. Anthropic
+   * `mcp_servers`, chat `logprobs`): the request is fine when passed straight through, and refused
+   * with these issues (each naming its field) when it would have to be translated.
+   */
+  untranslatable?: ValidationIssue[];
 }
 
 /** Why the model stopped, in one vocabulary every format maps to and from. */
@@ -64,7 +154,7 @@ export interface CanonicalUsage extends TokenUsage {
 }
 
 /** Output parts a model produces. */
-export type OutputPart = Extract<CanonicalPart, { type: 'text' } | { type: 'tool_call' }>;
+export type OutputPart = Extract<CanonicalPart, { type: 'text' } | { type: 'tool_call' } | { type: 'reasoning' }>;
 
 export interface CanonicalResponse {
   parts: OutputPart[];
@@ -80,9 +170,19 @@ export type CanonicalEvent =
   | { type: 'text_delta'; index: number; text: string }
   | { type: 'tool_call_start'; index: number; id: string; name: string }
   | { type: 'tool_call_delta'; index: number; argumentsDelta: string }
+  /** Reasoning text (`summary`: a summary paragraph's text rather than the reasoning itself). */
+  | { type: 'reasoning_delta'; index: number; text: string; summary?: boolean }
+  /** Opaque reasoning data for a reasoning part (a signature arrives at its end, redacted data at its start). */
+  | { type: 'reasoning_opaque'; index: number; opaque: ReasoningOpaque }
   | { type: 'part_end'; index: number }
   | { type: 'stop'; reason: StopReason }
-  | { type: 'usage'; usage: CanonicalUsage };
+  /** The billed usage (cumulative; a later one supersedes). The pipeline bills on these only. */
+  | { type: 'usage'; usage: CanonicalUsage }
+  /**
+   * Input usage an upstream reports at the start of a stream (Anthropic's `message_start`), before
+   * any output: for clients that show it early. Not for billing (a `usage` event follows).
+   */
+  | { type: 'usage_start'; usage: CanonicalUsage };
 
 /** What every response or stream we produce says about itself. */
 export interface ResponseIdentity {
@@ -121,7 +221,20 @@ export function totalTokens(usage: TokenUsage): number {
 /** Text of a tool result or message made of parts, for estimates and for formats that only take text. */
 export function textOf(parts: CanonicalPart[]): string {
   return parts
-    .map((part) => (part.type === 'text' ? part.text : part.type === 'tool_call' ? part.arguments : part.type === 'tool_result' ? part.content : ''))
+    .map((part) => {
+      switch (part.type) {
+        case 'text':
+          return part.text;
+        case 'tool_call':
+          return part.arguments;
+        case 'tool_result':
+          return part.content;
+        case 'reasoning':
+          return part.text + part.summary.join('');
+        case 'image':
+          return '';
+      }
+    })
     .join('');
 }
 

@@ -1,9 +1,9 @@
 import type { CatalogModel, Endpoint } from '../catalog/catalog.schemas.js';
 import { DomainError, type ValidationIssue } from '../shared/errors.js';
 import type { CanonicalRequest, CanonicalResponse, ResponseIdentity, StreamEncoder } from './canonical.js';
-import { MessagesStreamEncoder, parseMessagesRequest, renderMessage } from './translate/anthropic-messages.js';
-import { parseResponsesRequest, renderResponse, ResponsesStreamEncoder } from './translate/openai-responses.js';
-import { chatToCanonical, ChatStreamEncoder, checkChatCapabilities, parseChatRequest, renderChatCompletion, type ChatRequest } from './translate/openai-chat.js';
+import { MessagesStreamEncoder, parseMessages, renderMessage } from './translate/anthropic-messages.js';
+import { parseResponses, renderResponse, ResponsesStreamEncoder, type ResponsesEcho } from './translate/openai-responses.js';
+import { chatToCanonical, ChatStreamEncoder, chatWithheldTools, checkChatCapabilities, parseChatRequest, renderChatCompletion, type ChatRequest } from './translate/openai-chat.js';
 
 export type ClientFormatId = 'openai-chat' | 'openai-responses' | 'anthropic-messages';
 
@@ -13,6 +13,13 @@ export interface ParsedRequest {
   raw: Record<string, unknown>;
   /** Whether the client asked to see usage at the end of a stream (chat's `include_usage`; other formats always do). */
   streamUsage: boolean;
+  /**
+   * Hosted/server tools the client offered that only an upstream of its own format serves (tool
+   * types, e.g. `web_search`, `web_search_20250305`), left out of `canonical.tools`. Empty when none.
+   * The pipeline names them in a response header when the request is translated, or refuses them by
+   * operator setting; a request passed straight through carries them in `raw` as they are.
+   */
+  withheldTools: string[];
 }
 
 /** One client wire format, as the inference pipeline uses it. */
@@ -39,6 +46,10 @@ export function checkCanonicalCapabilities(request: CanonicalRequest, model: Cat
   if (issues.length) throw new DomainError('validation_failed', 'Request validation failed', { issues });
 }
 
+function responsesEcho(parsed: ParsedRequest): ResponsesEcho {
+  return Array.isArray(parsed.raw.tools) ? { tools: parsed.raw.tools } : {};
+}
+
 /** Chat responses are `chatcmpl-…`. */
 export const chatIdentity = (who: ResponseIdentity): ResponseIdentity => ({ ...who, id: `chatcmpl-${who.id}` });
 
@@ -46,7 +57,7 @@ export const openAiChat: ClientFormat = {
   id: 'openai-chat',
   parse(body) {
     const request = parseChatRequest(body);
-    return { canonical: chatToCanonical(request), raw: request, streamUsage: request.stream_options?.include_usage === true };
+    return { canonical: chatToCanonical(request), raw: request, streamUsage: request.stream_options?.include_usage === true, withheldTools: chatWithheldTools(request) };
   },
   // `raw` is the request parse() validated.
   checkCapabilities: (parsed, model) => checkChatCapabilities(parsed.raw as ChatRequest, model),
@@ -57,19 +68,20 @@ export const openAiChat: ClientFormat = {
 export const anthropicMessages: ClientFormat = {
   id: 'anthropic-messages',
   // The body as sent is what passes straight through to an Anthropic upstream (validated here first).
-  parse: (body) => ({ canonical: parseMessagesRequest(body), raw: body as Record<string, unknown>, streamUsage: true }),
+  parse: (body) => ({ ...parseMessages(body), raw: body as Record<string, unknown>, streamUsage: true }),
   checkCapabilities: (parsed, model) => checkCanonicalCapabilities(parsed.canonical, model, { messages: 'messages', maxTokens: 'max_tokens' }),
-  render: (response, who) => renderMessage(response, who),
-  encoder: (who) => new MessagesStreamEncoder(who),
+  // Thinking blocks are shown when the request turned thinking on.
+  render: (response, who, parsed) => renderMessage(response, who, parsed.canonical),
+  encoder: (who, parsed) => new MessagesStreamEncoder(who, parsed.canonical),
 };
 
 export const openAiResponses: ClientFormat = {
   id: 'openai-responses',
-  parse: (body) => ({ canonical: parseResponsesRequest(body), raw: body as Record<string, unknown>, streamUsage: true }),
+  parse: (body) => ({ ...parseResponses(body), raw: body as Record<string, unknown>, streamUsage: true }),
   checkCapabilities: (parsed, model) => checkCanonicalCapabilities(parsed.canonical, model, { messages: 'input', maxTokens: 'max_output_tokens' }),
-  // Responses echo the request's settings (instructions, tools, sampling).
-  render: (response, who, parsed) => renderResponse(response, who, parsed.canonical),
-  encoder: (who, parsed) => new ResponsesStreamEncoder(who, parsed.canonical),
+  // Responses echo the request's settings (instructions, the client's own tools, sampling).
+  render: (response, who, parsed) => renderResponse(response, who, parsed.canonical, responsesEcho(parsed)),
+  encoder: (who, parsed) => new ResponsesStreamEncoder(who, parsed.canonical, responsesEcho(parsed)),
 };
 
 export const CLIENT_FORMATS: Record<ClientFormatId, ClientFormat> = {

@@ -1,8 +1,8 @@
 import type { CanonicalRequest, CanonicalResponse, StreamDecoder } from '../canonical.js';
 import type { ClientFormatId } from '../client-formats.js';
 import type { Upstream } from '../upstreams.config.js';
-import { AnthropicStreamDecoder, fromAnthropicResponse, toAnthropicRequest } from './anthropic/messages.js';
-import { ChatStreamDecoder, fromChatCompletion, toChatRequest } from './openai-compatible/chat.js';
+import { AnthropicStreamDecoder, checkAnthropicUpstream, fromAnthropicResponse, toAnthropicRequest } from './anthropic/messages.js';
+import { ChatStreamDecoder, checkChatUpstream, fromChatCompletion, toChatRequest } from './openai-compatible/chat.js';
 
 /** One upstream kind, as the inference pipeline uses it. */
 export interface ProviderKind {
@@ -11,7 +11,14 @@ export interface ProviderKind {
   /** Appended to the upstream's base URL. */
   path: string;
   headers(upstream: Upstream): Record<string, string>;
-  /** The upstream body for a request of another format. */
+  /**
+   * 422 (`validation_failed`, reason `unsupported_field`) naming every field of a request of another
+   * format that this kind cannot honour. Pure; call it before admission for each kind the request
+   * may be routed to (a DomainError thrown later, inside the upstream call, would be read as a
+   * connection failure). `body` runs it again as a guard.
+   */
+  check(request: CanonicalRequest): void;
+  /** The upstream body for a request of another format (throws the same 422 as `check`). */
   body(request: CanonicalRequest, upstreamModel: string): Record<string, unknown>;
   /** The upstream body for a request of the format it speaks: the client's own, with the upstream's model name. */
   passthrough(raw: Record<string, unknown>, upstreamModel: string): Record<string, unknown>;
@@ -23,6 +30,7 @@ export const openAiCompatible: ProviderKind = {
   speaks: 'openai-chat',
   path: '/chat/completions',
   headers: (upstream) => ({ authorization: `Bearer ${upstream.credential}` }),
+  check: checkChatUpstream,
   body: toChatRequest,
   passthrough: (raw, upstreamModel) => ({
     ...raw,
@@ -40,6 +48,7 @@ export const anthropic: ProviderKind = {
   speaks: 'anthropic-messages',
   path: '/messages',
   headers: (upstream) => ({ 'x-api-key': upstream.credential, 'anthropic-version': ANTHROPIC_VERSION }),
+  check: checkAnthropicUpstream,
   body: (request, upstreamModel) => toAnthropicRequest(request, upstreamModel),
   passthrough: (raw, upstreamModel) => ({ ...raw, model: upstreamModel }),
   fromResponse: fromAnthropicResponse,

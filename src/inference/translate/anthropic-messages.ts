@@ -1,17 +1,22 @@
 import { z } from 'zod';
-import type { ErrorCode } from '../../shared/errors.js';
+import type { ErrorCode, ValidationIssue } from '../../shared/errors.js';
 import { parseInput } from '../../shared/validation.js';
-import type {
-  CanonicalEvent,
-  CanonicalMessage,
-  CanonicalPart,
-  CanonicalRequest,
-  CanonicalResponse,
-  CanonicalToolChoice,
-  CanonicalUsage,
-  ResponseIdentity,
-  StopReason,
-  StreamEncoder,
+import { openUnion } from './open-union.js';
+import {
+  textOf,
+  type CanonicalEvent,
+  type CanonicalImage,
+  type CanonicalMessage,
+  type CanonicalPart,
+  type CanonicalRequest,
+  type CanonicalResponse,
+  type CanonicalTool,
+  type CanonicalToolChoice,
+  type CanonicalUsage,
+  type OutputPart,
+  type ResponseIdentity,
+  type StopReason,
+  type StreamEncoder,
 } from '../canonical.js';
 
 /**
@@ -51,25 +56,37 @@ const toolUseBlock = z.looseObject({
   input: z.record(z.string(), z.unknown()),
 });
 
+/** Blocks inside a tool result: text and images are read; others (tool_reference, search_result, ...) are kept for the upstream as they are. */
+const toolResultContent = openUnion({ text: textBlock, image: imageBlock });
+
 const toolResultBlock = z.looseObject({
   type: z.literal('tool_result'),
   tool_use_id: z.string().min(1),
-  content: stringOrBlocks(textOnly).optional(),
+  content: stringOrBlocks(toolResultContent).optional(),
   is_error: z.boolean().optional(),
 });
 
-/**
- * Extended-thinking blocks that clients (Claude Code among them) send back in assistant turns. The
- * canonical form has no place for them and they only mean something to Anthropic itself, so they
- * are accepted and dropped rather than refusing an otherwise valid conversation.
- */
-const thinkingBlock = z.looseObject({ type: z.enum(['thinking', 'redacted_thinking']) });
+/** Extended-thinking blocks clients (Claude Code among them) send back in assistant turns, with their signatures. */
+const thinkingBlock = z.looseObject({ type: z.literal('thinking'), thinking: z.string(), signature: z.string().optional() });
+const redactedThinkingBlock = z.looseObject({ type: z.literal('redacted_thinking'), data: z.string() });
 
-const contentBlock = z.discriminatedUnion('type', [textBlock, imageBlock, toolUseBlock, toolResultBlock, thinkingBlock]);
+/**
+ * Any other block type (server tool calls and results, documents, search results, block types newer
+ * than this code) is accepted as it is: an Anthropic upstream gets the body untouched and judges it.
+ * Translated to another kind, server-tool blocks are dropped and the rest refused (see `partOf`).
+ */
+const contentBlock = openUnion({
+  text: textBlock,
+  image: imageBlock,
+  tool_use: toolUseBlock,
+  tool_result: toolResultBlock,
+  thinking: thinkingBlock,
+  redacted_thinking: redactedThinkingBlock,
+});
 type ContentBlock = z.output<typeof contentBlock>;
 
 /** Which turn each block kind may appear in (the API refuses the others). */
-const BLOCK_ROLES: Record<ContentBlock['type'], 'user' | 'assistant' | 'both'> = {
+const BLOCK_ROLES: Record<string, 'user' | 'assistant' | 'both'> = {
   text: 'both',
   image: 'user',
   tool_use: 'assistant',
@@ -80,32 +97,58 @@ const BLOCK_ROLES: Record<ContentBlock['type'], 'user' | 'assistant' | 'both'> =
 
 const message = z
   .looseObject({
-    role: z.enum(['user', 'assistant']),
+    // Claude Code sends `system` turns inside `messages` for models it does not know.
+    role: z.enum(['user', 'assistant', 'system']),
     content: stringOrBlocks(contentBlock),
   })
   .superRefine((m, ctx) => {
     m.content.forEach((block, j) => {
-      const allowed = BLOCK_ROLES[block.type];
-      if (allowed !== 'both' && allowed !== m.role) {
+      const allowed = BLOCK_ROLES[block.type] ?? 'both';
+      if (m.role !== 'system' && allowed !== 'both' && allowed !== m.role) {
         ctx.addIssue({ code: 'custom', path: ['content', j, 'type'], message: `${block.type} blocks belong in ${allowed} turns`, params: { type: 'value_error' } });
+      }
+      if (m.role === 'system' && block.type !== 'text') {
+        ctx.addIssue({ code: 'custom', path: ['content', j, 'type'], message: 'system turns carry text only', params: { type: 'value_error' } });
       }
     });
   });
 
-const tool = z.looseObject({
-  // Only custom tools (the default type) can be described to any upstream; Anthropic's server tools cannot.
+const customTool = z.looseObject({
   type: z.literal('custom').optional(),
   name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'Tool names are 1-64 letters, digits, "_" or "-"'),
   description: z.string().optional(),
   input_schema: z.looseObject({ type: z.literal('object') }),
+  strict: z.boolean().optional(),
+  defer_loading: z.boolean().optional(),
 });
 
+/**
+ * A tool: a custom tool (no type, or `custom`), or one of Anthropic's server tools (`web_search_20250305`,
+ * `bash_20250124`, ...: any other type, with a name). Server tools are served by an Anthropic upstream
+ * only; for other kinds they are withheld from the model and listed (`withheldTools`).
+ */
+const tool = z.preprocess(
+  // A custom tool may leave out its type.
+  (value) => (value !== null && typeof value === 'object' && !Array.isArray(value) && !('type' in value) ? { ...value, type: 'custom' } : value),
+  openUnion({ custom: customTool }).pipe(z.looseObject({ type: z.string(), name: z.string().min(1, 'Field required') })),
+);
+
 const toolChoice = z.discriminatedUnion('type', [
-  z.looseObject({ type: z.literal('auto') }),
-  z.looseObject({ type: z.literal('any') }),
+  z.looseObject({ type: z.literal('auto'), disable_parallel_tool_use: z.boolean().optional() }),
+  z.looseObject({ type: z.literal('any'), disable_parallel_tool_use: z.boolean().optional() }),
   z.looseObject({ type: z.literal('none') }),
-  z.looseObject({ type: z.literal('tool'), name: z.string().min(1) }),
+  z.looseObject({ type: z.literal('tool'), name: z.string().min(1), disable_parallel_tool_use: z.boolean().optional() }),
 ]);
+
+const thinking = z.discriminatedUnion('type', [
+  // The API's minimum budget is 1,024 tokens; it judges the rest (budget below max_tokens) itself.
+  z.looseObject({ type: z.literal('enabled'), budget_tokens: z.number().int().positive() }),
+  z.looseObject({ type: z.literal('adaptive') }),
+  z.looseObject({ type: z.literal('disabled') }),
+]);
+
+const jsonSchemaFormat = z.looseObject({ type: z.literal('json_schema'), schema: z.record(z.string(), z.unknown()) });
+const EFFORTS = ['low', 'medium', 'high', 'max'] as const;
 
 export const messagesRequestSchema = z.looseObject({
   model: z.string().min(1).max(128),
@@ -117,55 +160,140 @@ export const messagesRequestSchema = z.looseObject({
   stop_sequences: z.array(z.string()).optional(),
   temperature: z.number().min(0).max(1).optional(),
   top_p: z.number().min(0).max(1).optional(),
+  top_k: z.number().int().positive().optional(),
   stream: z.boolean().optional(),
-  // Anthropic's `metadata.user_id` is for abuse tracking at Anthropic; we have our own accounts.
-  metadata: z.unknown().optional(),
+  metadata: z.looseObject({ user_id: z.string().nullish() }).nullish(),
+  thinking: thinking.optional(),
+  output_config: z.looseObject({ effort: z.enum(EFFORTS).nullish(), format: jsonSchemaFormat.nullish() }).nullish(),
+  // The structured-outputs beta's name for output_config.format.
+  output_format: jsonSchemaFormat.nullish(),
+  service_tier: z.string().nullish(),
 });
 export type MessagesRequest = z.output<typeof messagesRequestSchema>;
 
-function partOf(block: ContentBlock): CanonicalPart | null {
+/** Server-tool blocks in a conversation: the record of a hosted tool's run, meaningful to Anthropic alone. */
+const isServerToolBlock = (type: string) => type === 'server_tool_use' || type === 'mcp_tool_use' || (type.endsWith('_tool_result') && type !== 'tool_result');
+
+function partOf(block: ContentBlock, loc: (string | number)[], untranslatable: ValidationIssue[]): CanonicalPart | null {
   switch (block.type) {
     case 'text':
-      return { type: 'text', text: block.text };
-    case 'image':
-      return {
-        type: 'image',
-        image: block.source.type === 'base64' ? { kind: 'base64', mediaType: block.source.media_type, data: block.source.data } : { kind: 'url', url: block.source.url },
-      };
-    case 'tool_use':
-      return { type: 'tool_call', id: block.id, name: block.name, arguments: JSON.stringify(block.input) };
+      return { type: 'text', text: (block as z.output<typeof textBlock>).text };
+    case 'image': {
+      const source = (block as z.output<typeof imageBlock>).source;
+      return { type: 'image', image: source.type === 'base64' ? { kind: 'base64', mediaType: source.media_type, data: source.data } : { kind: 'url', url: source.url } };
+    }
+    case 'tool_use': {
+      const use = block as z.output<typeof toolUseBlock>;
+      return { type: 'tool_call', id: use.id, name: use.name, arguments: JSON.stringify(use.input) };
+    }
     case 'tool_result':
-      return { type: 'tool_result', toolCallId: block.tool_use_id, content: (block.content ?? []).map((b) => b.text).join('\n\n'), isError: block.is_error === true };
-    case 'thinking':
+      return toolResultOf(block as z.output<typeof toolResultBlock>, loc, untranslatable);
+    case 'thinking': {
+      const think = block as z.output<typeof thinkingBlock>;
+      return { type: 'reasoning', text: think.thinking, summary: [], opaque: think.signature ? { family: 'anthropic', signature: think.signature } : null };
+    }
     case 'redacted_thinking':
+      return { type: 'reasoning', text: '', summary: [], opaque: { family: 'anthropic', redactedData: (block as z.output<typeof redactedThinkingBlock>).data } };
+    default:
+      // Hosted tool runs are dropped for other kinds (like Responses hosted call items); anything else changes what the model sees.
+      if (!isServerToolBlock(block.type)) untranslatable.push({ loc: [...loc, 'type'], msg: `${block.type} blocks are not available for this model`, type: 'value_error' });
       return null;
   }
 }
 
+function toolResultOf(block: z.output<typeof toolResultBlock>, loc: (string | number)[], untranslatable: ValidationIssue[]): CanonicalPart {
+  const texts: string[] = [];
+  const images: CanonicalImage[] = [];
+  (block.content ?? []).forEach((inner, k) => {
+    if (inner.type === 'text') texts.push((inner as z.output<typeof textBlock>).text);
+    else if (inner.type === 'image') {
+      const source = (inner as z.output<typeof imageBlock>).source;
+      images.push(source.type === 'base64' ? { kind: 'base64', mediaType: source.media_type, data: source.data } : { kind: 'url', url: source.url });
+    } else if (inner.type !== 'tool_reference') {
+      // tool_reference (tool search) names a tool that other kinds already get in full.
+      untranslatable.push({ loc: [...loc, 'content', k, 'type'], msg: `${inner.type} blocks in tool results are not available for this model`, type: 'value_error' });
+    }
+  });
+  return { type: 'tool_result', toolCallId: block.tool_use_id, content: texts.join('\n\n'), isError: block.is_error === true, ...(images.length ? { images } : {}) };
+}
+
 const TOOL_CHOICE: Record<'auto' | 'any' | 'none', CanonicalToolChoice> = { auto: 'auto', any: 'required', none: 'none' };
+
+/** A Messages request as the pipeline needs it: the canonical form and the server tools withheld from it. */
+export interface ParsedMessages {
+  canonical: CanonicalRequest;
+  /** Types of the server tools in `tools` (e.g. `web_search_20250305`), which only an Anthropic upstream serves. */
+  withheldTools: string[];
+}
+
+/** A Messages request in canonical form; 422 (`validation_failed`) with the offending field's loc. */
+export function parseMessages(body: unknown): ParsedMessages {
+  const request = parseInput(messagesRequestSchema, body);
+  const untranslatable: ValidationIssue[] = [];
+  const messages: CanonicalMessage[] = [];
+  const system: string[] = (request.system ?? []).map((b) => b.text);
+  request.messages.forEach((m, i) => {
+    const parts = m.content.map((block, j) => partOf(block, ['messages', i, 'content', j], untranslatable)).filter((p): p is CanonicalPart => p !== null);
+    // System turns before the conversation join the system prompt; later ones stay where they are.
+    if (m.role === 'system' && messages.length === 0) system.push(textOf(parts));
+    else messages.push({ role: m.role, parts });
+  });
+  for (const field of ['mcp_servers', 'container'] as const) {
+    if ((request as Record<string, unknown>)[field] != null) untranslatable.push({ loc: [field], msg: `${field} is not available for this model`, type: 'value_error' });
+  }
+  const tools: CanonicalTool[] = [];
+  const withheld = new Map<string, string>();
+  for (const t of request.tools ?? []) {
+    if (t.type !== 'custom') {
+      withheld.set(t.name, t.type);
+      continue;
+    }
+    const custom = t as z.output<typeof customTool>;
+    tools.push({ name: custom.name, description: custom.description ?? null, parameters: custom.input_schema, ...(custom.strict !== undefined ? { strict: custom.strict } : {}) });
+  }
+  const choice = request.tool_choice;
+  let toolChoice: CanonicalToolChoice | null = null;
+  if (choice) {
+    if (choice.type !== 'tool') toolChoice = TOOL_CHOICE[choice.type];
+    else toolChoice = withheld.has(choice.name) ? { hosted: withheld.get(choice.name)! } : { name: choice.name };
+  }
+  const format = request.output_config?.format ?? request.output_format ?? null;
+  const effort = request.output_config?.effort ?? null;
+  const think = request.thinking;
+  // System blocks are separate paragraphs of one prompt (often split only to place cache_control).
+  const systemText = system.filter((text) => text).join('\n\n');
+  return {
+    withheldTools: [...new Set(withheld.values())],
+    canonical: {
+      model: request.model,
+      system: systemText || null,
+      messages,
+      tools,
+      toolChoice,
+      maxOutputTokens: request.max_tokens,
+      temperature: request.temperature ?? null,
+      topP: request.top_p ?? null,
+      stop: request.stop_sequences ?? [],
+      stream: request.stream === true,
+      source: 'anthropic-messages',
+      responseFormat: format ? { type: 'json_schema', name: 'response', description: null, schema: format.schema, strict: true } : null,
+      reasoning: effort ? { effort, summary: null } : null,
+      thinking: think ? (think.type === 'enabled' ? { type: 'enabled', budgetTokens: think.budget_tokens } : { type: think.type }) : null,
+      parallelToolCalls: choice && 'disable_parallel_tool_use' in choice && typeof choice.disable_parallel_tool_use === 'boolean' ? !choice.disable_parallel_tool_use : null,
+      user: request.metadata?.user_id ?? null,
+      metadata: null,
+      serviceTier: request.service_tier ?? null,
+      topK: request.top_k ?? null,
+      promptCacheKey: null,
+      verbosity: null,
+      untranslatable,
+    },
+  };
+}
 
 /** A Messages request in canonical form; 422 (`validation_failed`) with the offending field's loc. */
 export function parseMessagesRequest(body: unknown): CanonicalRequest {
-  const request = parseInput(messagesRequestSchema, body);
-  const messages: CanonicalMessage[] = request.messages.map((m) => ({
-    role: m.role,
-    parts: m.content.map(partOf).filter((p): p is CanonicalPart => p !== null),
-  }));
-  // System blocks are separate paragraphs of one prompt (often split only to place cache_control).
-  const system = (request.system ?? []).map((b) => b.text).join('\n\n');
-  const choice = request.tool_choice;
-  return {
-    model: request.model,
-    system: system || null,
-    messages,
-    tools: (request.tools ?? []).map((t) => ({ name: t.name, description: t.description ?? null, parameters: t.input_schema })),
-    toolChoice: choice ? (choice.type === 'tool' ? { name: choice.name } : TOOL_CHOICE[choice.type]) : null,
-    maxOutputTokens: request.max_tokens,
-    temperature: request.temperature ?? null,
-    topP: request.top_p ?? null,
-    stop: request.stop_sequences ?? [],
-    stream: request.stream === true,
-  };
+  return parseMessages(body).canonical;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -220,16 +348,41 @@ export function toolInputOf(args: string): Record<string, unknown> {
   }
 }
 
+/**
+ * Whether reasoning is shown as thinking blocks: when the client turned thinking on, as Anthropic
+ * does (a chat upstream that reasons unasked does not make thinking blocks appear).
+ */
+export function showsThinking(request: CanonicalRequest | undefined): boolean {
+  return request?.thinking?.type === 'enabled' || request?.thinking?.type === 'adaptive';
+}
+
+/**
+ * A reasoning part as a thinking block. Anthropic's own thinking keeps its signature (or stays
+ * redacted), so a tool loop with thinking on can send it back; another family's reasoning gets an
+ * empty signature, which only matters if the client sent it to Anthropic itself.
+ */
+function thinkingBlockOf(part: Extract<OutputPart, { type: 'reasoning' }>): object {
+  const opaque = part.opaque;
+  if (opaque?.family === 'anthropic' && 'redactedData' in opaque) return { type: 'redacted_thinking', data: opaque.redactedData };
+  const signature = opaque?.family === 'anthropic' && 'signature' in opaque ? opaque.signature : '';
+  return { type: 'thinking', thinking: part.text || part.summary.join('\n\n'), signature };
+}
+
 /** A canonical response as a Messages API `message`. */
-export function renderMessage(response: CanonicalResponse, who: ResponseIdentity): object {
+export function renderMessage(response: CanonicalResponse, who: ResponseIdentity, request?: CanonicalRequest): object {
+  const thinking = showsThinking(request);
+  const content: object[] = [];
+  for (const p of response.parts) {
+    if (p.type === 'text') content.push({ type: 'text', text: p.text });
+    else if (p.type === 'tool_call') content.push({ type: 'tool_use', id: p.id, name: p.name, input: toolInputOf(p.arguments) });
+    else if (thinking) content.push(thinkingBlockOf(p));
+  }
   return {
     id: messageId(who),
     type: 'message',
     role: 'assistant',
     model: who.model,
-    content: response.parts.map((p) =>
-      p.type === 'text' ? { type: 'text', text: p.text } : { type: 'tool_use', id: p.id, name: p.name, input: toolInputOf(p.arguments) },
-    ),
+    content,
     stop_reason: STOP_TO_ANTHROPIC[response.stopReason ?? 'end'],
     stop_sequence: null,
     usage: response.usage ? messagesUsage(response.usage) : { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: null, cache_read_input_tokens: null },
@@ -283,29 +436,45 @@ function frame(type: string, data: object): string {
 /**
  * Canonical events as a Messages SSE stream.
  *
- * Usage: Anthropic reports input usage in `message_start`, but we only know usage at the end, so
- * `message_start` carries zeros (and null cache buckets) and `message_delta` carries the full usage:
- * input, output and both cache buckets. The SDK's accumulator overwrites each non-null field from
- * `message_delta`, so `finalMessage().usage` is the billed usage.
+ * `message_start` is held back until the first canonical event, so that input usage an upstream
+ * reports at the start (a `usage_start` event, from an Anthropic upstream) goes out in it as
+ * Anthropic's own streams do; `start()` therefore returns nothing. Otherwise it carries zeros (and
+ * null cache buckets), and either way the final `message_delta` carries the full billed usage: input,
+ * output and both cache buckets, cumulative. The SDK's accumulator overwrites each non-null field
+ * from `message_delta`, so `finalMessage().usage` is the billed usage. (LangChain reads input only
+ * from `message_start` and output from `message_delta`: its streamed input count is right only when
+ * the upstream reported input at the start.)
  *
  * Blocks: Anthropic streams one content block at a time with indices 0, 1, 2… in order, and SDKs
  * rely on that. A block opens at its part's first event (so a part that never produces text never
  * becomes an empty block) and closes at `part_end`, when the next part opens (some upstreams only
  * say parts ended at the very end), or at `finish`. Text arriving for a part already closed opens a
  * new text block; arguments arriving for a closed tool call still go out under its block index
- * (SDKs accumulate by index), so nothing the model produced is dropped.
+ * (SDKs accumulate by index), so nothing the model produced is dropped. Reasoning becomes thinking
+ * blocks (with their signature as a `signature_delta`) when the client turned thinking on.
  */
 export class MessagesStreamEncoder implements StreamEncoder {
   private nextBlock = 0;
   /** The block being streamed, if any, and the canonical part it renders. */
-  private open: { part: number; block: number } | null = null;
+  private open: { part: number; block: number; kind: 'text' | 'tool_use' | 'thinking' | 'redacted_thinking' } | null = null;
   /** Canonical tool-call part -> its block index (a late argument delta needs it after the block closed). */
   private readonly toolBlocks = new Map<number, number>();
   private stopReason: StopReason | null = null;
+  private started = false;
 
-  constructor(private readonly who: ResponseIdentity) {}
+  constructor(
+    private readonly who: ResponseIdentity,
+    private readonly request?: CanonicalRequest,
+  ) {}
 
   start(): string {
+    return '';
+  }
+
+  /** `message_start` (once), with the input usage known so far. */
+  private messageStart(usage: CanonicalUsage | null): string {
+    if (this.started) return '';
+    this.started = true;
     const message = {
       id: messageId(this.who),
       type: 'message',
@@ -314,20 +483,39 @@ export class MessagesStreamEncoder implements StreamEncoder {
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      usage: { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: null, cache_read_input_tokens: null },
+      usage: usage ? messagesUsage(usage) : { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: null, cache_read_input_tokens: null },
     };
     return frame('message_start', { message }) + frame('ping', {});
   }
 
   event(event: CanonicalEvent): string {
+    if (event.type === 'usage_start') return this.messageStart(event.usage);
+    return this.messageStart(null) + this.body(event);
+  }
+
+  private body(event: CanonicalEvent): string {
     switch (event.type) {
       case 'text_delta': {
         if (!event.text) return '';
-        const opening = this.open?.part === event.index ? '' : this.openBlock(event.index, { type: 'text', text: '' });
+        const opening = this.open?.part === event.index ? '' : this.openBlock(event.index, 'text', { type: 'text', text: '' });
         return opening + frame('content_block_delta', { index: this.open!.block, delta: { type: 'text_delta', text: event.text } });
       }
+      case 'reasoning_delta': {
+        if (!event.text || !showsThinking(this.request)) return '';
+        const opening = this.open?.part === event.index ? '' : this.openBlock(event.index, 'thinking', { type: 'thinking', thinking: '', signature: '' });
+        if (this.open!.kind !== 'thinking') return opening;
+        return opening + frame('content_block_delta', { index: this.open!.block, delta: { type: 'thinking_delta', thinking: event.text } });
+      }
+      case 'reasoning_opaque': {
+        const opaque = event.opaque;
+        if (!showsThinking(this.request) || opaque.family !== 'anthropic') return '';
+        if ('redactedData' in opaque) return this.open?.part === event.index ? '' : this.openBlock(event.index, 'redacted_thinking', { type: 'redacted_thinking', data: opaque.redactedData });
+        const opening = this.open?.part === event.index ? '' : this.openBlock(event.index, 'thinking', { type: 'thinking', thinking: '', signature: '' });
+        if (this.open!.kind !== 'thinking') return opening;
+        return opening + frame('content_block_delta', { index: this.open!.block, delta: { type: 'signature_delta', signature: opaque.signature } });
+      }
       case 'tool_call_start': {
-        const opening = this.openBlock(event.index, { type: 'tool_use', id: event.id, name: event.name, input: {} });
+        const opening = this.openBlock(event.index, 'tool_use', { type: 'tool_use', id: event.id, name: event.name, input: {} });
         this.toolBlocks.set(event.index, this.open!.block);
         return opening;
       }
@@ -343,6 +531,7 @@ export class MessagesStreamEncoder implements StreamEncoder {
         this.stopReason = event.reason;
         return '';
       case 'usage':
+      case 'usage_start':
         // `finish` receives the usage that was billed, which is what the client is shown.
         return '';
     }
@@ -352,7 +541,7 @@ export class MessagesStreamEncoder implements StreamEncoder {
     const delta = { stop_reason: STOP_TO_ANTHROPIC[this.stopReason ?? 'end'], stop_sequence: null };
     // Without reported usage there is nothing honest to say about input; output_tokens is required.
     const shown = usage ? messagesUsage(usage) : { input_tokens: null, output_tokens: 0, cache_creation_input_tokens: null, cache_read_input_tokens: null };
-    return this.closeOpen() + frame('message_delta', { delta, usage: shown }) + frame('message_stop', {});
+    return this.messageStart(null) + this.closeOpen() + frame('message_delta', { delta, usage: shown }) + frame('message_stop', {});
   }
 
   fail(message: string, _code: string): string {
@@ -361,9 +550,9 @@ export class MessagesStreamEncoder implements StreamEncoder {
     return frame('error', { error: { type: 'api_error', message } });
   }
 
-  private openBlock(part: number, contentBlock: object): string {
+  private openBlock(part: number, kind: 'text' | 'tool_use' | 'thinking' | 'redacted_thinking', contentBlock: object): string {
     const closing = this.closeOpen();
-    this.open = { part, block: this.nextBlock++ };
+    this.open = { part, block: this.nextBlock++, kind };
     return closing + frame('content_block_start', { index: this.open.block, content_block: contentBlock });
   }
 

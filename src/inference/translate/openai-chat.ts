@@ -3,7 +3,20 @@ import type { TokenUsage } from '../../billing/cost.js';
 import type { CatalogModel } from '../../catalog/catalog.schemas.js';
 import { DomainError, type ValidationIssue } from '../../shared/errors.js';
 import { parseInput } from '../../shared/validation.js';
-import type { CanonicalEvent, CanonicalMessage, CanonicalPart, CanonicalRequest, CanonicalResponse, CanonicalUsage, StopReason, StreamEncoder } from '../canonical.js';
+import {
+  REASONING_EFFORTS,
+  type CanonicalEvent,
+  type CanonicalMessage,
+  type CanonicalPart,
+  type CanonicalRequest,
+  type CanonicalResponse,
+  type CanonicalToolChoice,
+  type CanonicalUsage,
+  type ReasoningEffort,
+  type ResponseFormat,
+  type StopReason,
+  type StreamEncoder,
+} from '../canonical.js';
 
 /**
  * The OpenAI chat-completions wire format, client side: request validation, the worst-case size of a
@@ -210,7 +223,72 @@ function partsOfContent(content: unknown): CanonicalPart[] {
   return parts;
 }
 
-/** A chat-completions request in canonical form: system and developer turns become the system prompt, tool turns tool results. */
+const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+const isNonEmptyString = (value: unknown): value is string => typeof value === 'string' && value.length > 0;
+
+/** Chat `response_format` in canonical form; a malformed one is an issue (the upstream would refuse it too). */
+function responseFormatOf(format: unknown, issues: ValidationIssue[]): ResponseFormat | null {
+  if (!isObject(format)) return null;
+  if (format.type === 'text' || format.type === 'json_object') return { type: format.type };
+  if (format.type === 'json_schema' && isObject(format.json_schema) && isObject(format.json_schema.schema)) {
+    const spec = format.json_schema;
+    return {
+      type: 'json_schema',
+      name: isNonEmptyString(spec.name) ? spec.name : 'response',
+      description: typeof spec.description === 'string' ? spec.description : null,
+      schema: spec.schema as Record<string, unknown>,
+      strict: typeof spec.strict === 'boolean' ? spec.strict : null,
+    };
+  }
+  issues.push({ loc: ['response_format'], msg: 'response_format is {"type": "text"}, {"type": "json_object"} or {"type": "json_schema", "json_schema": {"name", "schema"}}', type: 'value_error' });
+  return null;
+}
+
+function toolChoiceOf(choice: unknown): CanonicalToolChoice | null {
+  if (choice === 'auto' || choice === 'none' || choice === 'required') return choice;
+  if (!isObject(choice)) return null;
+  if (isObject(choice.function) && isNonEmptyString(choice.function.name)) return { name: choice.function.name };
+  if (choice.type === 'allowed_tools' && isObject(choice.allowed_tools) && Array.isArray(choice.allowed_tools.tools)) {
+    const names = choice.allowed_tools.tools.map((t: any) => t?.function?.name ?? t?.name).filter(isNonEmptyString);
+    return { allowed: names, mode: choice.allowed_tools.mode === 'required' ? 'required' : 'auto' };
+  }
+  return null;
+}
+
+/**
+ * Fields of a chat request that change the answer and that an upstream of another kind cannot
+ * honour: fine when the request passes straight through to a chat upstream, refused (each named)
+ * when it must be translated. Neutral values (penalties of 0, `logprobs: false`, an empty bias) are
+ * the defaults and raise nothing.
+ */
+function untranslatableOf(raw: Record<string, any>): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const refuse = (field: string, what: string) => issues.push({ loc: [field], msg: `${what} is not available for this model; leave ${field} out`, type: 'value_error' });
+  if (raw.logprobs === true) refuse('logprobs', 'Log probabilities are');
+  if (raw.top_logprobs != null) refuse('top_logprobs', 'Log probabilities are');
+  if (isObject(raw.logit_bias) && Object.keys(raw.logit_bias).length) refuse('logit_bias', 'Token bias is');
+  if (isNumber(raw.frequency_penalty) && raw.frequency_penalty !== 0) refuse('frequency_penalty', 'A frequency penalty is');
+  if (isNumber(raw.presence_penalty) && raw.presence_penalty !== 0) refuse('presence_penalty', 'A presence penalty is');
+  if (Array.isArray(raw.modalities) && raw.modalities.includes('audio')) refuse('modalities', 'Audio output is');
+  if (raw.audio != null) refuse('audio', 'Audio output is');
+  if (raw.functions != null) refuse('functions', 'Legacy functions are (send tools)');
+  if (raw.function_call != null) refuse('function_call', 'Legacy function_call is (send tool_choice)');
+  if (raw.reasoning_effort != null && !REASONING_EFFORTS.includes(raw.reasoning_effort)) {
+    issues.push({ loc: ['reasoning_effort'], msg: `reasoning_effort is one of ${REASONING_EFFORTS.join(', ')}`, type: 'enum' });
+  }
+  (raw.messages as unknown[]).forEach((m: any, i) => {
+    if (!Array.isArray(m?.content)) return;
+    m.content.forEach((part: any, j: number) => {
+      if (part?.type === 'input_audio' || part?.type === 'file') issues.push({ loc: ['messages', i, 'content', j, 'type'], msg: `${part.type} parts are not available for this model`, type: 'value_error' });
+    });
+  });
+  return issues;
+}
+
+/**
+ * A chat-completions request in canonical form: system and developer turns become the system
+ * prompt, tool turns tool results. docs/inference-fields.md lists every field and what becomes of it.
+ */
 export function chatToCanonical(request: ChatRequest): CanonicalRequest {
   const system: string[] = [];
   const messages: CanonicalMessage[] = [];
@@ -234,7 +312,9 @@ export function chatToCanonical(request: ChatRequest): CanonicalRequest {
     }
   }
   const raw = request as Record<string, any>;
-  const choice = raw.tool_choice;
+  const untranslatable = untranslatableOf(raw);
+  const effort = REASONING_EFFORTS.includes(raw.reasoning_effort) ? (raw.reasoning_effort as ReasoningEffort) : null;
+  const user = isNonEmptyString(raw.safety_identifier) ? raw.safety_identifier : isNonEmptyString(raw.user) ? raw.user : null;
   return {
     model: request.model,
     system: system.length ? system.join('\n\n') : null,
@@ -243,14 +323,33 @@ export function chatToCanonical(request: ChatRequest): CanonicalRequest {
       name: t.function.name,
       description: typeof t.function.description === 'string' ? t.function.description : null,
       parameters: (t.function.parameters as Record<string, unknown> | undefined) ?? { type: 'object', properties: {} },
+      ...(typeof t.function.strict === 'boolean' ? { strict: t.function.strict } : {}),
     })),
-    toolChoice: choice === 'auto' || choice === 'none' || choice === 'required' ? choice : choice?.function?.name ? { name: String(choice.function.name) } : null,
+    toolChoice: toolChoiceOf(raw.tool_choice),
     maxOutputTokens: outputLimitOf(request),
     temperature: typeof raw.temperature === 'number' ? raw.temperature : null,
     topP: typeof raw.top_p === 'number' ? raw.top_p : null,
     stop: typeof raw.stop === 'string' ? [raw.stop] : Array.isArray(raw.stop) ? raw.stop.filter((s: unknown) => typeof s === 'string') : [],
     stream: request.stream === true,
+    source: 'openai-chat',
+    responseFormat: responseFormatOf(raw.response_format, untranslatable),
+    reasoning: effort ? { effort, summary: null } : null,
+    thinking: null,
+    parallelToolCalls: typeof raw.parallel_tool_calls === 'boolean' ? raw.parallel_tool_calls : null,
+    user,
+    metadata: isObject(raw.metadata) ? (raw.metadata as Record<string, string>) : null,
+    serviceTier: typeof raw.service_tier === 'string' ? raw.service_tier : null,
+    // Not a chat-completions field, but some chat clients send it for servers that take it (vLLM): Anthropic does.
+    topK: isNumber(raw.top_k) ? raw.top_k : null,
+    promptCacheKey: isNonEmptyString(raw.prompt_cache_key) ? raw.prompt_cache_key : null,
+    verbosity: raw.verbosity === 'low' || raw.verbosity === 'medium' || raw.verbosity === 'high' ? raw.verbosity : null,
+    untranslatable,
   };
+}
+
+/** Hosted tools a chat request asks for: `web_search_options` (OpenAI's search models). */
+export function chatWithheldTools(request: ChatRequest): string[] {
+  return (request as Record<string, unknown>).web_search_options != null ? ['web_search'] : [];
 }
 
 function publicUsageOf(usage: CanonicalUsage): object {
@@ -264,6 +363,8 @@ function publicUsageOf(usage: CanonicalUsage): object {
 export function renderChatCompletion(response: CanonicalResponse, who: PublicIdentity): object {
   const text = response.parts.filter((p) => p.type === 'text').map((p) => p.text).join('');
   const calls = response.parts.filter((p) => p.type === 'tool_call');
+  // Reasoning is shown the way chat servers that reason show it (DeepSeek, vLLM): `reasoning_content`.
+  const reasoning = response.parts.filter((p) => p.type === 'reasoning').map((p) => p.text || p.summary.join('\n\n')).join('\n\n');
   return {
     id: who.id,
     object: 'chat.completion',
@@ -276,6 +377,7 @@ export function renderChatCompletion(response: CanonicalResponse, who: PublicIde
           role: 'assistant',
           content: text || (calls.length ? null : ''),
           refusal: null,
+          ...(reasoning ? { reasoning_content: reasoning } : {}),
           ...(calls.length ? { tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) } : {}),
         },
         logprobs: null,
@@ -309,6 +411,8 @@ export class ChatStreamEncoder implements StreamEncoder {
     switch (event.type) {
       case 'text_delta':
         return this.chunk({ content: event.text });
+      case 'reasoning_delta':
+        return event.text ? this.chunk({ reasoning_content: event.text }) : '';
       case 'tool_call_start': {
         const index = this.toolIndex.size;
         this.toolIndex.set(event.index, index);
@@ -321,6 +425,8 @@ export class ChatStreamEncoder implements StreamEncoder {
         return this.chunk({}, this.finishReason);
       case 'part_end':
       case 'usage':
+      case 'usage_start':
+      case 'reasoning_opaque':
         return '';
     }
   }

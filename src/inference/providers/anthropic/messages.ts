@@ -10,7 +10,10 @@ import type {
   StopReason,
   StreamDecoder,
 } from '../../canonical.js';
+import type { ValidationIssue } from '../../../shared/errors.js';
+import { textOf } from '../../canonical.js';
 import { toolInputOf } from '../../translate/anthropic-messages.js';
+import { anthropicEffortOf, commonIssues, fieldLoc, refuseFields } from '../fields.js';
 
 /**
  * The `anthropic` upstream kind, pure parts: a canonical request as a Messages API body, and the
@@ -48,19 +51,30 @@ function blockOf(part: CanonicalPart): Block | null {
       return { type: 'image', source: imageSource(part.image) };
     case 'tool_call':
       return { type: 'tool_use', id: part.id, name: part.name, input: toolInputOf(part.arguments) };
-    case 'tool_result':
-      return { type: 'tool_result', tool_use_id: part.toolCallId, content: part.content, ...(part.isError ? { is_error: true } : {}) };
+    case 'tool_result': {
+      const images = part.images ?? [];
+      const content = images.length ? [...(part.content ? [{ type: 'text', text: part.content }] : []), ...images.map((image) => ({ type: 'image', source: imageSource(image) }))] : part.content;
+      return { type: 'tool_result', tool_use_id: part.toolCallId, content, ...(part.isError ? { is_error: true } : {}) };
+    }
+    case 'reasoning': {
+      // Only Anthropic's own thinking (signed, or redacted) can go back; another family's reasoning cannot be verified.
+      const opaque = part.opaque;
+      if (opaque?.family !== 'anthropic') return null;
+      return 'signature' in opaque ? { type: 'thinking', thinking: part.text, signature: opaque.signature } : { type: 'redacted_thinking', data: opaque.redactedData };
+    }
   }
 }
 
 /**
  * The conversation as Anthropic wants it: strictly alternating turns (consecutive same-role
  * messages merged), no empty turns, and in each user turn the tool results first (the API requires
- * them right at the start of the turn that follows the calls).
+ * them right at the start of the turn that follows the calls). Mid-conversation system turns are
+ * taken out here and joined into the system prompt by the caller.
  */
 function anthropicMessages(messages: CanonicalMessage[]): { role: 'user' | 'assistant'; content: Block[] }[] {
   const out: { role: 'user' | 'assistant'; content: Block[] }[] = [];
   for (const message of messages) {
+    if (message.role === 'system') continue;
     const blocks = message.parts.map(blockOf).filter((b): b is Block => b !== null);
     if (!blocks.length) continue;
     const last = out.at(-1);
@@ -73,32 +87,101 @@ function anthropicMessages(messages: CanonicalMessage[]): { role: 'user' | 'assi
   return out;
 }
 
+/** The issues an Anthropic upstream raises: what only the client's format can carry, and `json_object` output (Anthropic has no such mode). */
+export function anthropicUpstreamIssues(request: CanonicalRequest): ValidationIssue[] {
+  const issues = commonIssues(request);
+  if (request.responseFormat?.type === 'json_object') {
+    issues.push({
+      loc: fieldLoc(request, 'responseFormat'),
+      msg: 'JSON object mode is not available for this model; send a json_schema format instead',
+      type: 'value_error',
+    });
+  }
+  return issues;
+}
+
+/** 422 naming each field an Anthropic upstream cannot honour. */
+export function checkAnthropicUpstream(request: CanonicalRequest): void {
+  refuseFields(anthropicUpstreamIssues(request));
+}
+
 /**
- * A canonical request as a Messages API body for the upstream's model name.
+ * Thinking as Anthropic takes it: the client's own `thinking` (Messages), else adaptive thinking for
+ * a reasoning effort other than `none` (the effort itself goes in `output_config.effort`).
  *
- * Only custom tools exist canonically; `tool_choice` is sent only with tools (the API refuses it
- * alone). When both `temperature` and `top_p` are set, only `temperature` is sent: current Claude
- * models refuse the pair ("cannot both be specified for this model"), and chat clients often send
- * `top_p: 1` out of habit.
+ * Anthropic requires an assistant turn that ends in tool calls to start with its thinking when
+ * thinking is on; a conversation whose last such turn carries no signed thinking (it came from a
+ * client that cannot send it back) is sent without thinking instead of being refused by the upstream.
+ */
+function thinkingOf(request: CanonicalRequest, messages: { role: string; content: Block[] }[]): Block | null {
+  const thinking = request.thinking;
+  const effort = request.reasoning?.effort;
+  let block: Block | null = null;
+  if (thinking) block = thinking.type === 'enabled' ? { type: 'enabled', budget_tokens: thinking.budgetTokens } : { type: thinking.type };
+  else if (effort && effort !== 'none') block = { type: 'adaptive' };
+  if (!block || block.type === 'disabled') return block;
+  const lastAssistant = messages.findLast((m) => m.role === 'assistant');
+  const unsigned = lastAssistant && lastAssistant.content.some((b) => b.type === 'tool_use') && !lastAssistant.content.some((b) => b.type === 'thinking' || b.type === 'redacted_thinking');
+  return unsigned ? null : block;
+}
+
+function anthropicToolChoice(request: CanonicalRequest): Block | null {
+  const choice = request.toolChoice;
+  let block: Block | null = null;
+  if (typeof choice === 'string') block = { type: choice === 'required' ? 'any' : choice };
+  else if (choice && 'name' in choice) block = { type: 'tool', name: choice.name };
+  else if (choice && 'allowed' in choice) block = { type: choice.mode === 'required' ? 'any' : 'auto' };
+  if (request.parallelToolCalls === false) block = { ...(block ?? { type: 'auto' }), disable_parallel_tool_use: true };
+  return block;
+}
+
+/**
+ * A canonical request as a Messages API body for the upstream's model name. Field by field
+ * (docs/inference-fields.md):
+ * - `tool_choice` is sent only with tools (the API refuses it alone); `allowed_tools` is served by
+ *   sending only the allowed tools; `parallel_tool_calls: false` is `disable_parallel_tool_use`.
+ * - When both `temperature` and `top_p` are set, only `temperature` is sent: current Claude models
+ *   refuse the pair, and chat clients often send `top_p: 1` out of habit.
+ * - A JSON schema output format is `output_config.format`; a reasoning effort is
+ *   `output_config.effort` with adaptive thinking; the end-user id is `metadata.user_id`.
+ * - Mid-conversation system turns join the system prompt in order; reasoning parts go back only as
+ *   Anthropic's own signed or redacted thinking.
  */
 export function toAnthropicRequest(request: CanonicalRequest, upstreamModel: string, defaultMaxTokens: number = DEFAULT_MAX_TOKENS): Record<string, unknown> {
+  checkAnthropicUpstream(request);
+  const system = [request.system ?? '', ...request.messages.filter((m) => m.role === 'system').map((m) => textOf(m.parts))].filter((text) => text).join('\n\n');
+  const messages = anthropicMessages(request.messages);
   const choice = request.toolChoice;
+  const allowed = choice && typeof choice === 'object' && 'allowed' in choice ? new Set(choice.allowed) : null;
+  const tools = request.tools.filter((t) => !allowed || allowed.has(t.name));
+  const toolChoice = anthropicToolChoice(request);
+  const thinking = thinkingOf(request, messages);
+  const effort = request.reasoning?.effort ? anthropicEffortOf(request.reasoning.effort) : null;
+  const format = request.responseFormat?.type === 'json_schema' ? { type: 'json_schema', schema: request.responseFormat.schema } : null;
+  const outputConfig = { ...(effort ? { effort } : {}), ...(format ? { format } : {}) };
   return {
     model: upstreamModel,
     max_tokens: request.maxOutputTokens ?? defaultMaxTokens,
-    ...(request.system ? { system: request.system } : {}),
-    messages: anthropicMessages(request.messages),
-    ...(request.tools.length
+    ...(system ? { system } : {}),
+    messages,
+    ...(tools.length
       ? {
-          tools: request.tools.map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}), input_schema: { type: 'object', ...t.parameters } })),
-          ...(choice
-            ? { tool_choice: typeof choice === 'object' ? { type: 'tool', name: choice.name } : { type: choice === 'required' ? 'any' : choice } }
-            : {}),
+          tools: tools.map((t) => ({
+            name: t.name,
+            ...(t.description ? { description: t.description } : {}),
+            input_schema: { type: 'object', ...t.parameters },
+            ...(t.strict ? { strict: true } : {}),
+          })),
+          ...(toolChoice ? { tool_choice: toolChoice } : {}),
         }
       : {}),
     ...(request.stop.length ? { stop_sequences: request.stop } : {}),
     ...(request.temperature !== null ? { temperature: request.temperature } : {}),
     ...(request.topP !== null && request.temperature === null ? { top_p: request.topP } : {}),
+    ...(request.topK !== null && request.topK !== undefined ? { top_k: request.topK } : {}),
+    ...(thinking ? { thinking } : {}),
+    ...(Object.keys(outputConfig).length ? { output_config: outputConfig } : {}),
+    ...(request.user ? { metadata: { user_id: request.user } } : {}),
     stream: request.stream,
   };
 }
@@ -171,7 +254,7 @@ function argumentsOf(input: unknown): string {
   return JSON.stringify(input ?? {});
 }
 
-/** An upstream Messages API `message` in canonical form. Blocks without a canonical form (thinking, server tools) are left out. */
+/** An upstream Messages API `message` in canonical form: thinking becomes reasoning parts with their signatures; server-tool blocks are left out. */
 export function fromAnthropicResponse(body: unknown): CanonicalResponse {
   const message = record(body);
   const parts: OutputPart[] = [];
@@ -179,16 +262,26 @@ export function fromAnthropicResponse(body: unknown): CanonicalResponse {
     const block = record(raw);
     if (block.type === 'text' && typeof block.text === 'string' && block.text) parts.push({ type: 'text', text: block.text });
     else if (block.type === 'tool_use') parts.push({ type: 'tool_call', id: String(block.id ?? ''), name: String(block.name ?? ''), arguments: argumentsOf(block.input) });
+    else if (block.type === 'thinking') {
+      const signature = typeof block.signature === 'string' && block.signature ? block.signature : null;
+      parts.push({ type: 'reasoning', text: typeof block.thinking === 'string' ? block.thinking : '', summary: [], opaque: signature ? { family: 'anthropic', signature } : null });
+    } else if (block.type === 'redacted_thinking' && typeof block.data === 'string') {
+      parts.push({ type: 'reasoning', text: '', summary: [], opaque: { family: 'anthropic', redactedData: block.data } });
+    }
   }
   return { parts, stopReason: stopReasonOf(message.stop_reason), usage: anthropicUsageOf(message.usage) };
 }
 
+/** Blocks that become canonical parts (server-tool blocks have no canonical form). */
+const PART_BLOCKS = new Set(['text', 'tool_use', 'thinking', 'redacted_thinking']);
+
 /**
  * An upstream Messages SSE stream as canonical events.
  *
- * Parts: each text or tool_use block becomes the next canonical part (blocks with no canonical form,
- * such as thinking, are skipped, so part indices stay dense). Usage: `message_start` reports input and
- * cache counts, `message_delta` the output count (and some servers repeat or correct the input counts
+ * Parts: each text, tool_use, thinking or redacted_thinking block becomes the next canonical part
+ * (server-tool blocks have no canonical form and are skipped, so part indices stay dense); a thinking
+ * block's signature is a `reasoning_opaque` event. Usage: `message_start` reports input and cache
+ * counts (also sent on at once as a `usage_start` event), `message_delta` the output count (and some servers repeat or correct the input counts
  * there); they are merged field by field and ONE usage event goes out right after the `stop` event at
  * `message_delta`, so a stream cut before `message_stop` is still billed on the upstream's own count.
  * (Should a server send another `message_delta`, its cumulative counts go out again and supersede.)
@@ -217,9 +310,12 @@ export class AnthropicStreamDecoder implements StreamDecoder {
     // The event name and data.type agree on a well-formed stream; data.type is the one SDKs trust.
     const type = typeof data.type === 'string' ? data.type : event.event;
     switch (type) {
-      case 'message_start':
+      case 'message_start': {
         this.counts = mergeCounts(this.counts, record(data.message).usage);
-        return [];
+        // Input usage known at the start, for clients that show it there (not billed: a `usage` event follows).
+        const usage = usageOfCounts({ ...this.counts, output: this.counts.output ?? 0 });
+        return usage ? [{ type: 'usage_start', usage }] : [];
+      }
       case 'content_block_start':
         return this.startBlock(numberOrNull(data.index), record(data.content_block));
       case 'content_block_delta':
@@ -250,10 +346,18 @@ export class AnthropicStreamDecoder implements StreamDecoder {
   }
 
   private startBlock(index: number | null, block: Record<string, unknown>): CanonicalEvent[] {
-    if (index === null || (block.type !== 'text' && block.type !== 'tool_use')) return [];
+    if (index === null || !PART_BLOCKS.has(String(block.type))) return [];
     const part = this.nextPart++;
     this.parts.set(index, part);
     this.open.add(part);
+    if (block.type === 'thinking') {
+      const out: CanonicalEvent[] = [{ type: 'reasoning_delta', index: part, text: typeof block.thinking === 'string' ? block.thinking : '' }];
+      if (typeof block.signature === 'string' && block.signature) out.push({ type: 'reasoning_opaque', index: part, opaque: { family: 'anthropic', signature: block.signature } });
+      return out;
+    }
+    if (block.type === 'redacted_thinking') {
+      return [{ type: 'reasoning_opaque', index: part, opaque: { family: 'anthropic', redactedData: typeof block.data === 'string' ? block.data : '' } }];
+    }
     if (block.type === 'text') return typeof block.text === 'string' && block.text ? [{ type: 'text_delta', index: part, text: block.text }] : [];
     const out: CanonicalEvent[] = [{ type: 'tool_call_start', index: part, id: String(block.id ?? ''), name: String(block.name ?? '') }];
     // Anthropic starts every tool_use with `input: {}` and streams the input as JSON fragments; a
@@ -268,6 +372,10 @@ export class AnthropicStreamDecoder implements StreamDecoder {
     const part = index === null ? undefined : this.parts.get(index);
     if (part === undefined) return [];
     if (delta.type === 'text_delta' && typeof delta.text === 'string' && delta.text) return [{ type: 'text_delta', index: part, text: delta.text }];
+    if (delta.type === 'thinking_delta' && typeof delta.thinking === 'string' && delta.thinking) return [{ type: 'reasoning_delta', index: part, text: delta.thinking }];
+    if (delta.type === 'signature_delta' && typeof delta.signature === 'string' && delta.signature) {
+      return [{ type: 'reasoning_opaque', index: part, opaque: { family: 'anthropic', signature: delta.signature } }];
+    }
     // The first fragment of a tool's input is often empty.
     if (delta.type === 'input_json_delta' && typeof delta.partial_json === 'string' && delta.partial_json) {
       this.noArguments.delete(part);
