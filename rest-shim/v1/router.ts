@@ -4,7 +4,7 @@ import type { Services } from '../../src/services.js';
 import { DomainError } from '../../src/shared/errors.js';
 import type { VideoTaskView } from '../../src/video/video.service.js';
 import { sendStoredObject } from './ranges.js';
-import { optionalKey, requireKey } from './auth.js';
+import { optionalKey, requireKey, requireMessagesKey } from './auth.js';
 import { sendAnthropicError, sendOpenAiError } from './errors.js';
 import { anthropicList, anthropicModel, openAiModel, visibleModels, wantsAnthropicShape } from './models.js';
 import { readJsonBody } from './inference-endpoints.js';
@@ -55,6 +55,24 @@ export function v1Router(services: Services): Router {
   router.get('/models/:model_id', handle(getModel()));
   router.get('/bridge/models', handle(listModels(onBridge)));
   router.get('/bridge/models/:model_id', handle(getModel(onBridge)));
+
+  /**
+   * Anthropic's token counting: authenticated and scoped like /v1/messages (x-api-key and
+   * anthropic-version; the key checked before the body is read), never billed.
+   */
+  router.post('/messages/count_tokens', handle(async (req, res) => {
+    const principal = await requireMessagesKey(req, services.keys);
+    const body = await readJsonBody(req);
+    // A client that goes away stops the upstream call.
+    const cancel = new AbortController();
+    res.on('close', () => cancel.abort());
+    const anthropicBeta = req.get('anthropic-beta');
+    try {
+      res.json(await services.countTokens.count(principal, body, { signal: cancel.signal, ...(anthropicBeta ? { anthropicBeta } : {}) }));
+    } catch (error) {
+      throw error instanceof DomainError ? error.withLocPrefix(['body']) : error;
+    }
+  }));
 
   router.get('/me', handle(async (req, res) => {
     const status = await services.inference.keyStatus(await requireKey(req, services.keys));
