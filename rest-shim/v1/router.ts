@@ -8,6 +8,7 @@ import { optionalKey, requireKey, requireMessagesKey } from './auth.js';
 import { sendAnthropicError, sendOpenAiError } from './errors.js';
 import { anthropicList, anthropicModel, openAiModel, visibleModels, wantsAnthropicShape } from './models.js';
 import { readJsonBody } from './inference-endpoints.js';
+import { readJsonOrForm, videoBodyFromForm } from './multipart.js';
 
 
 /** SPEC.md section 1: endpoints the gateway deliberately does not offer. */
@@ -95,8 +96,10 @@ export function v1Router(services: Services): Router {
   router.post('/videos', handle(async (req, res) => {
     // The key is checked before the body is read, so an unauthenticated caller cannot make us read 25 MiB.
     const principal = await requireKey(req, services.keys);
-    const body = await readJsonBody(req);
+    // JSON, or multipart/form-data as the official OpenAI client sends it (fields plus an input_reference file).
+    const read = await readJsonOrForm(req);
     try {
+      const body = read.kind === 'form' ? videoBodyFromForm(read.body) : read.body;
       const task = await services.video.submit(principal, String(res.locals.requestId ?? ''), body);
       res.status(201).location(videoPaths(task.id).poll).json({ id: task.id, status: task.status, model: task.model, seconds: task.seconds, poll_url: videoPaths(task.id).poll, content_url: videoPaths(task.id).content });
     } catch (error) {
