@@ -27,6 +27,8 @@ export function graphqlCodeOf(code: ErrorCode): string {
       return 'BAD_REQUEST';
     case 'payload_too_large':
       return 'PAYLOAD_TOO_LARGE';
+    case 'unsupported_media_type':
+      return 'UNSUPPORTED_MEDIA_TYPE';
     case 'bad_gateway':
       return 'BAD_GATEWAY';
     default:

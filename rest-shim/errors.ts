@@ -26,6 +26,8 @@ export function httpStatusOf(code: ErrorCode): number {
       return 400;
     case 'payload_too_large':
       return 413;
+    case 'unsupported_media_type':
+      return 415;
     case 'bad_gateway':
       return 502;
     default:

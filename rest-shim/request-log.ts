@@ -13,6 +13,8 @@ export function logRequest(log: Logger, req: IncomingMessage, res: ServerRespons
   const requestId = requestIdFrom(typeof given === 'string' ? given : undefined);
   const started = performance.now();
   res.setHeader('x-request-id', requestId);
+  // Anthropic's SDK reads its request id from `request-id`; both carry the same value on every response.
+  res.setHeader('request-id', requestId);
   res.on('close', () => {
     // The path only: query strings may carry link tokens.
     const path = ((req as { originalUrl?: string }).originalUrl ?? req.url ?? '').split('?')[0]!;

@@ -6,6 +6,7 @@ import { Wallets, type WalletStore } from './billing/wallets.js';
 import { SharedWallets } from './billing/shared-wallets.js';
 import { CatalogService } from './catalog/catalog.service.js';
 import { InferenceService } from './inference/inference.service.js';
+import { CountTokensService } from './inference/count-tokens.js';
 import { Limiter, type RequestLimiter } from './inference/limits.js';
 import { SharedLimiter } from './inference/shared-limits.js';
 import { RouteTable } from './inference/routes.js';
@@ -39,6 +40,8 @@ export interface Services {
   usage: UsageRecorder;
   upstreams: UpstreamClient;
   inference: InferenceService;
+  /** Anthropic's token counting (POST /v1/messages/count_tokens): unbilled, forwarded or estimated. */
+  countTokens: CountTokensService;
   video: VideoService;
   analytics: AnalyticsService;
   status: StatusService;
@@ -93,6 +96,7 @@ export function createServices(deps: ServiceDeps): Services {
     usage,
     upstreams,
     inference: new InferenceService({ catalog, accounts, wallets, limiter, routes, upstreams, recorder: usage, log: deps.log, metrics, responses, hostedTools: deps.config.operator.inference.hostedTools }),
+    countTokens: new CountTokensService({ catalog, routes, upstreams, log: deps.log }),
     video: new VideoService({
       ...deps,
       catalog,

@@ -11,6 +11,7 @@ function openAiTypeOf(code: ErrorCode): string {
     case 'conflict':
     case 'bad_request':
     case 'payload_too_large':
+    case 'unsupported_media_type':
       return 'invalid_request_error';
     case 'unauthenticated':
     case 'invalid_credentials':

@@ -4,10 +4,12 @@ import type { Services } from '../../src/services.js';
 import { DomainError } from '../../src/shared/errors.js';
 import type { VideoTaskView } from '../../src/video/video.service.js';
 import { sendStoredObject } from './ranges.js';
-import { optionalKey, requireKey } from './auth.js';
-import { sendOpenAiError } from './errors.js';
+import { optionalKey, requireKey, requireMessagesKey } from './auth.js';
+import { sendAnthropicError, sendOpenAiError } from './errors.js';
+import { anthropicList, anthropicModel, openAiModel, visibleModels, wantsAnthropicShape } from './models.js';
 import { readJsonBody } from './inference-endpoints.js';
 import { responsesRoutes } from './responses.router.js';
+import { readJsonOrForm, videoBodyFromForm } from './multipart.js';
 
 
 /** SPEC.md section 1: endpoints the gateway deliberately does not offer. */
@@ -22,9 +24,6 @@ const UNSUPPORTED = [
   '/realtime/*rest',
 ];
 
-/** A fixed creation time for catalog models (the OpenAI list shape requires one). */
-const CATALOG_EPOCH_SECONDS = 1_767_225_600; // 2026-01-01T00:00:00Z
-
 type Handler = (req: Request, res: Response) => Promise<void>;
 
 /** The inference surface. Authentication is by API key only; no cabinet session is ever read here. */
@@ -34,29 +33,47 @@ export function v1Router(services: Services): Router {
     fn(req, res).catch(next);
   };
 
-  /** Public models, plus the ones a presented key may use; Anthropic's list shape for Anthropic-style callers. */
-  router.get('/models', handle(async (req, res) => {
+  /**
+   * Public models (plus the ones a presented key may use) with their groups and prices: OpenAI's list
+   * shape, or Anthropic's (paginated) for Anthropic-style callers. The bridge lists only its own models.
+   */
+  const listModels = (only?: (model: CatalogModel) => boolean): Handler => async (req, res) => {
     const key = await optionalKey(req, services.keys);
-    const models = visibleModels(services, key ? { family: key.providerFamily, group: key.routeGroup } : null);
-    if (req.get('anthropic-version') && req.get('x-api-key')) {
-      const data = models.map((m) => ({ type: 'model', id: m.id, display_name: m.label, created_at: new Date(CATALOG_EPOCH_SECONDS * 1000).toISOString() }));
-      res.json({ data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
-      return;
-    }
-    res.json({ object: 'list', data: models.map(openAiModel) });
-  }));
-
-  /** The bridge's own list: only the models served on the bridge endpoints (SPEC.md 4.6 rule 1). */
-  router.get('/bridge/models', handle(async (_req, res) => {
-    const models = services.catalog.snapshot.data.models.filter((m) => m.endpoints.some((e) => e.startsWith('/v1/bridge/')));
-    res.json({ object: 'list', data: models.map(openAiModel) });
-  }));
-
-  router.get('/models/:model_id', handle(async (req, res) => {
+    const catalog = services.catalog.snapshot;
+    const models = visibleModels(catalog, key, only);
+    if (wantsAnthropicShape(req)) return void res.json(anthropicList(catalog, models, key, req.query as Record<string, unknown>));
+    res.json({ object: 'list', data: models.map((model) => openAiModel(catalog, model, key)) });
+  };
+  const getModel = (only?: (model: CatalogModel) => boolean): Handler => async (req, res) => {
     const key = await optionalKey(req, services.keys);
-    const model = visibleModels(services, key ? { family: key.providerFamily, group: key.routeGroup } : null).find((m) => m.id === req.params.model_id);
+    const catalog = services.catalog.snapshot;
+    const model = visibleModels(catalog, key, only).find((m) => m.id === req.params.model_id);
     if (!model) throw new DomainError('not_found', `The model ${JSON.stringify(req.params.model_id)} does not exist`, { reason: 'model_not_found' });
-    res.json(openAiModel(model));
+    res.json(wantsAnthropicShape(req) ? anthropicModel(catalog, model, key) : openAiModel(catalog, model, key));
+  };
+  // SPEC.md 4.6 rule 1: the bridge's list holds only the models served on the bridge endpoints.
+  const onBridge = (model: CatalogModel) => model.endpoints.some((e) => e.startsWith('/v1/bridge/'));
+  router.get('/models', handle(listModels()));
+  router.get('/models/:model_id', handle(getModel()));
+  router.get('/bridge/models', handle(listModels(onBridge)));
+  router.get('/bridge/models/:model_id', handle(getModel(onBridge)));
+
+  /**
+   * Anthropic's token counting: authenticated and scoped like /v1/messages (x-api-key and
+   * anthropic-version; the key checked before the body is read), never billed.
+   */
+  router.post('/messages/count_tokens', handle(async (req, res) => {
+    const principal = await requireMessagesKey(req, services.keys);
+    const body = await readJsonBody(req);
+    // A client that goes away stops the upstream call.
+    const cancel = new AbortController();
+    res.on('close', () => cancel.abort());
+    const anthropicBeta = req.get('anthropic-beta');
+    try {
+      res.json(await services.countTokens.count(principal, body, { signal: cancel.signal, ...(anthropicBeta ? { anthropicBeta } : {}) }));
+    } catch (error) {
+      throw error instanceof DomainError ? error.withLocPrefix(['body']) : error;
+    }
   }));
 
   router.get('/me', handle(async (req, res) => {
@@ -80,8 +97,10 @@ export function v1Router(services: Services): Router {
   router.post('/videos', handle(async (req, res) => {
     // The key is checked before the body is read, so an unauthenticated caller cannot make us read 25 MiB.
     const principal = await requireKey(req, services.keys);
-    const body = await readJsonBody(req);
+    // JSON, or multipart/form-data as the official OpenAI client sends it (fields plus an input_reference file).
+    const read = await readJsonOrForm(req);
     try {
+      const body = read.kind === 'form' ? videoBodyFromForm(read.body) : read.body;
       const task = await services.video.submit(principal, String(res.locals.requestId ?? ''), body);
       res.status(201).location(videoPaths(task.id).poll).json({ id: task.id, status: task.status, model: task.model, seconds: task.seconds, poll_url: videoPaths(task.id).poll, content_url: videoPaths(task.id).content });
     } catch (error) {
@@ -108,26 +127,33 @@ export function v1Router(services: Services): Router {
     });
   }
 
-  router.use((_req, res) => {
-    sendOpenAiError(res, new DomainError('not_found', 'Unknown endpoint', { reason: 'not_found' }));
+  router.use((req, res) => {
+    sendError(req, res, new DomainError('not_found', 'Unknown endpoint', { reason: 'not_found' }));
   });
-  router.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
+  router.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) {
       // A stream already under way ends its own way; nothing more can be said in this response.
       if (!res.writableEnded) res.end();
       return;
     }
-    if (error instanceof DomainError) return sendOpenAiError(res, error);
+    if (error instanceof DomainError) return sendError(req, res, error);
     next(error);
   });
   return router;
 }
 
-function visibleModels(services: Services, scope: { family: string; group: string } | null): CatalogModel[] {
-  const catalog = services.catalog.snapshot;
-  return catalog.data.models.filter(
-    (model) => Object.keys(model.groups).some((group) => catalog.groups.get(group)?.public) || (scope !== null && catalog.allows(scope, model)),
-  );
+/**
+ * Anthropic's surface answers every error in its own shape, 404s included: /v1/messages and anything
+ * below it (an unknown sub-path, a GET), and the model list and model lookups asked in its shape.
+ * Everything else under /v1 answers in OpenAI's shape.
+ */
+function isAnthropicSurface(req: Request): boolean {
+  const path = req.path.toLowerCase();
+  return /^\/messages(\/|$)/.test(path) || (/^\/(bridge\/)?models(\/|$)/.test(path) && wantsAnthropicShape(req));
+}
+
+function sendError(req: Request, res: Response, error: DomainError): void {
+  (isAnthropicSurface(req) ? sendAnthropicError : sendOpenAiError)(res, error);
 }
 
 function videoPaths(id: string) {
@@ -148,8 +174,4 @@ function videoPollJson(task: VideoTaskView) {
     ...(task.status === 'completed' ? { content_url: videoPaths(task.id).content } : {}),
     ...(task.error ? { error: task.error } : {}),
   };
-}
-
-function openAiModel(model: CatalogModel) {
-  return { id: model.id, object: 'model', created: CATALOG_EPOCH_SECONDS, owned_by: 'baikal' };
 }

@@ -18,6 +18,8 @@ export type ErrorCode =
   | 'bad_request'
   /** A request body over the size limit (413). */
   | 'payload_too_large'
+  /** A request body in a content type the endpoint does not read (415). */
+  | 'unsupported_media_type'
   /** The route behind the gateway failed (502); never carries the upstream's own words. */
   | 'bad_gateway';
 

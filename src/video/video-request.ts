@@ -84,7 +84,10 @@ const settingsSchema = z.strictObject({
   multi_shot: z.boolean().optional(),
 });
 
-const BODY_KEYS = ['model', 'prompt', 'seconds', 'size', 'resolution', 'aspect_ratio', 'ratio', 'settings', 'references', 'prompt_extend'];
+/** `input_reference` is the OpenAI videos API's image to start from: {image_url}, a URL, or (multipart) a file. */
+const BODY_KEYS = ['model', 'prompt', 'seconds', 'size', 'resolution', 'aspect_ratio', 'ratio', 'settings', 'references', 'prompt_extend', 'input_reference'];
+
+const inputReferenceObject = z.strictObject({ image_url: urlSchema.optional(), file_id: z.string().optional() });
 
 /** Collects issues; `field` parses one value and keeps going on failure, so every problem is reported. */
 class Issues {
@@ -173,8 +176,8 @@ export function parseVideoRequest(body: unknown, model: CatalogModel): VideoJobS
   const promptExtend = v.field(['prompt_extend'], z.boolean().optional(), obj.prompt_extend);
   if (promptExtend !== undefined && !video.promptExtend) v.add(['prompt_extend'], `Extra inputs are not permitted: ${model.id} has no prompt extension`, 'extra_forbidden');
 
-  // references
-  const references = parseReferences(v, obj.references, model);
+  // references, with the OpenAI-style input_reference as the first frame
+  const references = parseReferences(v, obj.references, model, parseInputReference(v, obj.input_reference));
 
   // mode follows from the references; it must be one the model offers
   const images = references.filter((r) => r.type === 'image');
@@ -183,7 +186,7 @@ export function parseVideoRequest(body: unknown, model: CatalogModel): VideoJobS
     : images.some((r) => r.role === 'reference') && video.modes.includes('multi-reference')
       ? 'multi-reference'
       : 'text-to-video';
-  const referenceIssues = v.list.some((i) => i.loc[0] === 'references');
+  const referenceIssues = v.list.some((i) => i.loc[0] === 'references' || i.loc[0] === 'input_reference');
   // A refused reference already explains an impossible mode; don't report it twice.
   if (!video.modes.includes(mode) && !referenceIssues) {
     const msg = mode === 'text-to-video' ? `Input should include a first_frame image for ${model.id} (modes: ${video.modes.join(', ')})` : `Input should fit one of ${model.id}'s modes: ${video.modes.join(', ')}`;
@@ -243,7 +246,24 @@ function* combos(tiers: string[], ratios: string[]) {
   }
 }
 
-function parseReferences(v: Issues, value: unknown, model: CatalogModel): VideoReference[] {
+/**
+ * OpenAI's `input_reference` (a URL, `{image_url}`, or a multipart file the transport made a data: URL)
+ * is a first-frame image reference. `{file_id}` needs a files API this gateway does not offer.
+ */
+function parseInputReference(v: Issues, value: unknown): VideoReference | undefined {
+  if (value === undefined) return undefined;
+  let url: string | undefined;
+  if (typeof value === 'string') url = v.field(['input_reference'], urlSchema, value);
+  else {
+    const ref = v.field(['input_reference'], inputReferenceObject, value);
+    if (ref?.file_id !== undefined) v.add(['input_reference', 'file_id'], 'File ids are not supported: upload the image as the input_reference file or send image_url', 'value_error');
+    else if (ref && ref.image_url === undefined) v.add(['input_reference', 'image_url'], 'Field required', 'missing');
+    else url = ref?.image_url;
+  }
+  return url === undefined ? undefined : { type: 'image', role: 'first_frame', url, durationSeconds: null };
+}
+
+function parseReferences(v: Issues, value: unknown, model: CatalogModel, inputReference?: VideoReference): VideoReference[] {
   const video = model.video!;
   const items = v.field(['references'], z.array(z.unknown()).optional(), value) ?? [];
   const limits: Record<ReferenceType, number> = {
@@ -254,6 +274,11 @@ function parseReferences(v: Issues, value: unknown, model: CatalogModel): VideoR
   };
   const allowedTypes = (Object.keys(limits) as ReferenceType[]).filter((t) => limits[t] > 0);
   const out: VideoReference[] = [];
+  if (inputReference) {
+    if (limits.image === 0) v.add(['input_reference'], `Input should be omitted: ${model.id} accepts no image references`, 'extra_forbidden');
+    else if (!video.references.roles.includes('first_frame')) v.add(['input_reference'], `Input should be omitted: ${model.id} takes no first_frame image`, 'extra_forbidden');
+    else out.push(inputReference);
+  }
   items.forEach((item, index) => {
     const loc = ['references', index];
     const ref = v.field(loc, referenceSchema, item);
@@ -286,7 +311,10 @@ function parseReferences(v: Issues, value: unknown, model: CatalogModel): VideoR
   }
   const firstFrames = out.filter((r) => r.role === 'first_frame').length;
   const lastFrames = out.filter((r) => r.role === 'last_frame').length;
-  if (firstFrames > 1) v.add(['references'], 'Input should have at most one first_frame reference', 'too_long');
+  if (firstFrames > 1) {
+    if (out[0] === inputReference) v.add(['input_reference'], 'Input should be omitted when references already holds a first_frame', 'value_error');
+    else v.add(['references'], 'Input should have at most one first_frame reference', 'too_long');
+  }
   if (lastFrames > 1) v.add(['references'], 'Input should have at most one last_frame reference', 'too_long');
   if (lastFrames > 0 && firstFrames === 0) v.add(['references'], 'Input should include a first_frame image when a last_frame is given', 'value_error');
   return out;

@@ -21,7 +21,20 @@ describe('GET /v1/models', () => {
     const anonymous = await http(gw.url, 'GET', '/v1/models');
     expect(anonymous.status).toBe(200);
     expect(anonymous.body.object).toBe('list');
-    expect(anonymous.body.data.find((m: any) => m.id === 'gen-5.6-luna')).toEqual({ id: 'gen-5.6-luna', object: 'model', created: 1767225600, owned_by: 'baikal' });
+    expect(anonymous.body.data.find((m: any) => m.id === 'gen-5.6-luna')).toEqual({
+      id: 'gen-5.6-luna',
+      object: 'model',
+      created: 1767225600,
+      owned_by: 'baikal',
+      family: 'family_a',
+      kind: 'text',
+      endpoints: ['/v1/chat/completions', '/v1/responses'],
+      context_window: 400000,
+      max_output_tokens: 128000,
+      groups: ['cheap'],
+      pricing_plan: 'siberia',
+      pricing: { cheap: { input_usd_per_1m: '0.016', output_usd_per_1m: '0.04', cache_read_usd_per_1m: '0.0016', cache_write_usd_per_1m: '0.018' } },
+    });
     const listed = [];
     for await (const model of client(key).models.list()) listed.push(model.id);
     expect(listed).toEqual(anonymous.body.data.map((m: any) => m.id));
@@ -55,7 +68,8 @@ describe('GET /v1/models', () => {
   });
 
   it('answers the Anthropic list shape to x-api-key + anthropic-version callers', async () => {
-    const response = await http(gw.url, 'GET', '/v1/models', { headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01' } });
+    // Anthropic pages 20 models by default; a limit over the catalog's size takes them all in one page.
+    const response = await http(gw.url, 'GET', '/v1/models?limit=1000', { headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01' } });
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ has_more: false });
     expect(response.body.data[0]).toMatchObject({ type: 'model', id: expect.any(String), display_name: expect.any(String) });

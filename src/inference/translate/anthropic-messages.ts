@@ -418,6 +418,7 @@ export const MESSAGES_ERROR_TYPE: Record<ErrorCode, MessagesErrorType> = {
   spend_cap_reached: 'billing_error',
   unavailable: 'overloaded_error',
   payload_too_large: 'request_too_large',
+  unsupported_media_type: 'invalid_request_error',
   bad_gateway: 'api_error',
 };
 
