@@ -111,9 +111,14 @@ interface Outcome {
   upstreamId: string | null;
 }
 
-/** Hosted tools the client offered that the hub cannot give a model (see the Responses and Messages parsers). */
-function withheldToolsOf(parsed: ParsedRequest): string[] {
-  return (parsed as { withheldTools?: string[] }).withheldTools ?? [];
+/** A Responses request to an OpenAI-compatible upstream that serves the Responses API itself. */
+function isNativeResponses(format: ClientFormat, route: RouteCandidate): boolean {
+  return format.id === 'openai-responses' && route.upstream.kind === 'openai-compatible' && route.upstream.nativeResponses === true;
+}
+
+/** Whether a route's upstream answers in the client's own format (then nothing is translated). */
+function speaksClientFormat(format: ClientFormat, kind: ProviderKind, route: RouteCandidate): boolean {
+  return kind.speaks === format.id || isNativeResponses(format, route);
 }
 
 function tokenPricesOf(prices: GroupPrices, model: CatalogModel): TokenPrices {
@@ -290,8 +295,14 @@ export class InferenceService {
     const catalog = this.deps.catalog.snapshot;
     const model = resolveModel(catalog, call.principal, call.endpoint, parsed.canonical.model);
     format.checkCapabilities(parsed, model);
-    if (this.deps.hostedTools === 'refuse' && withheldToolsOf(parsed).length) {
-      throw new DomainError('bad_request', `Hosted tools are not available through this gateway: ${withheldToolsOf(parsed).join(', ')}; remove them from tools`, { reason: 'hosted_tool_not_supported' });
+    // What a translating route cannot honour is refused now, before anything is held or sent.
+    for (const route of this.deps.routes.candidates(model.id, call.principal.routeGroup)) {
+      const kind = PROVIDER_KINDS[route.upstream.kind];
+      if (!kind || speaksClientFormat(format, kind, route)) continue;
+      kind.check(parsed.canonical);
+      if (this.deps.hostedTools === 'refuse' && parsed.withheldTools.length) {
+        throw new DomainError('bad_request', `Hosted tools are not available for this model: ${parsed.withheldTools.join(', ')}; remove them from tools`, { reason: 'hosted_tool_not_supported' });
+      }
     }
     const outputHold = parsed.canonical.maxOutputTokens ?? model.maxOutputTokens ?? DEFAULT_OUTPUT_HOLD;
     const admission = await this.admit(catalog, call, model, (prices) => worstCaseTokenUnits(tokenPricesOf(prices, model), promptTokenBound(parsed.canonical), outputHold));
@@ -468,7 +479,7 @@ export class InferenceService {
         const answer: Answer = { format, parsed, who: format.id === 'openai-chat' ? chatIdentity(who) : who, save };
         if (!leg.sameFormat) {
           // The hub could not give these to the model; say which, so the client is not left guessing.
-          const withheld = withheldToolsOf(parsed);
+          const withheld = parsed.withheldTools;
           if (withheld.length) sink.setHeader(WITHHELD_TOOLS_HEADER, withheld.join(', '));
           return parsed.canonical.stream ? this.relayStream(leg.kind, answer, response, route, sink) : this.relayJson(leg.kind, answer, response, route, sink);
         }
@@ -485,9 +496,7 @@ export class InferenceService {
   private upstreamLeg(call: InferenceCall, format: ClientFormat, parsed: ParsedRequest, route: RouteCandidate): UpstreamLeg {
     const kind = PROVIDER_KINDS[route.upstream.kind]!;
     const headers = kind.headers(route.upstream);
-    if (format.id === 'openai-responses' && route.upstream.kind === 'openai-compatible' && route.upstream.nativeResponses) {
-      return { path: '/responses', headers, body: { ...parsed.raw, model: route.upstreamModel }, sameFormat: true, kind };
-    }
+    if (isNativeResponses(format, route)) return { path: '/responses', headers, body: { ...parsed.raw, model: route.upstreamModel }, sameFormat: true, kind };
     if (kind.speaks !== format.id) return { path: kind.path, headers, body: kind.body(parsed.canonical, route.upstreamModel), sameFormat: false, kind };
     // Beta features of the Messages API reach an Anthropic upstream as the client asked for them.
     if (kind.speaks === 'anthropic-messages' && call.anthropicBeta) headers['anthropic-beta'] = call.anthropicBeta;
