@@ -96,7 +96,7 @@ export function createServices(deps: ServiceDeps): Services {
     usage,
     upstreams,
     inference: new InferenceService({ catalog, accounts, wallets, limiter, routes, upstreams, recorder: usage, log: deps.log, metrics, responses, hostedTools: deps.config.operator.inference.hostedTools }),
-    countTokens: new CountTokensService({ catalog, routes, upstreams, log: deps.log }),
+    countTokens: new CountTokensService({ catalog, routes, upstreams, limiter, log: deps.log }),
     video: new VideoService({
       ...deps,
       catalog,

@@ -6,7 +6,8 @@ import type { Logger } from '../shared/logging.js';
 import { parseInput } from '../shared/validation.js';
 import { anthropic } from './providers/index.js';
 import { failureFromResponse } from './providers/openai-compatible/chat.js';
-import type { RouteTable } from './routes.js';
+import type { RequestLimiter } from './limits.js';
+import type { RouteCandidate, RouteTable } from './routes.js';
 import { resolveModel } from './scope.js';
 import { failureOf, UpstreamFailure, type UpstreamClient } from './upstream-client.js';
 
@@ -44,20 +45,29 @@ export interface CountTokensOptions {
 }
 
 /**
- * Anthropic's token counting: scope-checked like a Messages request; forwarded to the model's first
- * `anthropic` route (with the upstream's own model name and credential) when it has one, otherwise the
+ * Anthropic's token counting: scope-checked like a Messages request; forwarded (within the key's rate
+ * and concurrency limits) to the model's first `anthropic` route (with the upstream's own model name and credential) when it has one, otherwise the
  * documented estimate. Not billed and holds nothing. Upstream failures become our own errors; the
  * upstream's words go to the operator log only.
  */
 export class CountTokensService {
-  constructor(private readonly deps: { catalog: CatalogService; routes: RouteTable; upstreams: UpstreamClient; log: Logger }) {}
+  constructor(private readonly deps: { catalog: CatalogService; routes: RouteTable; upstreams: UpstreamClient; limiter: RequestLimiter; log: Logger }) {}
 
   async count(principal: KeyPrincipal, rawBody: unknown, options: CountTokensOptions = {}): Promise<{ input_tokens: number }> {
     const body = parseInput(countTokensBody, rawBody);
     const model = resolveModel(this.deps.catalog.snapshot, principal, '/v1/messages', body.model);
     const routes = this.deps.routes.candidates(model.id, principal.routeGroup).filter((route) => route.upstream.kind === 'anthropic');
     if (routes.length === 0) return { input_tokens: estimateInputTokens(body) };
+    // A forwarded count costs the upstream a call: it takes a slot of the key's rate and concurrency limits like any request.
+    const slot = await this.deps.limiter.acquire(principal.keyId, principal);
+    try {
+      return await this.forward(routes, body, options);
+    } finally {
+      slot.release();
+    }
+  }
 
+  private async forward(routes: RouteCandidate[], body: Record<string, unknown>, options: CountTokensOptions): Promise<{ input_tokens: number }> {
     let failure: UpstreamFailure | null = null;
     for (const route of routes) {
       const headers = { ...anthropic.headers(route.upstream), ...(options.anthropicBeta ? { 'anthropic-beta': options.anthropicBeta } : {}) };

@@ -247,8 +247,23 @@ export class AnalyticsService {
     return this.deps.orm.em.fork();
   }
 
+  /**
+   * SPEC.md 4.3: a provider_family filter is one of the catalog's families. Checked here, so REST,
+   * GraphQL and tRPC refuse the same values with the same issue (an unknown family would only ever
+   * match nothing, which reads as "no usage" rather than "wrong filter").
+   */
+  private checkFamily(family: string | undefined): void {
+    if (family === undefined) return;
+    const families = this.deps.catalog.snapshot.families;
+    if (families.has(family)) return;
+    throw new DomainError('validation_failed', 'Request validation failed', {
+      issues: [{ loc: ['provider_family'], msg: `Input should be one of: ${[...families.keys()].join(', ')}`, type: 'literal_error' }],
+    });
+  }
+
   async list(actor: Actor, raw: UsageListQuery): Promise<{ items: UsageEventRow[]; limit: number }> {
     const q = parseInput(usageListQuery, raw);
+    this.checkFamily(q.provider_family);
     const clauses = ['user_id = ?'];
     const params: unknown[] = [actor.userId];
     if (q.from) (clauses.push('created_at >= ?'), params.push(q.from));
@@ -296,6 +311,7 @@ export class AnalyticsService {
 
   async timeseries(actor: Actor, raw: UsageTimeseriesQuery): Promise<{ bucket: string; from: Date; to: Date; points: TimeseriesPoint[] }> {
     const q = parseInput(usageTimeseriesQuery, raw);
+    this.checkFamily(q.provider_family);
     if (q.from > q.to) throw rangeError();
     const step = BUCKETS[q.bucket];
     const first = new Date(Math.floor(q.from.getTime() / step) * step);

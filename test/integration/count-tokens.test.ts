@@ -198,6 +198,22 @@ describe('POST /v1/messages/count_tokens', () => {
     expectNoLeak(response.text);
   });
 
+  it("forwarded counts take slots of the key's rate limit; estimates cost nothing and take none", async () => {
+    const { actor } = await newFundedAccount(gw);
+    const limited = (await gw.services.keys.create(actor, { provider_family: 'family_b' })).key;
+    await gw.db.query('update api_keys set rpm_limit = 2 where key_hint = $1', [limited.slice(-4)]);
+    const headers = { 'x-api-key': limited, 'anthropic-version': '2023-06-01' };
+    const forwarded = { model: 'lm-opus-5', messages: [{ role: 'user', content: 'x' }] };
+    expect((await count(forwarded, headers)).status).toBe(200);
+    expect((await count(forwarded, headers)).status).toBe(200);
+    const third = await count(forwarded, headers);
+    expect(third.status).toBe(429);
+    expect(third.body).toMatchObject({ type: 'error', error: { type: 'rate_limit_error', code: 'rate_limited' } });
+    expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(recorded).toHaveLength(2);
+    expect((await count({ ...forwarded, model: 'lm-sonnet-5' }, headers)).status).toBe(200);
+  });
+
   it('an answer that is not a count is a 502 of our own', async () => {
     answer = { status: 200, body: `{"tokens": "${CANARY}"}` };
     const response = await count({ model: 'lm-opus-5', messages: [{ role: 'user', content: 'x' }] });
