@@ -57,12 +57,14 @@ export function inferenceEndpoints(services: Services, readiness: Readiness, log
     if (!route) return false;
     const requestId = logRequest(log, req, res);
     requestScope.run({ requestId }, () => {
+      const messages = FORMAT_OF_ENDPOINT[route.endpoint] === 'anthropic-messages';
       const refusal = notServing(readiness);
       if (refusal) {
         for (const [name, value] of Object.entries(refusal.headers)) res.setHeader(name, value);
+        // Messages clients read errors only in their own shape (the SDKs retry an overloaded_error).
+        if (messages) return sendJson(res, refusal.status, { type: 'error', error: { type: 'overloaded_error', message: refusal.body.detail, code: refusal.body.code } });
         return sendJson(res, refusal.status, refusal.body);
       }
-      const messages = FORMAT_OF_ENDPOINT[route.endpoint] === 'anthropic-messages';
       let body: unknown;
       let sink: ResponseSink | undefined;
       const started = performance.now();
