@@ -62,7 +62,7 @@ const TOOL_STREAM_EVENTS: CanonicalEvent[] = [
 ];
 
 /** The settings a Messages request without any of them parses to. */
-const MESSAGES_DEFAULTS = {
+const MESSAGES_DEFAULTS: Partial<CanonicalRequest> = {
   source: 'anthropic-messages',
   responseFormat: null,
   reasoning: null,
@@ -75,7 +75,7 @@ const MESSAGES_DEFAULTS = {
   promptCacheKey: null,
   verbosity: null,
   untranslatable: [],
-} as const;
+};
 
 describe('Anthropic Messages requests (client side)', () => {
   it('parses every supported field into the canonical request', () => {

@@ -152,7 +152,7 @@ describe('Responses requests', () => {
   });
 
   it('accepts what only a native upstream can serve, listing each for refusal when translated', () => {
-    const body = { ...json<Record<string, unknown>>('request-invalid.json'), model: 'm', temperature: 1, top_p: 1, max_output_tokens: 5, stream: true };
+    const body: Record<string, unknown> = { ...json<Record<string, unknown>>('request-invalid.json'), model: 'm', temperature: 1, top_p: 1, max_output_tokens: 5, stream: true };
     body.input = (body.input as object[]).filter((_, i) => i === 1 || i === 2 || i === 4);
     body.tools = [{ type: 'web_search' }];
     const parsed = parseResponses(body);
