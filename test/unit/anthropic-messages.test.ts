@@ -38,7 +38,11 @@ function issuesOf(body: unknown): ValidationIssue[] {
 const TOOL_USAGE: CanonicalUsage = { inputTokens: 37 + 2048 + 512, outputTokens: 89, cacheReadTokens: 2048, cacheWriteTokens: 512, reasoningTokens: null };
 
 /** What the tool-use stream fixture says, in canonical events. */
+/** The input usage message_start reports in stream-tool-use.sse: 37 uncached + 2,048 read + 512 written. */
+const TOOL_START_USAGE = { inputTokens: 2597, outputTokens: 1, cacheReadTokens: 2048, cacheWriteTokens: 512, reasoningTokens: null };
+
 const TOOL_STREAM_EVENTS: CanonicalEvent[] = [
+  { type: 'usage_start', usage: TOOL_START_USAGE },
   { type: 'text_delta', index: 0, text: "I'll check" },
   { type: 'text_delta', index: 0, text: ' the weather in' },
   { type: 'text_delta', index: 0, text: ' both cities.' },
@@ -56,6 +60,22 @@ const TOOL_STREAM_EVENTS: CanonicalEvent[] = [
   { type: 'stop', reason: 'tool_use' },
   { type: 'usage', usage: TOOL_USAGE },
 ];
+
+/** The settings a Messages request without any of them parses to. */
+const MESSAGES_DEFAULTS: Partial<CanonicalRequest> = {
+  source: 'anthropic-messages',
+  responseFormat: null,
+  reasoning: null,
+  thinking: null,
+  parallelToolCalls: null,
+  user: null,
+  metadata: null,
+  serviceTier: null,
+  topK: null,
+  promptCacheKey: null,
+  verbosity: null,
+  untranslatable: [],
+};
 
 describe('Anthropic Messages requests (client side)', () => {
   it('parses every supported field into the canonical request', () => {
@@ -101,6 +121,8 @@ describe('Anthropic Messages requests (client side)', () => {
         {
           role: 'assistant',
           parts: [
+            // Thinking is kept with its signature, so a Messages->anthropic request via the canonical form still carries it.
+            { type: 'reasoning', text: 'need the tool', summary: [], opaque: { family: 'anthropic', signature: 'sig' } },
             { type: 'text', text: 'Checking.' },
             { type: 'tool_call', id: 'toolu_1', name: 'get_weather', arguments: '{"city":"Irkutsk"}' },
           ],
@@ -127,6 +149,8 @@ describe('Anthropic Messages requests (client side)', () => {
       topP: 0.9,
       stop: ['\n\nHuman:'],
       stream: true,
+      ...MESSAGES_DEFAULTS,
+      user: 'u-1',
     });
   });
 
@@ -146,6 +170,7 @@ describe('Anthropic Messages requests (client side)', () => {
       topP: null,
       stop: [],
       stream: false,
+      ...MESSAGES_DEFAULTS,
     });
   });
 
@@ -156,10 +181,10 @@ describe('Anthropic Messages requests (client side)', () => {
     expect(locs({ ...ok, max_tokens: 0 })).toEqual([[['max_tokens'], 'greater_than']]);
     expect(locs({ ...ok, max_tokens: 1.5 })).toEqual([[['max_tokens'], 'int_type']]);
     expect(locs({ ...ok, messages: [] })).toEqual([[['messages'], 'too_short']]);
-    expect(locs({ ...ok, messages: [{ role: 'system', content: 'x' }] })).toEqual([[['messages', 0, 'role'], 'literal_error']]);
+    expect(locs({ ...ok, messages: [{ role: 'tool', content: 'x' }] })).toEqual([[['messages', 0, 'role'], 'literal_error']]);
     expect(locs({ ...ok, messages: [{ role: 'user', content: 5 }] })).toEqual([[['messages', 0, 'content'], 'list_type']]);
-    expect(locs({ ...ok, messages: [{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'document', source: {} }] }] })).toEqual([
-      [['messages', 0, 'content', 1, 'type'], 'union_error'],
+    expect(locs({ ...ok, messages: [{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: '' }] }] })).toEqual([
+      [['messages', 0, 'content', 1, 'type'], 'string_too_short'],
     ]);
     expect(locs({ ...ok, messages: [{ role: 'assistant', content: [{ type: 'tool_use', name: 'f', input: [] }] }] })).toEqual([
       [['messages', 0, 'content', 0, 'id'], 'missing'],
@@ -172,7 +197,7 @@ describe('Anthropic Messages requests (client side)', () => {
       [['messages', 1, 'content', 0, 'type'], 'value_error'],
     ]);
     expect(locs({ ...ok, messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: [{ type: 'image', source: {} }] }] }] })).toEqual([
-      [['messages', 0, 'content', 0, 'content', 0, 'type'], 'union_error'],
+      [['messages', 0, 'content', 0, 'content', 0, 'source', 'type'], 'union_error'],
     ]);
     expect(locs({ ...ok, system: [{ type: 'text' }, { type: 'image' }] })).toEqual([
       [['system', 0, 'text'], 'missing'],
@@ -182,7 +207,7 @@ describe('Anthropic Messages requests (client side)', () => {
       [['tools', 0, 'name'], 'string_pattern_mismatch'],
       [['tools', 1, 'input_schema'], 'missing'],
     ]);
-    expect(locs({ ...ok, tools: [{ type: 'web_search_20250305', name: 'web_search', input_schema: { type: 'object' } }] })).toEqual([[['tools', 0, 'type'], 'literal_error']]);
+    expect(locs({ ...ok, tools: [{ type: 'web_search_20250305' }] })).toEqual([[['tools', 0, 'name'], 'missing']]);
     expect(locs({ ...ok, tool_choice: { type: 'tool' } })).toEqual([[['tool_choice', 'name'], 'missing']]);
     expect(locs({ ...ok, tool_choice: { type: 'sometimes' } })).toEqual([[['tool_choice', 'type'], 'union_error']]);
     expect(locs({ ...ok, temperature: 1.5, top_p: -1, stop_sequences: ['a', 3], stream: 'yes' })).toEqual([
@@ -288,9 +313,13 @@ describe('Anthropic Messages upstream bodies', () => {
 });
 
 describe('Anthropic Messages upstream answers', () => {
-  it('reads a text message, leaving out thinking; zero cache counts stay zero', () => {
+  it('reads a text message, keeping its thinking with the signature; zero cache counts stay zero', () => {
+    const thinking = JSON.parse(fixture('message-text.json')).content[0];
     expect(fromAnthropicResponse(JSON.parse(fixture('message-text.json')))).toEqual<CanonicalResponse>({
-      parts: [{ type: 'text', text: 'Lake Baikal is the deepest lake in the world: 1,642 m at its deepest point.' }],
+      parts: [
+        { type: 'reasoning', text: thinking.thinking, summary: [], opaque: { family: 'anthropic', signature: thinking.signature } },
+        { type: 'text', text: 'Lake Baikal is the deepest lake in the world: 1,642 m at its deepest point.' },
+      ],
       stopReason: 'end',
       usage: { inputTokens: 21, outputTokens: 58, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: null },
     });
@@ -322,23 +351,31 @@ describe('Anthropic Messages upstream answers', () => {
     expect(decoder.error).toBeNull();
   });
 
-  it('skips blocks with no canonical form, takes input counts repeated in message_delta, and gives argument-less tools {}', () => {
+  it('reads thinking as a reasoning part, skips server-tool blocks, takes input counts repeated in message_delta, and gives argument-less tools {}', () => {
     const frames = [
       { type: 'message_start', message: { usage: { input_tokens: 10, output_tokens: 1 } } },
       { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '' } },
       { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'hmm' } },
+      { type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: 'sig-1' } },
       { type: 'content_block_stop', index: 0 },
-      { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 't1', name: 'now', input: {} } },
-      { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '' } },
+      { type: 'content_block_start', index: 1, content_block: { type: 'server_tool_use', id: 's1', name: 'web_search', input: {} } },
       { type: 'content_block_stop', index: 1 },
+      { type: 'content_block_start', index: 2, content_block: { type: 'tool_use', id: 't1', name: 'now', input: {} } },
+      { type: 'content_block_delta', index: 2, delta: { type: 'input_json_delta', partial_json: '' } },
+      { type: 'content_block_stop', index: 2 },
       { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { input_tokens: 12, cache_read_input_tokens: 4, output_tokens: 7 } },
       { type: 'message_stop' },
     ];
     const { events, decoder } = decode(frames.map((f) => `event: ${f.type}\ndata: ${JSON.stringify(f)}\n\n`).join(''));
     expect(events).toEqual<CanonicalEvent[]>([
-      { type: 'tool_call_start', index: 0, id: 't1', name: 'now' },
-      { type: 'tool_call_delta', index: 0, argumentsDelta: '{}' },
+      { type: 'usage_start', usage: { inputTokens: 10, outputTokens: 1, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null } },
+      { type: 'reasoning_delta', index: 0, text: '' },
+      { type: 'reasoning_delta', index: 0, text: 'hmm' },
+      { type: 'reasoning_opaque', index: 0, opaque: { family: 'anthropic', signature: 'sig-1' } },
       { type: 'part_end', index: 0 },
+      { type: 'tool_call_start', index: 1, id: 't1', name: 'now' },
+      { type: 'tool_call_delta', index: 1, argumentsDelta: '{}' },
+      { type: 'part_end', index: 1 },
       { type: 'stop', reason: 'tool_use' },
       { type: 'usage', usage: { inputTokens: 16, outputTokens: 7, cacheReadTokens: 4, cacheWriteTokens: null, reasoningTokens: null } },
     ]);
@@ -350,7 +387,8 @@ describe('Anthropic Messages upstream answers', () => {
       'event: message_start\ndata: {"type":"message_start","message":{"usage":{"input_tokens":5,"output_tokens":1}}}\n\n' +
         'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n',
     );
-    expect(events).toEqual([]);
+    // Input usage from message_start is shown early, never billed: no `usage` event.
+    expect(events.map((e) => e.type)).toEqual(['usage_start']);
     expect(decoder.error).toBe('overloaded_error: Overloaded');
     expect(decoder.done).toBe(false);
   });

@@ -5,7 +5,7 @@ import OpenAI from 'openai';
 import type { Response as SdkResponse } from 'openai/resources/responses/responses';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CanonicalEvent, CanonicalRequest, CanonicalResponse, CanonicalUsage } from '../../src/inference/canonical.js';
-import { parseResponsesRequest, renderResponse, ResponsesStreamEncoder, type ResponsesResponse } from '../../src/inference/translate/openai-responses.js';
+import { parseResponses, parseResponsesRequest, renderResponse, ResponsesStreamEncoder, type ResponsesResponse } from '../../src/inference/translate/openai-responses.js';
 import { DomainError } from '../../src/shared/errors.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/openai-responses/${name}`, import.meta.url), 'utf8');
@@ -63,12 +63,24 @@ describe('Responses requests', () => {
       topP: null,
       stop: [],
       stream: false,
+      source: 'openai-responses',
+      responseFormat: null,
+      reasoning: null,
+      thinking: null,
+      parallelToolCalls: null,
+      user: null,
+      metadata: null,
+      serviceTier: null,
+      topK: null,
+      promptCacheKey: null,
+      verbosity: null,
+      untranslatable: [],
     });
   });
 
-  it('translates a conversation: instructions and system/developer items join, calls group into one turn, outputs into one', () => {
+  it('translates a conversation: instructions and leading developer items join, a later system item stays in place, calls group into one turn, outputs into one', () => {
     const request = parseResponsesRequest(json('request-conversation.json'));
-    expect(request.system).toBe('You are a terse weather assistant.\n\nAnswer in Celsius.\n\nMention the lake.');
+    expect(request.system).toBe('You are a terse weather assistant.\n\nAnswer in Celsius.');
     expect(request.messages).toEqual([
       {
         role: 'user',
@@ -93,11 +105,12 @@ describe('Responses requests', () => {
           { type: 'tool_result', toolCallId: 'call_b', content: '-15, windy', isError: false },
         ],
       },
+      { role: 'system', parts: [{ type: 'text', text: 'Mention the lake.' }] },
       { role: 'user', parts: [{ type: 'text', text: 'And tomorrow?' }] },
     ]);
     expect(request.tools).toEqual([
-      { name: 'get_weather', description: 'Current weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
-      { name: 'now', description: null, parameters: { type: 'object', properties: {} } },
+      { name: 'get_weather', description: 'Current weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }, strict: true },
+      { name: 'now', description: null, parameters: { type: 'object', properties: {} }, strict: false },
     ]);
     expect(request).toMatchObject({ model: 'gen-5.6-luna', toolChoice: { name: 'get_weather' }, maxOutputTokens: 512, temperature: 0.2, topP: 0.9, stop: [], stream: true });
   });
@@ -128,21 +141,28 @@ describe('Responses requests', () => {
     expect(issuesOf(json('request-invalid.json'))).toEqual([
       { loc: 'model', msg: expect.stringContaining('>=1') },
       { loc: 'input.0.role', msg: expect.stringContaining('"user"') },
-      { loc: 'input.1.content.0.image_url', msg: 'Send images as image_url (an https or data: URL); file ids are not supported' },
-      { loc: 'input.1.content.1.type', msg: 'Content parts are input_text, input_image or output_text' },
-      { loc: 'input.2.type', msg: 'Input items are message, function_call or function_call_output' },
       { loc: 'input.3.call_id', msg: 'Field required' },
-      { loc: 'input.4.output.0.type', msg: 'Function call outputs carry text only (input_text parts)' },
       { loc: 'input.5.content.0.type', msg: 'developer messages carry text only' },
-      { loc: 'tools.0.type', msg: expect.stringContaining('Only function tools are supported') },
       { loc: 'tools.1.name', msg: 'Function names are 1-64 letters, digits, "_" or "-"' },
-      { loc: 'tool_choice', msg: 'tool_choice is "auto", "none", "required" or {"type": "function", "name": ...}' },
       { loc: 'max_output_tokens', msg: expect.any(String) },
       { loc: 'temperature', msg: expect.any(String) },
       { loc: 'top_p', msg: expect.any(String) },
       { loc: 'stream', msg: 'Input should be a valid boolean' },
-      { loc: 'previous_response_id', msg: expect.stringContaining('the gateway keeps no conversation state') },
     ]);
+  });
+
+  it('accepts what only a native upstream can serve, listing each for refusal when translated', () => {
+    const body: Record<string, unknown> = { ...json<Record<string, unknown>>('request-invalid.json'), model: 'm', temperature: 1, top_p: 1, max_output_tokens: 5, stream: true };
+    body.input = (body.input as object[]).filter((_, i) => i === 1 || i === 2 || i === 4);
+    body.tools = [{ type: 'web_search' }];
+    const parsed = parseResponses(body);
+    expect(parsed.withheldTools).toEqual(['web_search']);
+    expect(parsed.canonical.tools).toEqual([]);
+    expect(parsed.canonical.toolChoice).toEqual({ hosted: 'file_search' });
+    expect(parsed.canonical.untranslatable?.map((i) => i.loc.join('.'))).toEqual(['input.0.content.0.file_id', 'input.0.content.1.type']);
+    // The reasoning item (no text, no opaque data) and the tool output with an image are read.
+    expect(parsed.canonical.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect(parsed.canonical.messages[2]!.parts).toEqual([{ type: 'tool_result', toolCallId: 'call_a', content: '', isError: false, images: [{ kind: 'url', url: 'https://example.com/x.png' }] }]);
   });
 
   it('requires a model and an input, and something besides system text to answer', () => {
@@ -155,7 +175,7 @@ describe('Responses requests', () => {
     expect(issuesOf({ model: 'm', input: [{ role: 'system', content: 'be brief' }] })).toEqual([
       { loc: 'input', msg: 'At least one user, assistant or function call item is required' },
     ]);
-    expect(issuesOf({ model: 'm', input: 'hi', conversation: 'conv_1' })).toEqual([{ loc: 'conversation', msg: expect.stringContaining('no conversation state') }]);
+    expect(issuesOf({ model: 'm', input: 'hi', conversation: 'conv_1' })).toEqual([{ loc: 'conversation', msg: expect.stringContaining('conversation is not supported') }]);
   });
 
   it('ignores store and unknown fields, and accepts a null previous_response_id', () => {
@@ -186,6 +206,7 @@ describe('Responses rendering', () => {
       top_p: null,
       metadata: {},
       access_programs: null,
+      text: { format: { type: 'text' } },
       usage: { input_tokens: 9, input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 }, output_tokens: 3, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 12 },
     });
   });
@@ -206,7 +227,7 @@ describe('Responses rendering', () => {
       top_p: 0.9,
       tool_choice: { type: 'function', name: 'get_weather' },
       tools: [
-        { type: 'function', name: 'get_weather', description: 'Current weather for a city', parameters: request.tools[0]!.parameters, strict: false },
+        { type: 'function', name: 'get_weather', description: 'Current weather for a city', parameters: request.tools[0]!.parameters, strict: true },
         { type: 'function', name: 'now', description: null, parameters: { type: 'object', properties: {} }, strict: false },
       ],
       usage: { input_tokens: 120, input_tokens_details: { cached_tokens: 100, cache_write_tokens: 0 }, output_tokens: 40, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 160 },
