@@ -546,14 +546,16 @@ export class InferenceService {
     let delivered = '';
     let failure: UpstreamFailure | null = null;
     sink.startStream();
-    await sink.write(encoder.start());
+    // Some formats open their stream only with the first upstream event (Messages: to put early usage in message_start).
+    const opening = encoder.start();
+    if (opening) await sink.write(opening);
     try {
       await eachChunk(response.body, (chunk) => {
         let out = '';
         for (const event of splitter.push(chunk)) {
           for (const canonical of decoder.push(event)) {
             if (canonical.type === 'usage') usage = canonical.usage;
-            else if (canonical.type === 'text_delta') delivered += canonical.text;
+            else if (canonical.type === 'text_delta' || canonical.type === 'reasoning_delta') delivered += canonical.text;
             else if (canonical.type === 'tool_call_delta') delivered += canonical.argumentsDelta;
             out += encoder.event(canonical);
           }
