@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { handleMessages, sendAnthropicError } from './anthropic-messages.js';
+import { handleResponses } from './openai-responses.js';
 import { createVideoJobs, handleVideos, type VideoJobs } from './video-jobs.js';
 
 /**
@@ -9,6 +10,7 @@ import { createVideoJobs, handleVideos, type VideoJobs } from './video-jobs.js';
  * - OpenAI-compatible chat completions (`POST /v1/chat/completions`) as JSON and as SSE (with
  *   `stream_options.include_usage`), usage with cached tokens, tool calls;
  * - OpenAI image generation (`POST /v1/images/generations`);
+ * - the OpenAI Responses API (`POST /v1/responses`, stateless, see openai-responses.ts);
  * - the Anthropic Messages API (`POST /v1/messages`, see anthropic-messages.ts);
  * - an asynchronous video job API (`/v1/videos`, see video-jobs.ts, which lists its own directives);
  * - the model list (`GET /v1/models`, OpenAI's shape, or Anthropic's when asked with `x-api-key`), which
@@ -416,7 +418,7 @@ async function imageGenerations(req: IncomingMessage, res: ServerResponse, body:
 }
 
 type RouteHandler = (req: IncomingMessage, res: ServerResponse, body: any, ctx: RouteContext) => Promise<void>;
-const OPENAI_ROUTES: Record<string, RouteHandler | undefined> = { '/v1/chat/completions': chatCompletions, '/v1/images/generations': imageGenerations };
+const OPENAI_ROUTES: Record<string, RouteHandler | undefined> = { '/v1/chat/completions': chatCompletions, '/v1/images/generations': imageGenerations, '/v1/responses': handleResponses };
 
 /** What `GET /v1/models` lists. */
 export const LISTED_MODELS = ['sim-chat-1', 'sim-image-1', 'sim-messages-1', 'sim-video-1'];

@@ -1,0 +1,203 @@
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  answerWords,
+  countTokens,
+  cutConnection,
+  forThisSimulator,
+  jsonFragments,
+  messageText,
+  pacedWriter,
+  parseDirectives,
+  sendError,
+  sendStatusError,
+  simulateFailure,
+  TEXT_FIRST,
+  TOOL_INPUT,
+  truncatedJson,
+  wordDeltas,
+  type RouteContext,
+} from './openai-simulator.js';
+import { schemaInstance } from './schema-instance.js';
+
+/**
+ * The OpenAI Responses API (`POST /v1/responses`) on the simulator's server, for gateway routes that
+ * declare native Responses support. Driven by the same `[sim:...]` directives (in the last input item)
+ * as the other routes. It keeps NO state, like a provider called with `store: false`: a
+ * `previous_response_id` or an `item_reference` is refused, so a gateway must send whole conversations.
+ *
+ * What it reproduces: string or item input (messages with or without `type`, function calls and their
+ * outputs, reasoning items), function tools, the hosted `web_search` tool (a `web_search_call` item),
+ * `text.format` (json_schema answers valid JSON for the schema), `reasoning` (a reasoning item first,
+ * with a summary when asked and `encrypted_content` when `include` asks for it; reasoning tokens in
+ * usage), `max_output_tokens` (status incomplete), unknown parameters refused as OpenAI does, and the
+ * exact stream event sequence with sequence numbers.
+ */
+
+/** The request parameters the Responses API documents. */
+const KNOWN_FIELDS = new Set([
+  'model', 'input', 'instructions', 'tools', 'tool_choice', 'parallel_tool_calls', 'max_output_tokens', 'max_tool_calls', 'temperature', 'top_p',
+  'top_logprobs', 'stream', 'stream_options', 'store', 'include', 'metadata', 'previous_response_id', 'conversation', 'reasoning', 'text', 'truncation',
+  'user', 'safety_identifier', 'prompt_cache_key', 'prompt_cache_retention', 'service_tier', 'background', 'prompt', 'client_metadata',
+]);
+
+const EFFORT_TOKENS: Record<string, number> = { none: 0, minimal: 0, low: 16, medium: 32, high: 64, xhigh: 96 };
+const REASONING_SUMMARY = 'Considering what is known about lake baikal.';
+
+const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
+
+/** The text of one input item, for directives and token counts. */
+function itemText(item: any): string {
+  if (typeof item === 'string') return item;
+  if (!item || typeof item !== 'object') return '';
+  if (item.type === 'function_call') return String(item.arguments ?? '');
+  if (item.type === 'function_call_output' || item.type === 'custom_tool_call_output') return typeof item.output === 'string' ? item.output : messageText(item.output);
+  if (item.type === 'reasoning') return (Array.isArray(item.summary) ? item.summary : []).map((s: any) => String(s?.text ?? '')).join(' ');
+  return messageText(item.content);
+}
+
+export async function handleResponses(_req: IncomingMessage, res: ServerResponse, body: any, ctx: RouteContext): Promise<void> {
+  const bad = (message: string, param: string | null, code: string | null = null) => sendError(res, 400, `${message} ${ctx.detail}`.trim(), 'invalid_request_error', code, param);
+  const unknown = Object.keys(body ?? {}).find((key) => !KNOWN_FIELDS.has(key));
+  if (unknown) return bad(`Unknown parameter: '${unknown}'.`, unknown, 'unknown_parameter');
+  if (typeof body.model !== 'string' || !body.model) return bad("Missing required parameter: 'model'.", 'model', 'missing_required_parameter');
+  if (body.previous_response_id != null) return bad(`Previous response with id '${body.previous_response_id}' not found.`, 'previous_response_id', 'previous_response_not_found');
+  const items: any[] = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : Array.isArray(body.input) ? body.input : [];
+  if (!items.length) return bad("Missing required parameter: 'input'.", 'input', 'missing_required_parameter');
+  const referenced = items.findIndex((item) => item?.type === 'item_reference');
+  if (referenced >= 0) return bad(`Item with id '${items[referenced].id}' not found.`, `input[${referenced}]`, null);
+  const effort: string | undefined = body.reasoning?.effort ?? undefined;
+  if (effort !== undefined && !(effort in EFFORT_TOKENS)) return bad(`Invalid value: '${effort}'. Supported values are: ${Object.keys(EFFORT_TOKENS).join(', ')}.`, 'reasoning.effort', 'invalid_value');
+
+  const sim = forThisSimulator(parseDirectives([{ content: itemText(items.at(-1)) }]), ctx);
+  if (await simulateFailure(sim, ctx, 503, (status, message) => sendStatusError(res, status, message), res)) return;
+
+  const tools: any[] = Array.isArray(body.tools) ? body.tools : [];
+  const maxTokens: number | undefined = body.max_output_tokens ?? undefined;
+  const format = body.text?.format;
+  const reasoningTokens = effort ? EFFORT_TOKENS[effort]! : 0;
+  const include: string[] = Array.isArray(body.include) ? body.include : [];
+
+  // Output items in order: reasoning, a hosted web search, then the message and/or function calls.
+  const output: any[] = [];
+  if (reasoningTokens > 0) {
+    output.push({
+      id: newId('rs'),
+      type: 'reasoning',
+      summary: body.reasoning?.summary ? [{ type: 'summary_text', text: REASONING_SUMMARY }] : [],
+      ...(include.includes('reasoning.encrypted_content') ? { encrypted_content: `enc_${randomBytes(24).toString('base64url')}` } : {}),
+    });
+  }
+  if (tools.some((t) => t?.type === 'web_search' || t?.type === 'web_search_preview')) {
+    output.push({ id: newId('ws'), type: 'web_search_call', status: 'completed', action: { type: 'search', query: 'lake baikal' } });
+  }
+  const calls = sim.tools
+    .filter((name) => tools.some((t) => t?.type === 'function' && t.name === name))
+    .map((name) => ({ id: newId('fc'), type: 'function_call', status: 'completed', call_id: newId('call'), name, arguments: JSON.stringify(TOOL_INPUT) }));
+  let text: string;
+  if (calls.length) text = sim.textFirst ? TEXT_FIRST : '';
+  else if (format?.type === 'json_schema') text = JSON.stringify(schemaInstance(format.schema));
+  else if (format?.type === 'json_object') text = JSON.stringify({ answer: answerWords(sim.words).join(' ') });
+  else text = answerWords(Math.min(sim.words, maxTokens ?? Number.POSITIVE_INFINITY)).join(' ');
+  const incomplete = !calls.length && !format && maxTokens !== undefined && sim.words > maxTokens;
+  if (text) output.push({ id: newId('msg'), type: 'message', status: incomplete ? 'incomplete' : 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [], logprobs: [] }] });
+  output.push(...calls);
+
+  const inputTokens = countTokens(String(body.instructions ?? '')) + items.reduce((sum, item) => sum + countTokens(itemText(item)) + 3, 0);
+  const outputTokens = countTokens(text) + calls.reduce((sum, call) => sum + countTokens(call.arguments) + 2, 0) + reasoningTokens;
+  const usage = {
+    input_tokens: inputTokens,
+    input_tokens_details: { cached_tokens: Math.min(sim.cached, inputTokens) },
+    output_tokens: outputTokens,
+    output_tokens_details: { reasoning_tokens: reasoningTokens },
+    total_tokens: inputTokens + outputTokens,
+  };
+  const id = newId('resp');
+  const envelope = (status: string, items: any[], withUsage: boolean) => ({
+    id,
+    object: 'response',
+    created_at: Math.floor(Date.now() / 1000),
+    status,
+    background: false,
+    error: null,
+    incomplete_details: status === 'incomplete' ? { reason: 'max_output_tokens' } : null,
+    instructions: body.instructions ?? null,
+    max_output_tokens: maxTokens ?? null,
+    max_tool_calls: null,
+    model: body.model,
+    output: items,
+    parallel_tool_calls: body.parallel_tool_calls ?? true,
+    previous_response_id: null,
+    prompt_cache_key: body.prompt_cache_key ?? null,
+    reasoning: { effort: effort ?? null, summary: body.reasoning?.summary ?? null },
+    safety_identifier: body.safety_identifier ?? null,
+    service_tier: body.service_tier ?? 'default',
+    store: body.store ?? true,
+    temperature: body.temperature ?? 1,
+    text: { format: format ?? { type: 'text' }, verbosity: 'medium' },
+    tool_choice: body.tool_choice ?? 'auto',
+    tools,
+    top_logprobs: 0,
+    top_p: body.top_p ?? 1,
+    truncation: body.truncation ?? 'disabled',
+    usage: withUsage ? usage : null,
+    user: body.user ?? null,
+    metadata: body.metadata ?? {},
+  });
+  const finalStatus = incomplete ? 'incomplete' : 'completed';
+
+  if (!body.stream) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    const final = envelope(finalStatus, output, !sim.noUsage);
+    return void res.end(sim.badJson ? truncatedJson(final) : JSON.stringify(final));
+  }
+
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  const write = pacedWriter(res, sim.chunkDelay);
+  let sequence = 0;
+  const send = (type: string, data: object) => write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...data })}\n\n`);
+  let deltas = 0;
+  /** A content delta; false once the stream is cut or the client gone. */
+  const delta = async (type: string, data: object) => {
+    if (sim.cutAfter !== undefined && deltas >= sim.cutAfter) {
+      await cutConnection(res);
+      return false;
+    }
+    deltas++;
+    return send(type, data);
+  };
+
+  if (!(await send('response.created', { response: envelope('in_progress', [], false) }))) return;
+  if (!(await send('response.in_progress', { response: envelope('in_progress', [], false) }))) return;
+  for (const [index, item] of output.entries()) {
+    const ref = { item_id: item.id, output_index: index };
+    if (item.type === 'reasoning') {
+      if (!(await send('response.output_item.added', { output_index: index, item: { ...item, summary: [] } }))) return;
+      for (const [s, part] of (item.summary as { text: string }[]).entries()) {
+        if (!(await send('response.reasoning_summary_part.added', { ...ref, summary_index: s, part: { type: 'summary_text', text: '' } }))) return;
+        for (const piece of wordDeltas(part.text)) if (!(await delta('response.reasoning_summary_text.delta', { ...ref, summary_index: s, delta: piece }))) return;
+        if (!(await send('response.reasoning_summary_text.done', { ...ref, summary_index: s, text: part.text }))) return;
+        if (!(await send('response.reasoning_summary_part.done', { ...ref, summary_index: s, part: { type: 'summary_text', text: part.text } }))) return;
+      }
+    } else if (item.type === 'web_search_call') {
+      if (!(await send('response.output_item.added', { output_index: index, item: { id: item.id, type: 'web_search_call', status: 'in_progress' } }))) return;
+      for (const phase of ['in_progress', 'searching', 'completed']) if (!(await send(`response.web_search_call.${phase}`, ref))) return;
+    } else if (item.type === 'message') {
+      const part = item.content[0];
+      if (!(await send('response.output_item.added', { output_index: index, item: { ...item, status: 'in_progress', content: [] } }))) return;
+      if (!(await send('response.content_part.added', { ...ref, content_index: 0, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } }))) return;
+      const pieces = format ? jsonFragments(part.text) : wordDeltas(part.text);
+      for (const piece of pieces) if (!(await delta('response.output_text.delta', { ...ref, content_index: 0, delta: piece, logprobs: [] }))) return;
+      if (!(await send('response.output_text.done', { ...ref, content_index: 0, text: part.text, logprobs: [] }))) return;
+      if (!(await send('response.content_part.done', { ...ref, content_index: 0, part }))) return;
+    } else {
+      if (!(await send('response.output_item.added', { output_index: index, item: { ...item, status: 'in_progress', arguments: '' } }))) return;
+      for (const piece of jsonFragments(item.arguments)) if (!(await delta('response.function_call_arguments.delta', { ...ref, delta: piece }))) return;
+      if (!(await send('response.function_call_arguments.done', { ...ref, name: item.name, arguments: item.arguments }))) return;
+    }
+    if (!(await send('response.output_item.done', { output_index: index, item }))) return;
+  }
+  const final = envelope(finalStatus, output, !sim.noUsage);
+  await send(incomplete ? 'response.incomplete' : 'response.completed', { response: final });
+  res.end();
+}
