@@ -9,6 +9,8 @@ import type { Readable } from 'node:stream';
 export function eachChunk(body: Readable, onChunk: (chunk: Buffer) => Promise<void> | void): Promise<void> {
   return new Promise((resolve, reject) => {
     let ended = false;
+    /** The work of the last chunk, when it is still going: the body may end before it finishes. */
+    let inFlight: Promise<void> | null = null;
     const fail = (error: unknown) => {
       body.off('data', onData);
       body.destroy();
@@ -23,13 +25,23 @@ export function eachChunk(body: Readable, onChunk: (chunk: Buffer) => Promise<vo
       }
       if (pending) {
         body.pause();
-        pending.then(() => body.resume(), fail);
+        const current: Promise<void> = pending.then(
+          () => {
+            if (inFlight === current) inFlight = null;
+            body.resume();
+          },
+          // The promise this returns is settled once fail() has rejected; it never rejects itself.
+          fail,
+        );
+        inFlight = current;
       }
     };
     body.on('data', onData);
     body.once('end', () => {
       ended = true;
-      resolve();
+      // The last chunk's writes (and a store before them) finish before the caller ends the response.
+      if (inFlight) void inFlight.then(() => resolve());
+      else resolve();
     });
     body.once('error', reject);
     body.once('close', () => {

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 // A cycle with openai-simulator.ts (which routes here): safe, as neither module uses the other while loading.
 import {
@@ -20,6 +20,7 @@ import {
   wordDeltas,
   type RouteContext,
 } from './openai-simulator.js';
+import { schemaInstance } from './schema-instance.js';
 
 /**
  * The Anthropic Messages API (`POST /v1/messages`) on the simulator's server, driven by the same `[sim:...]`
@@ -55,7 +56,53 @@ const ERROR_TYPES: Record<number, string> = {
 
 const IMAGE_MEDIA_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'];
 
-type Block = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: object };
+type Block =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input: object }
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'redacted_thinking'; data: string };
+
+/** The documented top-level fields of a Messages request; anything else is refused as the API does. */
+const KNOWN_FIELDS = new Set([
+  'model', 'messages', 'max_tokens', 'system', 'metadata', 'stop_sequences', 'stream', 'temperature', 'top_p', 'top_k', 'tools', 'tool_choice',
+  'thinking', 'service_tier', 'container', 'mcp_servers', 'context_management', 'output_config', 'output_format', 'inference_geo',
+]);
+
+/** What the simulated model thinks before answering when thinking is on. */
+export const THINKING_TEXT = 'The user asks about lake baikal; answer briefly.';
+
+/**
+ * A thinking block's signature: an HMAC of its text under the simulator's key, so only blocks this
+ * simulator issued, unaltered, verify (as Anthropic's signatures do).
+ */
+function signatureOf(ctx: RouteContext, thinking: string): string {
+  return createHmac('sha256', `thinking:${ctx.options.apiKey}`).update(thinking).digest('base64');
+}
+
+/**
+ * The thinking rules of the real API: every thinking block sent back must carry the signature it was
+ * issued with, and with thinking on, an assistant turn that called tools (answered by tool results in
+ * the final user turn) must start with its thinking. A gateway that drops or alters thinking fails here.
+ */
+function thinkingProblem(body: any, ctx: RouteContext): string | undefined {
+  const messages: any[] = body.messages;
+  for (const [m, message] of messages.entries()) {
+    if (message?.role !== 'assistant' || !Array.isArray(message.content)) continue;
+    for (const [c, block] of message.content.entries()) {
+      if (block?.type === 'thinking' && block.signature !== signatureOf(ctx, String(block.thinking ?? ''))) return `messages.${m}.content.${c}: Invalid \`signature\` in \`thinking\` block`;
+    }
+  }
+  const on = body.thinking?.type === 'enabled' || body.thinking?.type === 'adaptive';
+  const lastAssistant = messages.map((message, m) => ({ message, m })).filter(({ message }) => message?.role === 'assistant').at(-1);
+  const inToolLoop = Array.isArray(messages.at(-1)?.content) && messages.at(-1).content.some((b: any) => b?.type === 'tool_result');
+  if (on && lastAssistant && inToolLoop && Array.isArray(lastAssistant.message.content) && lastAssistant.message.content.some((b: any) => b?.type === 'tool_use')) {
+    const first = lastAssistant.message.content[0]?.type;
+    if (first !== 'thinking' && first !== 'redacted_thinking') {
+      return `messages.${lastAssistant.m}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${first}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks).`;
+    }
+  }
+  return undefined;
+}
 
 const newId = (prefix: string) => `${prefix}${randomBytes(12).toString('hex')}`;
 
@@ -76,6 +123,8 @@ export function sendAnthropicError(res: ServerResponse, status: number, message:
 /** The first problem the real API would report about this body, as its `field: problem` message; undefined if none. */
 function invalidField(body: any, version: string): string | undefined {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return 'body: Input should be an object';
+  const unknown = Object.keys(body).find((key) => !KNOWN_FIELDS.has(key));
+  if (unknown) return `${unknown}: Extra inputs are not permitted`;
   if (typeof body.model !== 'string' || !body.model) return 'model: Field required';
   if (body.max_tokens === undefined) return 'max_tokens: Field required';
   if (!Number.isInteger(body.max_tokens) || body.max_tokens < 0) return 'max_tokens: Input should be a valid non-negative integer';
@@ -118,7 +167,7 @@ export async function handleMessages(req: IncomingMessage, res: ServerResponse, 
     return fail(400, `There was an error parsing the body of your request as JSON ${ctx.detail}`);
   }
   ctx.record(req, res, '/v1/messages', body);
-  const invalid = invalidField(body, version);
+  const invalid = invalidField(body, version) ?? thinkingProblem(body, ctx);
   if (invalid) return fail(400, `${invalid} ${ctx.detail}`);
 
   const messages: { content?: unknown }[] = body.messages;
@@ -129,17 +178,42 @@ export async function handleMessages(req: IncomingMessage, res: ServerResponse, 
   // Only tools the request offers can be called; a directive naming an unknown tool falls back to text.
   const offered = (name: string) => Array.isArray(body.tools) && body.tools.some((t: any) => t?.name === name);
   const calls: Block[] = sim.tools.filter(offered).map((name) => ({ type: 'tool_use', id: newId('toolu_'), name, input: TOOL_INPUT }));
+  const thinking: Block[] =
+    body.thinking?.type === 'enabled' || body.thinking?.type === 'adaptive'
+      ? [
+          { type: 'thinking', thinking: THINKING_TEXT, signature: signatureOf(ctx, THINKING_TEXT) },
+          ...(/\[sim:[^\]]*redacted-thinking/.test(messageText(messages.at(-1)?.content ?? '')) ? [{ type: 'redacted_thinking' as const, data: randomBytes(32).toString('base64') }] : []),
+        ]
+      : [];
+  const schema = body.output_config?.format?.type === 'json_schema' ? body.output_config.format.schema : body.output_format?.type === 'json_schema' ? body.output_format.schema : undefined;
   let content: Block[];
   let stopReason: string;
+  let stopSequence: string | null = null;
   if (calls.length) {
     content = sim.textFirst ? [{ type: 'text', text: TEXT_FIRST }, ...calls] : calls;
     stopReason = 'tool_use';
+  } else if (schema !== undefined) {
+    content = [{ type: 'text', text: JSON.stringify(schemaInstance(schema)) }];
+    stopReason = 'end_turn';
   } else {
-    const words = answerWords(Math.min(sim.words, body.max_tokens));
-    content = words.length ? [{ type: 'text', text: words.join(' ') }] : [];
+    let words = answerWords(Math.min(sim.words, body.max_tokens));
     stopReason = sim.words > body.max_tokens ? 'max_tokens' : 'end_turn';
+    // A stop sequence ends the answer where it first appears, as the model would.
+    const stops: string[] = Array.isArray(body.stop_sequences) ? body.stop_sequences : [];
+    const at = words.findIndex((word) => stops.includes(word));
+    if (at >= 0) {
+      stopSequence = words[at]!;
+      words = words.slice(0, at);
+      stopReason = 'stop_sequence';
+    }
+    content = words.length ? [{ type: 'text', text: words.join(' ') }] : [];
   }
-  const outputTokens = content.reduce((sum, block) => sum + (block.type === 'text' ? countTokens(block.text) : countTokens(JSON.stringify(block.input)) + 2), 0);
+  content = [...thinking, ...content];
+  const outputTokens = content.reduce(
+    (sum, block) =>
+      sum + (block.type === 'text' ? countTokens(block.text) : block.type === 'thinking' ? countTokens(block.thinking) : block.type === 'redacted_thinking' ? 8 : countTokens(JSON.stringify(block.input)) + 2),
+    0,
+  );
 
   // Anthropic's input_tokens excludes what was read from or written to the cache: the three add up to the prompt.
   const promptTokens = countTokens(messageText(body.system)) + promptTokensOf(messages);
@@ -153,7 +227,7 @@ export async function handleMessages(req: IncomingMessage, res: ServerResponse, 
     output_tokens: outputTokens,
     service_tier: 'standard',
   };
-  const message = { id: newId('msg_'), type: 'message', role: 'assistant', model: body.model, content, stop_reason: stopReason, stop_sequence: null, usage };
+  const message = { id: newId('msg_'), type: 'message', role: 'assistant', model: body.model, content, stop_reason: stopReason, stop_sequence: stopSequence, usage };
 
   if (!body.stream) {
     res.writeHead(200, { 'content-type': 'application/json' });
@@ -170,13 +244,18 @@ export async function handleMessages(req: IncomingMessage, res: ServerResponse, 
   if (!(await send({ type: 'message_start', message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } }))) return;
   let deltas = 0;
   for (const [index, block] of content.entries()) {
-    const start = block.type === 'text' ? { type: 'text', text: '' } : { ...block, input: {} };
+    const start =
+      block.type === 'text' ? { type: 'text', text: '' } : block.type === 'thinking' ? { type: 'thinking', thinking: '', signature: '' } : block.type === 'redacted_thinking' ? block : { ...block, input: {} };
     if (!(await send({ type: 'content_block_start', index, content_block: start }))) return;
     if (index === 0 && !(await send({ type: 'ping' }))) return;
-    const pieces =
+    const pieces: object[] =
       block.type === 'text'
-        ? wordDeltas(block.text).map((text) => ({ type: 'text_delta', text }))
-        : jsonFragments(JSON.stringify(block.input)).map((partial_json) => ({ type: 'input_json_delta', partial_json }));
+        ? (schema !== undefined ? jsonFragments(block.text) : wordDeltas(block.text)).map((text) => ({ type: 'text_delta', text }))
+        : block.type === 'thinking'
+          ? [...wordDeltas(block.thinking).map((thinking) => ({ type: 'thinking_delta', thinking })), { type: 'signature_delta', signature: block.signature }]
+          : block.type === 'redacted_thinking'
+            ? []
+            : jsonFragments(JSON.stringify(block.input)).map((partial_json) => ({ type: 'input_json_delta', partial_json }));
     for (const delta of pieces) {
       if (sim.cutAfter !== undefined && deltas >= sim.cutAfter) return cutConnection(res);
       if (!(await send({ type: 'content_block_delta', index, delta }))) return;
@@ -188,6 +267,26 @@ export async function handleMessages(req: IncomingMessage, res: ServerResponse, 
     await write(malformedFrame(ctx.detail));
     return void res.end();
   }
-  if (!(await send({ type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: outputTokens } }))) return;
+  if (!(await send({ type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: stopSequence }, usage: { output_tokens: outputTokens } }))) return;
   res.end(frame({ type: 'message_stop' }));
+}
+
+/** `POST /v1/messages/count_tokens`: the prompt's input tokens, counted as a Messages request would be. */
+export async function handleCountTokens(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): Promise<void> {
+  const fail = (status: number, message: string) => sendAnthropicError(res, status, message);
+  requestIdOf(res);
+  const apiKey = req.headers['x-api-key'] ?? /^Bearer (.*)$/.exec(req.headers.authorization ?? '')?.[1];
+  if (apiKey !== ctx.options.apiKey) return fail(401, `invalid x-api-key ${ctx.detail}`);
+  if (!ANTHROPIC_VERSIONS.includes(String(req.headers['anthropic-version'] ?? ''))) return fail(400, `anthropic-version: header is required ${ctx.detail}`);
+  let body: any;
+  try {
+    body = await readJson(req);
+  } catch {
+    return fail(400, `There was an error parsing the body of your request as JSON ${ctx.detail}`);
+  }
+  ctx.record(req, res, '/v1/messages/count_tokens', body);
+  if (typeof body?.model !== 'string' || !Array.isArray(body.messages) || !body.messages.length) return fail(400, `messages: Field required ${ctx.detail}`);
+  const tools = Array.isArray(body.tools) ? countTokens(JSON.stringify(body.tools).replace(/[{}[\]",:]/g, ' ')) : 0;
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ input_tokens: countTokens(messageText(body.system)) + promptTokensOf(body.messages) + tools }));
 }

@@ -1,17 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { handleMessages, sendAnthropicError } from './anthropic-messages.js';
+import { handleCountTokens, handleMessages, sendAnthropicError } from './anthropic-messages.js';
 import { handleResponses } from './openai-responses.js';
+import { schemaInstance } from './schema-instance.js';
 import { createVideoJobs, handleVideos, type VideoJobs } from './video-jobs.js';
 
 /**
  * A faithful stand-in for the upstreams the gateway talks to, on one HTTP server:
  * - OpenAI-compatible chat completions (`POST /v1/chat/completions`) as JSON and as SSE (with
- *   `stream_options.include_usage`), usage with cached tokens, tool calls;
+ *   `stream_options.include_usage`), usage with cached and reasoning tokens (`reasoning_effort`), tool calls,
+ *   structured output (`response_format` json_schema answers JSON valid for the schema), unknown parameters refused;
  * - OpenAI image generation (`POST /v1/images/generations`);
  * - the OpenAI Responses API (`POST /v1/responses`, stateless, see openai-responses.ts);
- * - the Anthropic Messages API (`POST /v1/messages`, see anthropic-messages.ts);
+ * - the Anthropic Messages API (`POST /v1/messages`, see anthropic-messages.ts: thinking blocks with verified
+ *   signatures, structured output, stop sequences) and its token counting (`POST /v1/messages/count_tokens`);
  * - an asynchronous video job API (`/v1/videos`, see video-jobs.ts, which lists its own directives);
  * - the model list (`GET /v1/models`, OpenAI's shape, or Anthropic's when asked with `x-api-key`), which
  *   the gateway's status monitor probes;
@@ -276,7 +279,23 @@ export function sendStatusError(res: ServerResponse, status: number, message: st
   sendError(res, status, message, type, status === 503 ? 'service_unavailable' : type);
 }
 
+/** The request parameters chat completions documents; anything else is refused as OpenAI does. */
+const CHAT_FIELDS = new Set([
+  'model', 'messages', 'stream', 'stream_options', 'max_tokens', 'max_completion_tokens', 'temperature', 'top_p', 'n', 'stop', 'presence_penalty',
+  'frequency_penalty', 'logit_bias', 'logprobs', 'top_logprobs', 'response_format', 'seed', 'tools', 'tool_choice', 'parallel_tool_calls', 'user',
+  'metadata', 'store', 'service_tier', 'reasoning_effort', 'prediction', 'modalities', 'audio', 'web_search_options', 'verbosity', 'prompt_cache_key',
+  'safety_identifier', 'prompt_cache_retention', 'functions', 'function_call',
+]);
+
+/** Reasoning tokens a reasoning model spends per `reasoning_effort`. */
+const REASONING_TOKENS: Record<string, number> = { none: 0, minimal: 0, low: 16, medium: 32, high: 64, xhigh: 96 };
+
 async function chatCompletions(req: IncomingMessage, res: ServerResponse, body: any, ctx: RouteContext): Promise<void> {
+  const unknown = Object.keys(body ?? {}).find((key) => !CHAT_FIELDS.has(key));
+  if (unknown) return sendError(res, 400, `Unrecognized request argument supplied: ${unknown} ${ctx.detail}`, 'invalid_request_error', 'unknown_parameter', unknown);
+  if (body.reasoning_effort != null && !(body.reasoning_effort in REASONING_TOKENS)) {
+    return sendError(res, 400, `Invalid value for 'reasoning_effort': ${JSON.stringify(body.reasoning_effort)} ${ctx.detail}`, 'invalid_request_error', 'invalid_value', 'reasoning_effort');
+  }
   const messages: { content?: unknown }[] = Array.isArray(body.messages) ? body.messages : [];
   const sim = forThisSimulator(parseDirectives(messages), ctx);
   if (await simulateFailure(sim, ctx, 503, (status, message) => sendStatusError(res, status, message), res)) return;
@@ -287,20 +306,31 @@ async function chatCompletions(req: IncomingMessage, res: ServerResponse, body: 
   const toolCalls = sim.tools
     .filter((name) => requestTools.some((t) => t?.function?.name === name))
     .map((name) => ({ id: `call_${randomBytes(8).toString('hex')}`, type: 'function', function: { name, arguments: JSON.stringify(TOOL_INPUT) } }));
-  const text = toolCalls.length ? (sim.textFirst ? TEXT_FIRST : '') : answerWords(Math.min(sim.words, maxTokens ?? Number.POSITIVE_INFINITY)).join(' ');
+  const format = body.response_format;
+  const structured = format?.type === 'json_schema' || format?.type === 'json_object';
+  const text = toolCalls.length
+    ? sim.textFirst
+      ? TEXT_FIRST
+      : ''
+    : format?.type === 'json_schema'
+      ? JSON.stringify(schemaInstance(format.json_schema?.schema))
+      : format?.type === 'json_object'
+        ? JSON.stringify({ answer: answerWords(sim.words).join(' ') })
+        : answerWords(Math.min(sim.words, maxTokens ?? Number.POSITIVE_INFINITY)).join(' ');
+  const reasoningTokens = REASONING_TOKENS[body.reasoning_effort ?? 'none'] ?? 0;
   const promptTokens = promptTokensOf(messages);
   const id = `chatcmpl-${randomBytes(12).toString('hex')}`;
   const created = Math.floor(Date.now() / 1000);
   const model = String(body.model);
-  const completionTokens = countTokens(text) + toolCalls.reduce((sum, call) => sum + countTokens(call.function.arguments) + 2, 0);
+  const completionTokens = countTokens(text) + toolCalls.reduce((sum, call) => sum + countTokens(call.function.arguments) + 2, 0) + reasoningTokens;
   const usage = {
     prompt_tokens: promptTokens,
     completion_tokens: completionTokens,
     total_tokens: promptTokens + completionTokens,
     prompt_tokens_details: { cached_tokens: Math.min(sim.cached, promptTokens), audio_tokens: 0 },
-    completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: reasoningTokens, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
   };
-  const finishReason = toolCalls.length ? 'tool_calls' : maxTokens !== undefined && sim.words > maxTokens ? 'length' : 'stop';
+  const finishReason = toolCalls.length ? 'tool_calls' : !structured && maxTokens !== undefined && sim.words > maxTokens ? 'length' : 'stop';
 
   if (!body.stream) {
     res.writeHead(200, { 'content-type': 'application/json' });
@@ -334,7 +364,7 @@ async function chatCompletions(req: IncomingMessage, res: ServerResponse, body: 
   if (!(await write(chunk({ role: 'assistant', content: '', refusal: null })))) return;
   // Text first, then each call: its id and name in its first delta, then its argument fragments, under its own index.
   const pieces: object[] = [
-    ...(text ? wordDeltas(text).map((content) => ({ content })) : []),
+    ...(text ? (structured ? jsonFragments(text) : wordDeltas(text)).map((content) => ({ content })) : []),
     ...toolCalls.flatMap((call, index) => [
       { tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] },
       ...jsonFragments(call.function.arguments).map((part) => ({ tool_calls: [{ index, function: { arguments: part } }] })),
@@ -483,6 +513,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     if (probe) return listModels(req, res, ctx);
     // The Anthropic route has its own auth, versioning and error shape.
     if (req.method === 'POST' && path === '/v1/messages') return handleMessages(req, res, ctx);
+    if (req.method === 'POST' && path === '/v1/messages/count_tokens') return handleCountTokens(req, res, ctx);
     // Where legacy `response_format: url` images live; like a signed blob URL, it needs no key.
     if (req.method === 'GET' && path.startsWith('/images/')) {
       res.writeHead(200, { 'content-type': 'image/png' });
