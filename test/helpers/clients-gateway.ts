@@ -38,6 +38,8 @@ export interface GatewayCall {
   path: string;
   status: number;
   requestId: string | null;
+  /** The request body when it was text (JSON), for assertions on what the client sent. */
+  body: string | null;
 }
 
 const FAMILIES = ['family_a', 'family_b', 'family_c', 'family_d'] as const;
@@ -46,8 +48,9 @@ const modelsWith = (...endpoints: string[]) => defaultCatalog.models.filter((m) 
 function trackingFetch(calls: GatewayCall[]): typeof fetch {
   return async (input, init) => {
     const request = new Request(input, init);
+    const body = typeof init?.body === 'string' ? init.body : null;
     const response = await fetch(request);
-    calls.push({ method: request.method, path: new URL(request.url).pathname, status: response.status, requestId: response.headers.get('x-request-id') });
+    calls.push({ method: request.method, path: new URL(request.url).pathname, status: response.status, requestId: response.headers.get('x-request-id'), body });
     return response;
   };
 }
