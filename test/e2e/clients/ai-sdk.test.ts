@@ -77,7 +77,8 @@ describe.each(providers)('ai 7.0.173 with $name', ({ model, endpoint }) => {
   it('a multi-step tool loop (stopWhen: stepCountIs(3)): the tool runs, its result goes back, the model answers in text', async () => {
     const from = demo.calls.length;
     const { calls, tools } = weather();
-    const result = await generateText({ model: model(), tools, stopWhen: stepCountIs(3), prompt: 'Weather in Irkutsk? [sim:tool=get_weather]', maxRetries: 0 });
+    // Text before the call: the Responses provider then refers to that assistant message by id (item_reference).
+    const result = await generateText({ model: model(), tools, stopWhen: stepCountIs(3), prompt: 'Weather in Irkutsk? [sim:tool=get_weather text-first]', maxRetries: 0 });
     expect(calls).toEqual([{ city: 'Irkutsk', unit: 'celsius' }]);
     expect(result.steps).toHaveLength(2);
     expect(result.steps[0]!.finishReason).toBe('tool-calls');
@@ -85,7 +86,7 @@ describe.each(providers)('ai 7.0.173 with $name', ({ model, endpoint }) => {
     expect(result.finishReason).toBe('stop');
     expect(await everyCallBilled(demo, from)).toHaveLength(2);
     if (endpoint === '/v1/responses') {
-      // With store on (the default), the second step refers to the first step's items by id.
+      // With store on (the default), the second step refers to the first step's text item by id.
       expect(demo.calls.at(-1)!.body).toContain('"item_reference"');
     }
   });
