@@ -10,22 +10,28 @@ const DEMO_USERNAME = 'demo';
 const DEMO_BALANCE_USD = '10';
 
 export interface DemoMode {
+  /** The family-a key (the first family), kept under this name for compatibility. */
   key: string;
+  /** One key per catalog family that has models, by family id. */
+  keys: Record<string, string>;
   username: string;
   password: string;
   close(): Promise<void>;
 }
 
+/** DATA_DIR/demo-credentials.json. Files written before per-family keys hold only `key` and `password`. */
 interface DemoCredentials {
   key: string;
+  keys?: Record<string, string>;
   password: string;
 }
 
 /**
  * Outside production, a gateway with no upstream configured runs the test tree's upstream simulator
- * as its upstream for every text, image and video model (OpenAI-compatible, Anthropic and video-job kinds), and seeds a demo account with a balance and a key, so a
- * newcomer can point the `openai` SDK at it at once. The key and password are kept in DATA_DIR so
- * restarts reuse them.
+ * as its upstream for every text, image and video model (OpenAI-compatible, Anthropic and video-job kinds), and seeds a demo account with a balance and
+ * one key per family that has models (keys are scoped to one family: Messages and the bridge need a
+ * family-b key, videos a family-d one), so a newcomer can point any SDK or coding agent at it at once.
+ * The keys and password are kept in DATA_DIR so restarts reuse them.
  */
 export async function startDemoMode(config: Config, services: Services, log: Logger): Promise<DemoMode> {
   const { startSimulator } = await import('../test/simulator/openai-simulator.js');
@@ -53,30 +59,73 @@ export async function startDemoMode(config: Config, services: Services, log: Log
 
   const file = path.join(config.dataDir, 'demo-credentials.json');
   const saved = await readFile(file, 'utf8').then((text) => JSON.parse(text) as DemoCredentials, () => null);
-  let credentials: DemoCredentials;
   const principal = saved ? await services.keys.authenticate(saved.key) : null;
+  let password: string;
+  let userId: string;
   if (saved && principal) {
-    credentials = saved;
+    password = saved.password;
+    userId = principal.userId;
   } else {
-    const password = saved?.password ?? randomSecret(12);
+    password = saved?.password ?? randomSecret(12);
     const signedIn = await services.accounts
       .register({ clientAddress: null, userAgent: 'demo' }, { username: DEMO_USERNAME, email: 'demo@baikal.invalid', password })
       .catch(() => services.accounts.login({ clientAddress: null, userAgent: 'demo' }, { login: DEMO_USERNAME, password }))
       .catch(() => {
         throw new Error(`The demo account exists but ${file} is missing or stale; restore the file or remove the "${DEMO_USERNAME}" account`);
       });
-    const actor = { userId: signedIn.account.userId, isAdmin: false, sessionId: 'demo' };
-    await services.billing.post({ userId: actor.userId, amountUsd: DEMO_BALANCE_USD, kind: 'topup', bucket: 'paid', idempotencyKey: `demo-topup:${actor.userId}`, note: 'demo balance' });
-    const created = await services.keys.create(actor, { label: 'demo' });
-    credentials = { key: created.key, password };
+    userId = signedIn.account.userId;
+    await services.billing.post({ userId, amountUsd: DEMO_BALANCE_USD, kind: 'topup', bucket: 'paid', idempotencyKey: `demo-topup:${userId}`, note: 'demo balance' });
+  }
+
+  // One key per family that has models in a public group; a saved key that still works is kept (the
+  // file's `key` was created for the first family before keys were per family).
+  const actor = { userId, isAdmin: false, sessionId: 'demo' };
+  const keys: Record<string, string> = {};
+  const firstFamily = catalog.data.families[0]!.id;
+  let changed = !saved || !principal;
+  for (const family of catalog.data.families) {
+    const group = catalog.publicGroupsOf(family.id)[0];
+    if (!group) continue; // a family with no public model has nothing to call
+    const previous = saved && principal ? (saved.keys?.[family.id] ?? (family.id === firstFamily ? saved.key : undefined)) : undefined;
+    const still = previous ? await services.keys.authenticate(previous) : null;
+    if (previous && still?.providerFamily === family.id) {
+      keys[family.id] = previous;
+      continue;
+    }
+    keys[family.id] = (await services.keys.create(actor, { label: `demo ${family.id}`, provider_family: family.id, route_group: group })).key;
+    changed = true;
+  }
+  const credentials: DemoCredentials = { key: keys[firstFamily] ?? Object.values(keys)[0]!, keys, password };
+  if (changed || !saved?.keys) {
     await mkdir(config.dataDir, { recursive: true });
     await writeFile(file, JSON.stringify(credentials), { mode: 0o600 });
   }
+
+  const base = config.port ? `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${config.port}` : '<this gateway>';
+  const models = (family: string, endpoint: string) => catalog.data.models.filter((m) => m.family === family && (m.endpoints as string[]).includes(endpoint)).map((m) => m.id);
+  const chatModel = models(firstFamily, '/v1/responses')[0] ?? 'gen-5.6-luna';
+  const messagesFamily = catalog.data.models.find((m) => m.endpoints.includes('/v1/messages'))?.family;
+  const messagesModel = messagesFamily ? models(messagesFamily, '/v1/messages')[0] : undefined;
+  const messagesKey = messagesFamily ? keys[messagesFamily] : undefined;
   log.warn(
-    { demoKey: credentials.key, username: DEMO_USERNAME, password: credentials.password },
-    'DEMO MODE: no upstream is configured, so a built-in simulator answers every text, image and video model. A demo account and key are ready: ' +
-      `OPENAI_API_KEY=${credentials.key} OPENAI_BASE_URL=<this gateway>/v1 (sign in to the cabinet as ${DEMO_USERNAME} / ${credentials.password}). ` +
-      'Configure upstreams in BAIKAL_CONFIG for real models.',
+    { demoKey: credentials.key, demoKeys: keys, username: DEMO_USERNAME, password },
+    'DEMO MODE: no upstream is configured, so a built-in simulator answers every text, image and video model. A demo account and one key per model family are ready: ' +
+      Object.entries(keys).map(([family, key]) => `${family}=${key}`).join(' ') +
+      ` (sign in to the cabinet as ${DEMO_USERNAME} / ${password}). Configure upstreams in BAIKAL_CONFIG for real models.`,
   );
-  return { key: credentials.key, username: DEMO_USERNAME, password: credentials.password, close: () => simulator.close() };
+  // How each client of docs/clients.md is pointed at this gateway, ready to paste.
+  const clients: Record<string, string> = {
+    'OpenAI SDKs, Vercel AI SDK, LangChain, OpenAI Agents SDK': `OPENAI_BASE_URL=${base}/v1 OPENAI_API_KEY=${keys[firstFamily]} (model ${chatModel})`,
+  };
+  if (messagesKey && messagesModel) {
+    clients['Anthropic SDKs'] = `ANTHROPIC_BASE_URL=${base} ANTHROPIC_API_KEY=${messagesKey} with header anthropic-version: 2023-06-01 (model ${messagesModel})`;
+    clients['Claude Code'] = `ANTHROPIC_BASE_URL=${base} ANTHROPIC_API_KEY=${messagesKey} claude --model ${messagesModel}`;
+  }
+  clients['Codex (~/.codex/config.toml)'] =
+    `model = "${chatModel}"\nmodel_provider = "baikal"\n[model_providers.baikal]\nname = "Baikal"\nbase_url = "${base}/v1"\nenv_key = "BAIKAL_API_KEY"\nwire_api = "responses"\n` +
+    `then BAIKAL_API_KEY=${keys[firstFamily]} codex exec "..."`;
+  const bridgeModel = messagesFamily ? models(messagesFamily, '/v1/bridge/responses')[0] : undefined;
+  if (bridgeModel && messagesKey) clients['Codex through the bridge'] = `the same provider block with base_url = "${base}/v1/bridge", model = "${bridgeModel}" and BAIKAL_API_KEY=${messagesKey}`;
+  for (const [client, setup] of Object.entries(clients)) log.warn({ client, setup }, `DEMO MODE client setup, ${client}: ${setup}`);
+  return { key: credentials.key, keys, username: DEMO_USERNAME, password, close: () => simulator.close() };
 }
