@@ -47,7 +47,8 @@ export function checkCanonicalCapabilities(request: CanonicalRequest, model: Cat
 }
 
 function responsesEcho(parsed: ParsedRequest): ResponsesEcho {
-  return Array.isArray(parsed.raw.tools) ? { tools: parsed.raw.tools } : {};
+  const { tools, previous_response_id: previous, store } = parsed.raw;
+  return { ...(Array.isArray(tools) ? { tools } : {}), previousResponseId: typeof previous === 'string' ? previous : null, store: store !== false };
 }
 
 /** Chat responses are `chatcmpl-…`. */

@@ -496,7 +496,11 @@ export class InferenceService {
   private upstreamLeg(call: InferenceCall, format: ClientFormat, parsed: ParsedRequest, route: RouteCandidate): UpstreamLeg {
     const kind = PROVIDER_KINDS[route.upstream.kind]!;
     const headers = kind.headers(route.upstream);
-    if (isNativeResponses(format, route)) return { path: '/responses', headers, body: { ...parsed.raw, model: route.upstreamModel }, sameFormat: true, kind };
+    if (isNativeResponses(format, route)) {
+      // The conversation is already whole (expanded from our store): the upstream keeps no state for us.
+      const { previous_response_id: _expanded, ...body } = parsed.raw;
+      return { path: '/responses', headers, body: { ...body, model: route.upstreamModel }, sameFormat: true, kind };
+    }
     if (kind.speaks !== format.id) return { path: kind.path, headers, body: kind.body(parsed.canonical, route.upstreamModel), sameFormat: false, kind };
     // Beta features of the Messages API reach an Anthropic upstream as the client asked for them.
     if (kind.speaks === 'anthropic-messages' && call.anthropicBeta) headers['anthropic-beta'] = call.anthropicBeta;

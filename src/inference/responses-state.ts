@@ -27,7 +27,7 @@ export interface ResponsesStorage {
 }
 
 export interface PreparedResponsesRequest {
-  /** The body with `previous_response_id` and `item_reference`s expanded into `input`. */
+  /** The body with the stored conversation of `previous_response_id` and the `item_reference`s expanded into `input`. */
   body: unknown;
   /** Keeps the finished response (before its last bytes reach the client); null when `store` is false. */
   save: ((response: Record<string, unknown>) => Promise<void>) | null;
@@ -68,8 +68,8 @@ export async function prepareResponsesRequest(
     throw new DomainError('not_found', `Item with id ${JSON.stringify(missing.id)} not found`, { reason: 'item_not_found', issues: [{ loc: ['input', missing.i, 'id'], msg: 'No stored item has this id', type: 'not_found' }] });
   }
   const input = own.map((item) => (isObject(item) && item.type === 'item_reference' ? found.get(item.id as string)! : item));
+  // `previous_response_id` stays, for the answer to echo; no upstream is sent it (see the native leg).
   const expanded: Record<string, unknown> = { ...body, input: [...context, ...input] };
-  delete expanded.previous_response_id;
 
   const save =
     body.store === false

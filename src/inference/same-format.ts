@@ -218,9 +218,19 @@ export function responsesUsageOf(raw: unknown): CanonicalUsage | null {
   };
 }
 
-/** The response object as the client sees it: our id and public model; an upstream error's text never. */
-function publicResponse(response: Record<string, any>, who: ResponseIdentity): Record<string, any> {
-  return { ...response, id: `resp_${who.id}`, model: who.model, ...(response.error ? { error: { code: 'upstream_error', message: 'The model route failed' } } : {}) };
+/**
+ * The response object as the client sees it: our id and public model, the stored response it continues
+ * (the upstream was sent the whole conversation instead); an upstream error's text never.
+ */
+function publicResponse(response: Record<string, any>, who: ResponseIdentity, parsed: ParsedRequest): Record<string, any> {
+  const previous = typeof parsed.raw.previous_response_id === 'string' ? parsed.raw.previous_response_id : null;
+  return {
+    ...response,
+    id: `resp_${who.id}`,
+    model: who.model,
+    previous_response_id: previous,
+    ...(response.error ? { error: { code: 'upstream_error', message: 'The model route failed' } } : {}),
+  };
 }
 
 function responsesText(items: unknown): string {
@@ -238,11 +248,11 @@ function responsesText(items: unknown): string {
 const RESPONSE_EVENTS = new Set(['response.created', 'response.in_progress', 'response.queued', 'response.completed', 'response.incomplete']);
 
 export const openAiResponses: SameFormat = {
-  json(body, who) {
+  json(body, who, parsed) {
     const response = record(body);
-    return { body: publicResponse(response, who), usage: responsesUsageOf(response.usage), deliveredText: responsesText(response.output) };
+    return { body: publicResponse(response, who, parsed), usage: responsesUsageOf(response.usage), deliveredText: responsesText(response.output) };
   },
-  stream(who) {
+  stream(who, parsed) {
     let usage: CanonicalUsage | null = null;
     let delivered = '';
     let done = false;
@@ -261,7 +271,7 @@ export const openAiResponses: SameFormat = {
         }
         if (type.endsWith('.delta') && typeof data.delta === 'string') delivered += data.delta;
         if (!RESPONSE_EVENTS.has(type)) return `event: ${type}\ndata: ${event.data}\n\n`;
-        const response = publicResponse(record(data.response), who);
+        const response = publicResponse(record(data.response), who, parsed);
         if (type === 'response.completed' || type === 'response.incomplete') {
           done = true;
           usage = responsesUsageOf(response.usage);

@@ -10,6 +10,7 @@ import {
   pacedWriter,
   parseDirectives,
   sendError,
+  schemaInstanceOr,
   sendStatusError,
   simulateFailure,
   TEXT_FIRST,
@@ -18,7 +19,7 @@ import {
   wordDeltas,
   type RouteContext,
 } from './openai-simulator.js';
-import { schemaInstance } from './schema-instance.js';
+import { forcedTool, schemaInPrompt, schemaInstance } from './schema-instance.js';
 
 /**
  * The OpenAI Responses API (`POST /v1/responses`) on the simulator's server, for gateway routes that
@@ -94,10 +95,13 @@ export async function handleResponses(_req: IncomingMessage, res: ServerResponse
   const calls = sim.tools
     .filter((name) => tools.some((t) => t?.type === 'function' && t.name === name))
     .map((name) => ({ id: newId('fc'), type: 'function_call', status: 'completed', call_id: newId('call'), name, arguments: JSON.stringify(TOOL_INPUT) }));
+  // A forced function is called with arguments valid for its schema, as a model must.
+  const forced = calls.length ? undefined : forcedTool(tools.filter((t) => t?.type === 'function'), body.tool_choice);
+  if (forced) calls.push({ id: newId('fc'), type: 'function_call', status: 'completed', call_id: newId('call'), name: forced.name, arguments: JSON.stringify(schemaInstance(forced.parameters ?? { type: 'object' })) });
   let text: string;
   if (calls.length) text = sim.textFirst ? TEXT_FIRST : '';
   else if (format?.type === 'json_schema') text = JSON.stringify(schemaInstance(format.schema));
-  else if (format?.type === 'json_object') text = JSON.stringify({ answer: answerWords(sim.words).join(' ') });
+  else if (format?.type === 'json_object') text = JSON.stringify(schemaInstanceOr(schemaInPrompt([String(body.instructions ?? ''), ...items.map(itemText)]), { answer: answerWords(sim.words).join(' ') }));
   else text = answerWords(Math.min(sim.words, maxTokens ?? Number.POSITIVE_INFINITY)).join(' ');
   const incomplete = !calls.length && !format && maxTokens !== undefined && sim.words > maxTokens;
   if (text) output.push({ id: newId('msg'), type: 'message', status: incomplete ? 'incomplete' : 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [], logprobs: [] }] });

@@ -3,7 +3,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { handleCountTokens, handleMessages, sendAnthropicError } from './anthropic-messages.js';
 import { handleResponses } from './openai-responses.js';
-import { schemaInstance } from './schema-instance.js';
+import { forcedTool, schemaInPrompt, schemaInstance } from './schema-instance.js';
+
+/** A value for the schema, or `fallback` without one. */
+export const schemaInstanceOr = (schema: unknown, fallback: unknown) => (schema === undefined ? fallback : schemaInstance(schema));
 import { createVideoJobs, handleVideos, type VideoJobs } from './video-jobs.js';
 
 /**
@@ -306,6 +309,9 @@ async function chatCompletions(req: IncomingMessage, res: ServerResponse, body: 
   const toolCalls = sim.tools
     .filter((name) => requestTools.some((t) => t?.function?.name === name))
     .map((name) => ({ id: `call_${randomBytes(8).toString('hex')}`, type: 'function', function: { name, arguments: JSON.stringify(TOOL_INPUT) } }));
+  // A forced tool is called with arguments valid for its schema, as a model must.
+  const forced = toolCalls.length ? undefined : forcedTool(requestTools.map((t) => ({ name: String(t?.function?.name), parameters: t?.function?.parameters })), body.tool_choice);
+  if (forced) toolCalls.push({ id: `call_${randomBytes(8).toString('hex')}`, type: 'function', function: { name: forced.name, arguments: JSON.stringify(schemaInstance(forced.parameters ?? { type: 'object' })) } });
   const format = body.response_format;
   const structured = format?.type === 'json_schema' || format?.type === 'json_object';
   const text = toolCalls.length
@@ -315,7 +321,7 @@ async function chatCompletions(req: IncomingMessage, res: ServerResponse, body: 
     : format?.type === 'json_schema'
       ? JSON.stringify(schemaInstance(format.json_schema?.schema))
       : format?.type === 'json_object'
-        ? JSON.stringify({ answer: answerWords(sim.words).join(' ') })
+        ? JSON.stringify(schemaInstanceOr(schemaInPrompt(messages.map((m) => messageText(m.content))), { answer: answerWords(sim.words).join(' ') }))
         : answerWords(Math.min(sim.words, maxTokens ?? Number.POSITIVE_INFINITY)).join(' ');
   const reasoningTokens = REASONING_TOKENS[body.reasoning_effort ?? 'none'] ?? 0;
   const promptTokens = promptTokensOf(messages);

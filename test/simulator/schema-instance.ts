@@ -84,3 +84,49 @@ function instanceOf(raw: unknown, root: unknown, name: string, depth: number): u
     }
   }
 }
+
+/**
+ * A JSON Schema written into the prompt, as clients do for JSON mode without native structured outputs
+ * ("JSON schema: {...} You MUST answer with a JSON object that matches..."): the first JSON object in the
+ * texts that looks like a schema. A model in JSON mode follows it; so does the simulator.
+ */
+export function schemaInPrompt(texts: string[]): unknown {
+  for (const text of texts) {
+    for (let start = text.indexOf('{'); start !== -1; start = text.indexOf('{', start + 1)) {
+      const end = matchingBrace(text, start);
+      if (end === -1) continue;
+      try {
+        const value = JSON.parse(text.slice(start, end + 1));
+        if (value && typeof value === 'object' && (value.type === 'object' || value.properties || value.$schema)) return value;
+      } catch {
+        // not JSON; keep looking
+      }
+    }
+  }
+  return undefined;
+}
+
+function matchingBrace(text: string, start: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{') depth++;
+    else if (c === '}' && --depth === 0) return i;
+  }
+  return -1;
+}
+
+/** The tool a request forces (tool_choice naming one, or "any"/"required" with tools), if any. */
+export function forcedTool<T extends { name: string }>(tools: T[], choice: unknown): T | undefined {
+  if (!tools.length || !choice) return undefined;
+  if (choice === 'required' || (typeof choice === 'object' && (choice as any).type === 'any')) return tools[0];
+  if (typeof choice !== 'object') return undefined;
+  const c = choice as any;
+  const name = c.type === 'tool' ? c.name : c.type === 'function' ? (c.function?.name ?? c.name) : undefined;
+  return tools.find((t) => t.name === name);
+}

@@ -545,6 +545,8 @@ export interface ResponsesResponse {
   tools: any[];
   top_p: number | null;
   metadata: Record<string, string>;
+  previous_response_id: string | null;
+  store: boolean;
   access_programs: null;
   text?: { format: EchoedFormat; verbosity?: 'low' | 'medium' | 'high' };
   reasoning?: { effort: any; summary: 'auto' | 'concise' | 'detailed' | null };
@@ -647,6 +649,10 @@ function echoedFormat(request: CanonicalRequest | undefined): EchoedFormat {
 export interface ResponsesEcho {
   /** The client's `tools`, as sent (custom, namespace and hosted tools included). */
   tools?: unknown[];
+  /** The stored response this one continues (expanded into the input before parsing). */
+  previousResponseId?: string | null;
+  /** Whether the response is kept (`store`, default true). */
+  store?: boolean;
 }
 
 /**
@@ -679,6 +685,8 @@ function responseObject(
     tools: echoedTools(request, echo.tools),
     top_p: request?.topP ?? null,
     metadata: request?.metadata ?? {},
+    previous_response_id: echo.previousResponseId ?? null,
+    store: echo.store ?? true,
     access_programs: null,
     text: { format: echoedFormat(request), ...(request?.verbosity ? { verbosity: request.verbosity } : {}) },
     ...(request?.reasoning ? { reasoning: { effort: request.reasoning.effort, summary: request.reasoning.summary } } : {}),
