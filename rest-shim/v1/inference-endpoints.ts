@@ -74,7 +74,7 @@ export function inferenceEndpoints(services: Services, readiness: Readiness, log
         body = await readJsonBody(req);
         sink = responseSink(req, res);
         try {
-          const anthropicBeta = messages ? headerOf(req, 'anthropic-beta') : undefined;
+          const anthropicBeta = messages ? betaFlagsOf(req) : undefined;
           await route.run(services, { principal, requestId, endpoint: route.endpoint, clientSurface: route.clientSurface, ...(anthropicBeta ? { anthropicBeta } : {}) }, body, sink);
         } catch (error) {
           throw error instanceof DomainError ? error.withLocPrefix(['body']) : error;
@@ -102,6 +102,18 @@ export function inferenceEndpoints(services: Services, readiness: Readiness, log
     });
     return true;
   };
+}
+
+/** Anthropic beta flags: a comma-separated list of names such as `interleaved-thinking-2025-05-14`. */
+const BETA_FLAGS = /^[A-Za-z0-9._-]+(\s*,\s*[A-Za-z0-9._-]+)*$/;
+
+/** The client's `anthropic-beta` header for an Anthropic upstream; 400 when it is not a list of flag names. */
+function betaFlagsOf(req: IncomingMessage): string | undefined {
+  const values = req.headers['anthropic-beta'];
+  const flags = (Array.isArray(values) ? values.join(',') : values)?.trim();
+  if (!flags) return undefined;
+  if (!BETA_FLAGS.test(flags)) throw new DomainError('bad_request', 'The anthropic-beta header must be a comma-separated list of beta names', { reason: 'invalid_beta_header' });
+  return flags;
 }
 
 /** An absolute-form request target's scheme and authority (RFC 9112 3.2.2: servers must accept the form). */

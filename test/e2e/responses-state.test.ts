@@ -21,7 +21,8 @@ let stranger: ApiAccount;
 let familyB: ApiAccount;
 
 beforeAll(async () => {
-  stack = await startInferenceStack({}, { nativeResponses: [NATIVE] });
+  // Strict upstreams: a field that leaks into the wrong format is refused there, and the test fails.
+  stack = await startInferenceStack({}, { nativeResponses: [NATIVE], strictFields: true });
   const admin = await processAdmin(stack);
   [owner, stranger, familyB] = await Promise.all([apiAccount(stack, admin, '5'), apiAccount(stack, admin, '5'), apiAccount(stack, admin, '5', { provider_family: 'family_b' })]);
 });

@@ -50,12 +50,12 @@ export const TRANSLATED_FAMILY_B = 'lm-sonnet-5';
  * upstream simulators: `primary` (chosen first) and `backup` (its fallback), each with canary
  * credentials, model names and error texts.
  */
-export async function startInferenceStack(extraEnv: Record<string, string> = {}, options: { nativeResponses?: string[] } = {}): Promise<InferenceStack> {
+export async function startInferenceStack(extraEnv: Record<string, string> = {}, options: { nativeResponses?: string[]; strictFields?: boolean } = {}): Promise<InferenceStack> {
   const tag = randomBytes(6).toString('hex');
   const errorDetail = `CANARY-upstream-internal.example acct_canary_${tag}`;
   const canaryPrimary = `sk-canary-primary-${tag}`;
   const canaryBackup = `sk-canary-backup-${tag}`;
-  const primary = await startSimulator({ apiKey: canaryPrimary, errorDetail, name: 'primary' });
+  const primary = await startSimulator({ apiKey: canaryPrimary, errorDetail, name: 'primary', strictFields: options.strictFields });
   const backup = await startSimulator({ apiKey: canaryBackup, errorDetail, name: 'backup' });
   const upstreamModelPrefix = `canary-model-${tag}-`;
   // Models moved to an upstream that serves the Responses API natively (on the primary simulator).

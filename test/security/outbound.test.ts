@@ -166,9 +166,10 @@ function steeringFields(): Record<string, unknown> {
 /** The headers the gateway itself sends an upstream: nothing else may appear. */
 const GATEWAY_HEADERS = new Set(['host', 'connection', 'content-type', 'content-length', 'accept', 'authorization', 'x-api-key', 'anthropic-version']);
 
-function upstreamHeaderProblems(headers: Record<string, unknown>, credentialHeader: 'authorization' | 'x-api-key'): string[] {
+function upstreamHeaderProblems(headers: Record<string, unknown>, credentialHeader: 'authorization' | 'x-api-key', carried: string[] = []): string[] {
   const problems: string[] = [];
   for (const [name, value] of Object.entries(headers)) {
+    if (carried.includes(name)) continue;
     if (!GATEWAY_HEADERS.has(name)) problems.push(`unexpected header ${name}: ${String(value)}`);
     if (/evil|169\.254/i.test(String(value)) || String(value).includes(`:${canary.port}`)) problems.push(`steered header ${name}: ${String(value)}`);
   }
@@ -176,6 +177,14 @@ function upstreamHeaderProblems(headers: Record<string, unknown>, credentialHead
   const expected = credentialHeader === 'authorization' ? `Bearer ${stack.canaries.credential}` : stack.canaries.credential;
   if (headers[credentialHeader] !== expected) problems.push(`${credentialHeader} ${String(headers[credentialHeader])}`);
   return problems;
+}
+
+/**
+ * The last request the primary simulator got on a path (the video runner's polls and downloads from
+ * earlier tests land on the same simulator at any time, so "the last request" alone is a race).
+ */
+function lastTo(path: string) {
+  return stack.primary.requests.filter((r) => r.path === path).at(-1)!;
 }
 
 async function waitUntil(what: string, done: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
@@ -245,10 +254,16 @@ describe('outbound: the upstream is configuration, never the request', () => {
       expect({ path: c.path, model: c.body.model, status: answer.status }).toEqual({ path: c.path, model: c.body.model, status: 200 });
       // Exactly one upstream call, to the configured simulator, on the configured path, with the gateway's own headers.
       expect(stack.primary.requests.length).toBe(before + 1);
-      const upstream = stack.primary.requests.at(-1)!;
+      const upstream = lastTo(c.upstreamPath);
       expect({ path: upstream.path, model: upstream.body.model }).toEqual({ path: c.upstreamPath, model: `${stack.canaries.upstreamModelPrefix}${c.body.model}` });
-      problems.push(...upstreamHeaderProblems(upstream.headers, c.credential).map((p) => `${c.path} ${String(c.body.model)}: ${p}`));
-      if (c.credential === 'x-api-key') expect(upstream.headers['anthropic-version']).toBe('2023-06-01');
+      // Issue 21: the Messages API's beta flags reach an Anthropic upstream as the client sent them (they choose
+      // API features, never where the request goes); no other client header does.
+      const carried = c.credential === 'x-api-key' ? ['anthropic-beta'] : [];
+      problems.push(...upstreamHeaderProblems(upstream.headers, c.credential, carried).map((p) => `${c.path} ${String(c.body.model)}: ${p}`));
+      if (c.credential === 'x-api-key') {
+        expect(upstream.headers['anthropic-version']).toBe('2023-06-01');
+        expect(upstream.headers['anthropic-beta']).toBe(steeringHeaders()['anthropic-beta']);
+      }
     }
     expect(problems).toEqual([]);
 
@@ -312,21 +327,21 @@ describe('outbound: the upstream is configuration, never the request', () => {
         body: { model: 'gen-5.6-luna', messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this? [sim:words=2]' }, { type: 'image_url', image_url: { url } }] }] },
       });
       expect([url, chat.status]).toEqual([url, 200]);
-      forwarded.push(stack.primary.requests.at(-1)!.body.messages[0].content[1].image_url.url);
+      forwarded.push(lastTo('/v1/chat/completions').body.messages[0].content[1].image_url.url);
 
       const responses = await http(gw.url, 'POST', '/v1/responses', {
         token: familyA.key,
         body: { model: 'gen-5.6-luna', input: [{ role: 'user', content: [{ type: 'input_text', text: 'and this? [sim:words=2]' }, { type: 'input_image', image_url: url }] }] },
       });
       expect([url, responses.status]).toEqual([url, 200]);
-      forwarded.push(JSON.stringify(stack.primary.requests.at(-1)!.body.messages));
+      forwarded.push(JSON.stringify(lastTo('/v1/chat/completions').body.messages));
 
       const messages = await http(gw.url, 'POST', '/v1/messages', {
         headers: { 'x-api-key': familyB.key, 'anthropic-version': '2023-06-01' },
         body: { model: 'lm-opus-5', max_tokens: 8, messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'url', url } }, { type: 'text', text: 'this? [sim:words=2]' }] }] },
       });
       expect([url, messages.status]).toEqual([url, 200]);
-      forwarded.push(stack.primary.requests.at(-1)!.body.messages[0].content[0].source.url);
+      forwarded.push(lastTo('/v1/messages').body.messages[0].content[0].source.url);
 
       const video = await http(gw.url, 'POST', '/v1/videos', {
         token: familyD.key,

@@ -121,9 +121,9 @@ export function sendAnthropicError(res: ServerResponse, status: number, message:
 }
 
 /** The first problem the real API would report about this body, as its `field: problem` message; undefined if none. */
-function invalidField(body: any, version: string): string | undefined {
+function invalidField(body: any, version: string, strict: boolean): string | undefined {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return 'body: Input should be an object';
-  const unknown = Object.keys(body).find((key) => !KNOWN_FIELDS.has(key));
+  const unknown = strict ? Object.keys(body).find((key) => !KNOWN_FIELDS.has(key)) : undefined;
   if (unknown) return `${unknown}: Extra inputs are not permitted`;
   if (typeof body.model !== 'string' || !body.model) return 'model: Field required';
   if (body.max_tokens === undefined) return 'max_tokens: Field required';
@@ -167,7 +167,7 @@ export async function handleMessages(req: IncomingMessage, res: ServerResponse, 
     return fail(400, `There was an error parsing the body of your request as JSON ${ctx.detail}`);
   }
   ctx.record(req, res, '/v1/messages', body);
-  const invalid = invalidField(body, version) ?? thinkingProblem(body, ctx);
+  const invalid = invalidField(body, version, ctx.options.strictFields === true) ?? thinkingProblem(body, ctx);
   if (invalid) return fail(400, `${invalid} ${ctx.detail}`);
 
   const messages: { content?: unknown }[] = body.messages;

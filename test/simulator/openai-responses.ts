@@ -31,7 +31,7 @@ import { forcedTool, schemaInPrompt, schemaInstance } from './schema-instance.js
  * outputs, reasoning items), function tools, the hosted `web_search` tool (a `web_search_call` item),
  * `text.format` (json_schema answers valid JSON for the schema), `reasoning` (a reasoning item first,
  * with a summary when asked and `encrypted_content` when `include` asks for it; reasoning tokens in
- * usage), `max_output_tokens` (status incomplete), unknown parameters refused as OpenAI does, and the
+ * usage), `max_output_tokens` (status incomplete), unknown parameters refused as OpenAI does (`strictFields`), and the
  * exact stream event sequence with sequence numbers.
  */
 
@@ -59,7 +59,7 @@ function itemText(item: any): string {
 
 export async function handleResponses(_req: IncomingMessage, res: ServerResponse, body: any, ctx: RouteContext): Promise<void> {
   const bad = (message: string, param: string | null, code: string | null = null) => sendError(res, 400, `${message} ${ctx.detail}`.trim(), 'invalid_request_error', code, param);
-  const unknown = Object.keys(body ?? {}).find((key) => !KNOWN_FIELDS.has(key));
+  const unknown = ctx.options.strictFields ? Object.keys(body ?? {}).find((key) => !KNOWN_FIELDS.has(key)) : undefined;
   if (unknown) return bad(`Unknown parameter: '${unknown}'.`, unknown, 'unknown_parameter');
   if (typeof body.model !== 'string' || !body.model) return bad("Missing required parameter: 'model'.", 'model', 'missing_required_parameter');
   if (body.previous_response_id != null) return bad(`Previous response with id '${body.previous_response_id}' not found.`, 'previous_response_id', 'previous_response_not_found');

@@ -13,7 +13,7 @@ import { createVideoJobs, handleVideos, type VideoJobs } from './video-jobs.js';
  * A faithful stand-in for the upstreams the gateway talks to, on one HTTP server:
  * - OpenAI-compatible chat completions (`POST /v1/chat/completions`) as JSON and as SSE (with
  *   `stream_options.include_usage`), usage with cached and reasoning tokens (`reasoning_effort`), tool calls,
- *   structured output (`response_format` json_schema answers JSON valid for the schema), unknown parameters refused;
+ *   structured output (`response_format` json_schema answers JSON valid for the schema), unknown parameters refused (`strictFields`);
  * - OpenAI image generation (`POST /v1/images/generations`);
  * - the OpenAI Responses API (`POST /v1/responses`, stateless, see openai-responses.ts);
  * - the Anthropic Messages API (`POST /v1/messages`, see anthropic-messages.ts: thinking blocks with verified
@@ -61,6 +61,12 @@ export interface SimulatorOptions {
   errorDetail?: string;
   /** This instance's name, for the `down=NAME` directive. */
   name?: string;
+  /**
+   * Refuse unknown request fields as OpenAI and Anthropic themselves do (chat, Responses, Messages).
+   * Off by default: many OpenAI-compatible servers ignore what they do not know, and a gateway carries
+   * a client's unknown fields to an upstream of the client's own format.
+   */
+  strictFields?: boolean;
 }
 
 export interface RecordedRequest {
@@ -294,7 +300,7 @@ const CHAT_FIELDS = new Set([
 const REASONING_TOKENS: Record<string, number> = { none: 0, minimal: 0, low: 16, medium: 32, high: 64, xhigh: 96 };
 
 async function chatCompletions(req: IncomingMessage, res: ServerResponse, body: any, ctx: RouteContext): Promise<void> {
-  const unknown = Object.keys(body ?? {}).find((key) => !CHAT_FIELDS.has(key));
+  const unknown = ctx.options.strictFields ? Object.keys(body ?? {}).find((key) => !CHAT_FIELDS.has(key)) : undefined;
   if (unknown) return sendError(res, 400, `Unrecognized request argument supplied: ${unknown} ${ctx.detail}`, 'invalid_request_error', 'unknown_parameter', unknown);
   if (body.reasoning_effort != null && !(body.reasoning_effort in REASONING_TOKENS)) {
     return sendError(res, 400, `Invalid value for 'reasoning_effort': ${JSON.stringify(body.reasoning_effort)} ${ctx.detail}`, 'invalid_request_error', 'invalid_value', 'reasoning_effort');

@@ -205,6 +205,8 @@ describe('Responses rendering', () => {
       tools: [],
       top_p: null,
       metadata: {},
+      previous_response_id: null,
+      store: true,
       access_programs: null,
       text: { format: { type: 'text' } },
       usage: { input_tokens: 9, input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 }, output_tokens: 3, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 12 },
