@@ -177,7 +177,8 @@ export async function handleMessages(req: IncomingMessage, res: ServerResponse, 
 
   // Only tools the request offers can be called; a directive naming an unknown tool falls back to text.
   const offered = (name: string) => Array.isArray(body.tools) && body.tools.some((t: any) => t?.name === name);
-  const calls: Block[] = sim.tools.filter(offered).map((name) => ({ type: 'tool_use', id: newId('toolu_'), name, input: TOOL_INPUT }));
+  const schemaOf = (name: string) => body.tools.find((t: any) => t?.name === name)?.input_schema ?? { type: 'object' };
+  const calls: Block[] = sim.tools.filter(offered).map((name) => ({ type: 'tool_use', id: newId('toolu_'), name, input: sim.schemaArgs ? (schemaInstance(schemaOf(name)) as object) : TOOL_INPUT }));
   // A forced tool (tool_choice tool/any) is called with input valid for its schema, as the model must.
   const forced = calls.length ? undefined : forcedTool<{ name: string; input_schema: unknown }>(Array.isArray(body.tools) ? body.tools.filter((t: any) => t?.input_schema) : [], body.tool_choice);
   if (forced) calls.push({ type: 'tool_use', id: newId('toolu_'), name: forced.name, input: schemaInstance(forced.input_schema) as object });

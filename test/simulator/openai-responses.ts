@@ -94,7 +94,10 @@ export async function handleResponses(_req: IncomingMessage, res: ServerResponse
   }
   const calls = sim.tools
     .filter((name) => tools.some((t) => t?.type === 'function' && t.name === name))
-    .map((name) => ({ id: newId('fc'), type: 'function_call', status: 'completed', call_id: newId('call'), name, arguments: JSON.stringify(TOOL_INPUT) }));
+    .map((name) => {
+      const args = sim.schemaArgs ? schemaInstance(tools.find((t) => t?.type === 'function' && t.name === name)?.parameters ?? { type: 'object' }) : TOOL_INPUT;
+      return { id: newId('fc'), type: 'function_call', status: 'completed', call_id: newId('call'), name, arguments: JSON.stringify(args) };
+    });
   // A forced function is called with arguments valid for its schema, as a model must.
   const forced = calls.length ? undefined : forcedTool(tools.filter((t) => t?.type === 'function'), body.tool_choice);
   if (forced) calls.push({ id: newId('fc'), type: 'function_call', status: 'completed', call_id: newId('call'), name: forced.name, arguments: JSON.stringify(schemaInstance(forced.parameters ?? { type: 'object' })) });

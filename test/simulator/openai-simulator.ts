@@ -36,6 +36,7 @@ import { createVideoJobs, handleVideos, type VideoJobs } from './video-jobs.js';
  *   tool=NAME        call tool NAME (from the request's tools) instead of answering in text
  *   tools=A,B        call several tools in one answer, in that order
  *   text-first       with tool/tools: say `Let me check.` before the calls
+ *   schema-args      with tool/tools: arguments generated from each tool's schema (an agent's real tools)
  *   no-usage         omit usage even when asked for (OpenAI only: Anthropic always reports usage)
  *   down=NAME        the simulator started with that `name` fails as if down (OpenAI 503, Anthropic 529)
  *   reset            read the request, then reset the connection before any header (ECONNRESET upstream)
@@ -113,6 +114,8 @@ export interface Directives {
   /** Every tool to call, in order: `tool=NAME` and `tools=A,B` both land here. */
   tools: string[];
   textFirst: boolean;
+  /** Tool calls get arguments generated from the tool's own schema instead of TOOL_INPUT. */
+  schemaArgs: boolean;
   noUsage: boolean;
   down?: string;
   reset: boolean;
@@ -181,6 +184,7 @@ export function parseDirectives(messages: { content?: unknown }[]): Directives {
     tool: tools[0],
     tools,
     textFirst: options.has('text-first'),
+    schemaArgs: options.has('schema-args'),
     noUsage: options.has('no-usage'),
     down: options.get('down'),
     reset: options.has('reset'),
@@ -314,7 +318,10 @@ async function chatCompletions(req: IncomingMessage, res: ServerResponse, body: 
   // Only tools the request offers can be called; a directive naming an unknown tool falls back to text.
   const toolCalls = sim.tools
     .filter((name) => requestTools.some((t) => t?.function?.name === name))
-    .map((name) => ({ id: `call_${randomBytes(8).toString('hex')}`, type: 'function', function: { name, arguments: JSON.stringify(TOOL_INPUT) } }));
+    .map((name) => {
+      const args = sim.schemaArgs ? schemaInstance(requestTools.find((t) => t?.function?.name === name)?.function?.parameters ?? { type: 'object' }) : TOOL_INPUT;
+      return { id: `call_${randomBytes(8).toString('hex')}`, type: 'function', function: { name, arguments: JSON.stringify(args) } };
+    });
   // A forced tool is called with arguments valid for its schema, as a model must.
   const forced = toolCalls.length ? undefined : forcedTool(requestTools.map((t) => ({ name: String(t?.function?.name), parameters: t?.function?.parameters })), body.tool_choice);
   if (forced) toolCalls.push({ id: `call_${randomBytes(8).toString('hex')}`, type: 'function', function: { name: forced.name, arguments: JSON.stringify(schemaInstance(forced.parameters ?? { type: 'object' })) } });
