@@ -621,7 +621,7 @@ export class InferenceService {
     const { format, parsed, who } = answer;
     const upstreamId = route.upstream.id;
     const splitter = new SseSplitter();
-    const stream: SameFormatStream & { finalResponse?: Record<string, unknown> | null } = SAME_FORMAT[format.id].stream(who, parsed);
+    const stream: SameFormatStream = SAME_FORMAT[format.id].stream(who, parsed);
     let saved = answer.save === null;
     let failure: UpstreamFailure | null = null;
     sink.startStream();

@@ -1,5 +1,6 @@
 import { DomainError } from '../shared/errors.js';
 import type { Logger } from '../shared/logging.js';
+import type { ResponsesItem, ResponsesStore } from './responses-store.js';
 
 /**
  * Responses state as OpenAI keeps it: a response created with `store` (the default) can be continued
@@ -8,23 +9,8 @@ import type { Logger } from '../shared/logging.js';
  * a self-contained conversation and no upstream needs to keep state for us.
  */
 
-export type ResponsesItem = Record<string, unknown>;
-
-/** What the pipeline needs of the store (src/inference/responses-store.ts). */
-export interface ResponsesStorage {
-  save(input: {
-    id: string;
-    userId: string;
-    apiKeyId: string | null;
-    model: string;
-    previousResponseId: string | null;
-    input: ResponsesItem[];
-    output: ResponsesItem[];
-    response: Record<string, unknown>;
-  }): Promise<void>;
-  context(userId: string, responseId: string): Promise<ResponsesItem[] | null>;
-  items(userId: string, ids: string[]): Promise<Map<string, ResponsesItem>>;
-}
+/** What the pipeline needs of the store: keep a response, expand a chain, resolve item references. */
+export type ResponsesStorage = Pick<ResponsesStore, 'save' | 'context' | 'items'>;
 
 export interface PreparedResponsesRequest {
   /** The body with the stored conversation of `previous_response_id` and the `item_reference`s expanded into `input`. */

@@ -25,20 +25,24 @@ export interface RewrittenAnswer {
 }
 
 /** Rewrites an upstream stream event by event (stateful: one per response). */
-export interface SameFormatStream {
-  /** The client's frames for one upstream event ('' to drop it). */
-  push(event: SseEvent): string;
-  readonly usage: CanonicalUsage | null;
+export abstract class SameFormatStream {
+  /** Usage the upstream reported as final; null until then. */
+  usage: CanonicalUsage | null = null;
   /** True once the upstream said the answer is complete. */
-  readonly done: boolean;
+  done = false;
   /** An error the upstream reported in-band, for the operator log only. */
-  readonly error: string | null;
+  error: string | null = null;
   /** Text delivered so far, for estimating a cut stream's usage. */
-  readonly delivered: string;
+  delivered = '';
+  /** The completed response as the client received it, where the format has one (Responses: for the store). */
+  finalResponse: Record<string, unknown> | null = null;
+
+  /** The client's frames for one upstream event ('' to drop it). */
+  abstract push(event: SseEvent): string;
   /** Frames that end a complete stream after the upstream's last event. */
-  finish(): string;
+  abstract finish(): string;
   /** An in-band error that ends the stream (our own words only). */
-  fail(message: string, code: string): string;
+  abstract fail(message: string, code: string): string;
 }
 
 const withReasoning = (usage: Omit<CanonicalUsage, 'reasoningTokens'> | null, reasoningTokens: number | null = null): CanonicalUsage | null =>
@@ -64,47 +68,44 @@ const chat: SameFormat = {
     const deliveredText = (Array.isArray(body?.choices) ? body.choices : []).map((c: any) => `${c?.message?.content ?? ''}${JSON.stringify(c?.message?.tool_calls ?? '')}`).join('');
     return { body: publicCompletion(body, who, usage), usage, deliveredText };
   },
-  stream(who, parsed) {
-    let usage: CanonicalUsage | null = null;
-    let delivered = '';
-    let done = false;
-    let error: string | null = null;
-    return {
-      push(event) {
-        if (event.data === '[DONE]') {
-          done = true;
-          return '';
-        }
-        const chunk = parseData(event.data);
-        if (!chunk) return '';
-        if (chunk.error) {
-          error = event.data.slice(0, 500);
-          return '';
-        }
-        const reported = usageOf(chunk.usage);
-        if (reported) usage = withReasoning(reported, chunk.usage?.completion_tokens_details?.reasoning_tokens ?? null);
-        delivered += deliveredTextOf(chunk);
-        const usageOnly = Array.isArray(chunk.choices) && chunk.choices.length === 0;
-        if (usageOnly && !parsed.streamUsage) return '';
-        return `data: ${JSON.stringify(publicChunk(chunk, who, parsed.streamUsage ? reported : null))}\n\n`;
-      },
-      get usage() {
-        return usage;
-      },
-      get done() {
-        return done;
-      },
-      get error() {
-        return error;
-      },
-      get delivered() {
-        return delivered;
-      },
-      finish: () => 'data: [DONE]\n\n',
-      fail: (message, code) => `data: ${JSON.stringify({ error: { message, type: 'server_error', code, param: null } })}\n\n`,
-    };
-  },
+  stream: (who, parsed) => new ChatStream(who, parsed),
 };
+
+class ChatStream extends SameFormatStream {
+  constructor(
+    private readonly who: ResponseIdentity,
+    private readonly parsed: ParsedRequest,
+  ) {
+    super();
+  }
+
+  push(event: SseEvent): string {
+    if (event.data === '[DONE]') {
+      this.done = true;
+      return '';
+    }
+    const chunk = parseData(event.data);
+    if (!chunk) return '';
+    if (chunk.error) {
+      this.error = event.data.slice(0, 500);
+      return '';
+    }
+    const reported = usageOf(chunk.usage);
+    if (reported) this.usage = withReasoning(reported, chunk.usage?.completion_tokens_details?.reasoning_tokens ?? null);
+    this.delivered += deliveredTextOf(chunk);
+    const usageOnly = Array.isArray(chunk.choices) && chunk.choices.length === 0;
+    if (usageOnly && !this.parsed.streamUsage) return '';
+    return `data: ${JSON.stringify(publicChunk(chunk, this.who, this.parsed.streamUsage ? reported : null))}\n\n`;
+  }
+
+  finish(): string {
+    return 'data: [DONE]\n\n';
+  }
+
+  fail(message: string, code: string): string {
+    return `data: ${JSON.stringify({ error: { message, type: 'server_error', code, param: null } })}\n\n`;
+  }
+}
 
 // ---------------------------------------------------------------------------------------------------
 // Anthropic Messages: content blocks go out as the upstream made them (thinking and redacted_thinking
@@ -134,69 +135,65 @@ const anthropicMessages: SameFormat = {
     const content: Record<string, any>[] = Array.isArray(message.content) ? message.content.map(record) : [];
     return { body: publicMessage(message, who), usage: anthropicUsageOf(message.usage), deliveredText: content.map(messagesText).join('') };
   },
-  stream(who) {
-    // Anthropic's counts are cumulative: a later event's non-null count replaces an earlier one.
-    let counts: Record<string, unknown> = {};
-    // message_start's output count is a placeholder: only message_delta's counts are the answer's usage
-    // (a stream cut before it is billed on an estimate of what was delivered).
-    let final = false;
-    let delivered = '';
-    let done = false;
-    let error: string | null = null;
-    const mergeCounts = (raw: unknown) => {
-      for (const [key, value] of Object.entries(record(raw))) if (value !== null && value !== undefined) counts = { ...counts, [key]: value };
-    };
-    return {
-      push(event) {
-        const data = parseData(event.data);
-        if (!data) return '';
-        const type = typeof data.type === 'string' ? data.type : event.event;
-        switch (type) {
-          case 'message_start': {
-            const message = record(data.message);
-            mergeCounts(message.usage);
-            return anthropicFrame('message_start', { ...data, type: 'message_start', message: publicMessage(message, who) });
-          }
-          case 'content_block_start':
-            delivered += messagesText(record(data.content_block));
-            break;
-          case 'content_block_delta':
-            delivered += messagesText(record(data.delta));
-            break;
-          case 'message_delta':
-            mergeCounts(data.usage);
-            final = true;
-            break;
-          case 'message_stop':
-            done = true;
-            break;
-          case 'error': {
-            const upstreamError = record(data.error);
-            error = `${String(upstreamError.type ?? 'error')}: ${String(upstreamError.message ?? event.data.slice(0, 500))}`;
-            return '';
-          }
-        }
-        // Everything else (blocks, deltas, pings, events added to the API later) goes out as sent.
-        return `event: ${type}\ndata: ${event.data}\n\n`;
-      },
-      get usage() {
-        return final ? anthropicUsageOf(counts) : null;
-      },
-      get done() {
-        return done;
-      },
-      get error() {
-        return error;
-      },
-      get delivered() {
-        return delivered;
-      },
-      finish: () => '',
-      // Like Anthropic's own, the error event ends the stream as is.
-      fail: (message) => anthropicFrame('error', { type: 'error', error: { type: 'api_error', message } }),
-    };
-  },
+  stream: (who) => new MessagesStream(who),
 };
+
+class MessagesStream extends SameFormatStream {
+  /** Anthropic's counts are cumulative: a later event's non-null count replaces an earlier one. */
+  private counts: Record<string, unknown> = {};
+
+  constructor(private readonly who: ResponseIdentity) {
+    super();
+  }
+
+  push(event: SseEvent): string {
+    const data = parseData(event.data);
+    if (!data) return '';
+    const type = typeof data.type === 'string' ? data.type : event.event;
+    switch (type) {
+      case 'message_start': {
+        const message = record(data.message);
+        this.merge(message.usage);
+        return anthropicFrame('message_start', { ...data, type: 'message_start', message: publicMessage(message, this.who) });
+      }
+      case 'content_block_start':
+        this.delivered += messagesText(record(data.content_block));
+        break;
+      case 'content_block_delta':
+        this.delivered += messagesText(record(data.delta));
+        break;
+      case 'message_delta':
+        // message_start's output count is a placeholder: only message_delta makes the counts the answer's
+        // usage (a stream cut before it is billed on an estimate of what was delivered).
+        this.merge(data.usage);
+        this.usage = anthropicUsageOf(this.counts);
+        break;
+      case 'message_stop':
+        this.done = true;
+        break;
+      case 'error': {
+        const upstreamError = record(data.error);
+        this.error = `${String(upstreamError.type ?? 'error')}: ${String(upstreamError.message ?? event.data.slice(0, 500))}`;
+        return '';
+      }
+    }
+    // Everything else (blocks, deltas, pings, events added to the API later) goes out as sent.
+    return `event: ${type}\ndata: ${event.data}\n\n`;
+  }
+
+  finish(): string {
+    return '';
+  }
+
+  fail(message: string): string {
+    // Like Anthropic's own, the error event ends the stream as is.
+    return anthropicFrame('error', { type: 'error', error: { type: 'api_error', message } });
+  }
+
+  private merge(raw: unknown): void {
+    for (const [key, value] of Object.entries(record(raw))) if (value !== null && value !== undefined) this.counts[key] = value;
+  }
+}
 
 // ---------------------------------------------------------------------------------------------------
 // OpenAI Responses, from an upstream that serves the Responses API natively: reasoning items, hosted
@@ -252,58 +249,49 @@ export const openAiResponses: SameFormat = {
     const response = record(body);
     return { body: publicResponse(response, who, parsed), usage: responsesUsageOf(response.usage), deliveredText: responsesText(response.output) };
   },
-  stream(who, parsed) {
-    let usage: CanonicalUsage | null = null;
-    let delivered = '';
-    let done = false;
-    let error: string | null = null;
-    let sequence = 0;
-    let finalResponse: Record<string, any> | null = null;
-    const stream = {
-      push(event: SseEvent) {
-        const data = parseData(event.data);
-        if (!data) return '';
-        const type = String(data.type ?? event.event ?? '');
-        if (typeof data.sequence_number === 'number') sequence = data.sequence_number + 1;
-        if (type === 'response.failed' || type === 'error') {
-          error = event.data.slice(0, 500);
-          return '';
-        }
-        if (type.endsWith('.delta') && typeof data.delta === 'string') delivered += data.delta;
-        if (!RESPONSE_EVENTS.has(type)) return `event: ${type}\ndata: ${event.data}\n\n`;
-        const response = publicResponse(record(data.response), who, parsed);
-        if (type === 'response.completed' || type === 'response.incomplete') {
-          done = true;
-          usage = responsesUsageOf(response.usage);
-          finalResponse = response;
-        }
-        return `event: ${type}\ndata: ${JSON.stringify({ ...data, response })}\n\n`;
-      },
-      get usage() {
-        return usage;
-      },
-      get done() {
-        return done;
-      },
-      get error() {
-        return error;
-      },
-      get delivered() {
-        return delivered;
-      },
-      /** The completed response as the client received it (for the Responses store). */
-      get finalResponse() {
-        return finalResponse;
-      },
-      finish: () => '',
-      fail(message: string, code: string) {
-        const response = { id: `resp_${who.id}`, object: 'response', created_at: who.created, model: who.model, status: 'failed', error: { code, message }, output: [] };
-        return `event: response.failed\ndata: ${JSON.stringify({ type: 'response.failed', sequence_number: sequence++, response })}\n\n`;
-      },
-    };
-    return stream;
-  },
+  stream: (who, parsed) => new ResponsesStream(who, parsed),
 };
+
+class ResponsesStream extends SameFormatStream {
+  /** The next sequence number, for a failure event of ours after the upstream's events. */
+  private sequence = 0;
+
+  constructor(
+    private readonly who: ResponseIdentity,
+    private readonly parsed: ParsedRequest,
+  ) {
+    super();
+  }
+
+  push(event: SseEvent): string {
+    const data = parseData(event.data);
+    if (!data) return '';
+    const type = String(data.type ?? event.event ?? '');
+    if (typeof data.sequence_number === 'number') this.sequence = data.sequence_number + 1;
+    if (type === 'response.failed' || type === 'error') {
+      this.error = event.data.slice(0, 500);
+      return '';
+    }
+    if (type.endsWith('.delta') && typeof data.delta === 'string') this.delivered += data.delta;
+    if (!RESPONSE_EVENTS.has(type)) return `event: ${type}\ndata: ${event.data}\n\n`;
+    const response = publicResponse(record(data.response), this.who, this.parsed);
+    if (type === 'response.completed' || type === 'response.incomplete') {
+      this.done = true;
+      this.usage = responsesUsageOf(response.usage);
+      this.finalResponse = response;
+    }
+    return `event: ${type}\ndata: ${JSON.stringify({ ...data, response })}\n\n`;
+  }
+
+  finish(): string {
+    return '';
+  }
+
+  fail(message: string, code: string): string {
+    const response = { id: `resp_${this.who.id}`, object: 'response', created_at: this.who.created, model: this.who.model, status: 'failed', error: { code, message }, output: [] };
+    return `event: response.failed\ndata: ${JSON.stringify({ type: 'response.failed', sequence_number: this.sequence++, response })}\n\n`;
+  }
+}
 
 /** The same-format rewriter for a client format, when its upstream speaks that format too. */
 export const SAME_FORMAT: Record<ClientFormatId, SameFormat> = {
