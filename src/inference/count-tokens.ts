@@ -9,7 +9,7 @@ import { failureFromResponse } from './providers/openai-compatible/chat.js';
 import type { RequestLimiter } from './limits.js';
 import type { RouteCandidate, RouteTable } from './routes.js';
 import { resolveModel } from './scope.js';
-import { failureOf, UpstreamFailure, type UpstreamClient } from './upstream-client.js';
+import { clientErrorOf, failureOf, UpstreamFailure, type UpstreamClient } from './upstream-client.js';
 
 /**
  * The body of Anthropic's `POST /v1/messages/count_tokens`, checked leniently: `model` and `messages`
@@ -110,18 +110,3 @@ async function readCount(upstreamId: string, body: AsyncIterable<unknown> & { de
   return count;
 }
 
-/** Our own code and words for a failed upstream count (the same mapping as the inference pipeline's). */
-function clientErrorOf(failure: UpstreamFailure): DomainError {
-  switch (failure.kind) {
-    case 'rate_limited':
-      return new DomainError('rate_limited', 'The model is receiving too many requests right now; retry shortly', { retryAfterSeconds: failure.retryAfterSeconds ?? 5, reason: 'upstream_rate_limited' });
-    case 'timeout':
-      return new DomainError('unavailable', 'The model did not answer in time; retry shortly', { retryAfterSeconds: 5, reason: 'upstream_timeout' });
-    case 'rejected':
-      return new DomainError('bad_request', 'The model could not count this request; check its parameters', { reason: 'request_rejected' });
-    case 'connection':
-    case 'server_error':
-    case 'misconfigured':
-      return new DomainError('bad_gateway', 'The model route failed; retry shortly', { reason: 'upstream_error' });
-  }
-}

@@ -23,7 +23,7 @@ import { SAME_FORMAT, type SameFormatStream } from './same-format.js';
 import { eachChunk, estimateTokens, SseSplitter } from './sse.js';
 import { imageOf, parseImageRequest, renderImage, toImageUpstreamRequest, type ImageRequest } from './translate/openai-images.js';
 import { resolveModel } from './scope.js';
-import { failureOf, UpstreamFailure, type UpstreamClient, type UpstreamResponse } from './upstream-client.js';
+import { clientErrorOf, failureOf, UpstreamFailure, type UpstreamClient, type UpstreamResponse } from './upstream-client.js';
 
 /** Output tokens held for a request that sets no limit, when the catalog names no cap for the model. */
 const DEFAULT_OUTPUT_HOLD = 16_384;
@@ -194,23 +194,6 @@ function routedFailure(failure: UpstreamFailure): RoutedFailure {
   return new RoutedFailure(clientErrorOf(failure), failure.upstreamId);
 }
 
-/** What a failed upstream call becomes for the client: our code and words, never the upstream's. */
-function clientErrorOf(failure: UpstreamFailure): DomainError {
-  switch (failure.kind) {
-    case 'rate_limited':
-      return new DomainError('rate_limited', 'The model is receiving too many requests right now; retry shortly', { retryAfterSeconds: failure.retryAfterSeconds ?? 5, reason: 'upstream_rate_limited' });
-    case 'timeout':
-      return new DomainError('unavailable', 'The model did not answer in time; retry shortly', { retryAfterSeconds: 5, reason: 'upstream_timeout' });
-    case 'rejected':
-      return /context_length_exceeded|maximum context length/i.test(failure.detail)
-        ? new DomainError('bad_request', "The request is longer than this model's context window", { reason: 'context_length_exceeded' })
-        : new DomainError('bad_request', 'The model could not process this request; check its parameters', { reason: 'request_rejected' });
-    case 'connection':
-    case 'server_error':
-    case 'misconfigured':
-      return new DomainError('bad_gateway', 'The model route failed; retry shortly', { reason: 'upstream_error' });
-  }
-}
 
 /**
  * The inference pipeline: key scope -> catalog price -> worst-case hold (in memory) -> limits ->

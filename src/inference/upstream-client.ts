@@ -1,5 +1,6 @@
 import { Pool, type Dispatcher } from 'undici';
 import type { Cancellation } from '../shared/cancellation.js';
+import { DomainError } from '../shared/errors.js';
 import type { Upstream } from './upstreams.config.js';
 
 /** Why an upstream call failed, in our own terms; the upstream's words stay in the operator log. */
@@ -128,5 +129,23 @@ export class UpstreamClient {
   async close(): Promise<void> {
     await Promise.all([...this.pools.values()].map((pool) => pool.close().catch(() => pool.destroy())));
     this.pools.clear();
+  }
+}
+
+/** What a failed upstream call becomes for the client: our code and words, never the upstream's. */
+export function clientErrorOf(failure: UpstreamFailure): DomainError {
+  switch (failure.kind) {
+    case 'rate_limited':
+      return new DomainError('rate_limited', 'The model is receiving too many requests right now; retry shortly', { retryAfterSeconds: failure.retryAfterSeconds ?? 5, reason: 'upstream_rate_limited' });
+    case 'timeout':
+      return new DomainError('unavailable', 'The model did not answer in time; retry shortly', { retryAfterSeconds: 5, reason: 'upstream_timeout' });
+    case 'rejected':
+      return /context_length_exceeded|maximum context length/i.test(failure.detail)
+        ? new DomainError('bad_request', "The request is longer than this model's context window", { reason: 'context_length_exceeded' })
+        : new DomainError('bad_request', 'The model could not process this request; check its parameters', { reason: 'request_rejected' });
+    case 'connection':
+    case 'server_error':
+    case 'misconfigured':
+      return new DomainError('bad_gateway', 'The model route failed; retry shortly', { reason: 'upstream_error' });
   }
 }
