@@ -58,7 +58,8 @@ function instanceOf(raw: unknown, root: unknown, name: string, depth: number): u
       return out;
     }
     case 'array': {
-      const count = Math.max(schema.minItems ?? 1, Math.min(1, schema.maxItems ?? 1));
+      // One item shows the shape; deeper down only what the schema requires, so recursive schemas end.
+      const count = depth >= 4 ? (schema.minItems ?? 0) : Math.max(schema.minItems ?? 1, Math.min(1, schema.maxItems ?? 1));
       const items = Array.isArray(schema.prefixItems) ? schema.prefixItems : null;
       if (items) return items.map((item: unknown, i: number) => instanceOf(item, root, `${name}${i}`, depth + 1));
       return Array.from({ length: count }, (_, i) => instanceOf(schema.items, root, `${name}${i}`, depth + 1));
