@@ -154,7 +154,10 @@ class MessagesStream extends SameFormatStream {
       case 'message_start': {
         const message = record(data.message);
         this.merge(message.usage);
-        return anthropicFrame('message_start', { ...data, type: 'message_start', message: publicMessage(message, this.who) });
+        // Nothing is output yet: Anthropic's placeholder output count (1) would be added to the final count by
+        // clients that sum a stream's usage events (LangChain), and the SDK takes the final count from message_delta.
+        const usage = message.usage && typeof message.usage === 'object' ? { ...message.usage, output_tokens: 0 } : message.usage;
+        return anthropicFrame('message_start', { ...data, type: 'message_start', message: publicMessage({ ...message, usage }, this.who) });
       }
       case 'content_block_start':
         this.delivered += messagesText(record(data.content_block));

@@ -39,7 +39,7 @@ const TOOL_USAGE: CanonicalUsage = { inputTokens: 37 + 2048 + 512, outputTokens:
 
 /** What the tool-use stream fixture says, in canonical events. */
 /** The input usage message_start reports in stream-tool-use.sse: 37 uncached + 2,048 read + 512 written. */
-const TOOL_START_USAGE = { inputTokens: 2597, outputTokens: 1, cacheReadTokens: 2048, cacheWriteTokens: 512, reasoningTokens: null };
+const TOOL_START_USAGE = { inputTokens: 2597, outputTokens: 0, cacheReadTokens: 2048, cacheWriteTokens: 512, reasoningTokens: null };
 
 const TOOL_STREAM_EVENTS: CanonicalEvent[] = [
   { type: 'usage_start', usage: TOOL_START_USAGE },
@@ -368,7 +368,7 @@ describe('Anthropic Messages upstream answers', () => {
     ];
     const { events, decoder } = decode(frames.map((f) => `event: ${f.type}\ndata: ${JSON.stringify(f)}\n\n`).join(''));
     expect(events).toEqual<CanonicalEvent[]>([
-      { type: 'usage_start', usage: { inputTokens: 10, outputTokens: 1, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null } },
+      { type: 'usage_start', usage: { inputTokens: 10, outputTokens: 0, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null } },
       { type: 'reasoning_delta', index: 0, text: '' },
       { type: 'reasoning_delta', index: 0, text: 'hmm' },
       { type: 'reasoning_opaque', index: 0, opaque: { family: 'anthropic', signature: 'sig-1' } },

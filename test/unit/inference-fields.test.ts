@@ -487,7 +487,7 @@ describe('Answers in each client format: reasoning and mapped tool calls', () =>
         .join('') +
       encoder.finish(billed);
     const frames = sse.trim().split('\n\n').map((block) => JSON.parse(block.split('\n')[1]!.slice(6)));
-    expect(frames[0]).toMatchObject({ type: 'message_start', message: { usage: { input_tokens: 20, cache_read_input_tokens: 100, cache_creation_input_tokens: 0, output_tokens: 1 } } });
+    expect(frames[0]).toMatchObject({ type: 'message_start', message: { usage: { input_tokens: 20, cache_read_input_tokens: 100, cache_creation_input_tokens: 0, output_tokens: 0 } } });
     expect(frames.filter((f) => f.type === 'content_block_delta').map((f) => f.delta)).toEqual([
       { type: 'thinking_delta', thinking: 'hmm' },
       { type: 'signature_delta', signature: 'sig' },

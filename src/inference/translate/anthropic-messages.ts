@@ -484,7 +484,8 @@ export class MessagesStreamEncoder implements StreamEncoder {
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      usage: usage ? messagesUsage(usage) : { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: null, cache_read_input_tokens: null },
+      // Nothing is output yet (clients that sum a stream's usage events, like LangChain, add this to the final count).
+      usage: usage ? { ...messagesUsage(usage), output_tokens: 0 } : { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: null, cache_read_input_tokens: null },
     };
     return frame('message_start', { message }) + frame('ping', {});
   }

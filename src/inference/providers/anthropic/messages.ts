@@ -313,7 +313,8 @@ export class AnthropicStreamDecoder implements StreamDecoder {
       case 'message_start': {
         this.counts = mergeCounts(this.counts, record(data.message).usage);
         // Input usage known at the start, for clients that show it there (not billed: a `usage` event follows).
-        const usage = usageOfCounts({ ...this.counts, output: this.counts.output ?? 0 });
+        // Nothing is output yet: message_start's output count is a placeholder.
+        const usage = usageOfCounts({ ...this.counts, output: 0 });
         return usage ? [{ type: 'usage_start', usage }] : [];
       }
       case 'content_block_start':
