@@ -94,7 +94,8 @@ function thinkingProblem(body: any, ctx: RouteContext): string | undefined {
   }
   const on = body.thinking?.type === 'enabled' || body.thinking?.type === 'adaptive';
   const lastAssistant = messages.map((message, m) => ({ message, m })).filter(({ message }) => message?.role === 'assistant').at(-1);
-  const inToolLoop = Array.isArray(messages.at(-1)?.content) && messages.at(-1).content.some((b: any) => b?.type === 'tool_result');
+  const turn = messages.findLast((message) => message?.role !== 'system');
+  const inToolLoop = Array.isArray(turn?.content) && turn.content.some((b: any) => b?.type === 'tool_result');
   if (on && lastAssistant && inToolLoop && Array.isArray(lastAssistant.message.content) && lastAssistant.message.content.some((b: any) => b?.type === 'tool_use')) {
     const first = lastAssistant.message.content[0]?.type;
     if (first !== 'thinking' && first !== 'redacted_thinking') {
@@ -186,7 +187,7 @@ export async function handleMessages(req: IncomingMessage, res: ServerResponse, 
     body.thinking?.type === 'enabled' || body.thinking?.type === 'adaptive'
       ? [
           { type: 'thinking', thinking: THINKING_TEXT, signature: signatureOf(ctx, THINKING_TEXT) },
-          ...(/\[sim:[^\]]*redacted-thinking/.test(messageText(messages.at(-1)?.content ?? '')) ? [{ type: 'redacted_thinking' as const, data: randomBytes(32).toString('base64') }] : []),
+          ...(sim.redactedThinking ? [{ type: 'redacted_thinking' as const, data: randomBytes(32).toString('base64') }] : []),
         ]
       : [];
   const schema = body.output_config?.format?.type === 'json_schema' ? body.output_config.format.schema : body.output_format?.type === 'json_schema' ? body.output_format.schema : undefined;

@@ -37,6 +37,7 @@ import { createVideoJobs, handleVideos, type VideoJobs } from './video-jobs.js';
  *   tools=A,B        call several tools in one answer, in that order
  *   text-first       with tool/tools: say `Let me check.` before the calls
  *   schema-args      with tool/tools: arguments generated from each tool's schema (an agent's real tools)
+ *   redacted-thinking  with thinking on (Anthropic): a redacted_thinking block after the thinking block
  *   no-usage         omit usage even when asked for (OpenAI only: Anthropic always reports usage)
  *   down=NAME        the simulator started with that `name` fails as if down (OpenAI 503, Anthropic 529)
  *   reset            read the request, then reset the connection before any header (ECONNRESET upstream)
@@ -116,6 +117,8 @@ export interface Directives {
   textFirst: boolean;
   /** Tool calls get arguments generated from the tool's own schema instead of TOOL_INPUT. */
   schemaArgs: boolean;
+  /** With thinking on, a redacted_thinking block follows the thinking block (Anthropic). */
+  redactedThinking: boolean;
   noUsage: boolean;
   down?: string;
   reset: boolean;
@@ -162,8 +165,11 @@ export function promptTokensOf(messages: { content?: unknown }[]): number {
   return messages.reduce((sum, m) => sum + countTokens(messageText(m.content)) + 3, 0);
 }
 
-export function parseDirectives(messages: { content?: unknown }[]): Directives {
-  const last = messageText(messages.at(-1)?.content ?? '');
+export function parseDirectives(messages: { role?: unknown; content?: unknown }[]): Directives {
+  // The turn being answered: system/developer messages after it (Claude Code appends its environment as a
+  // system message) are instructions, not the turn.
+  const turn = messages.findLast((m) => m.role !== 'system' && m.role !== 'developer');
+  const last = messageText(turn?.content ?? '');
   const found = /\[sim:([^\]]*)\]/.exec(last)?.[1] ?? '';
   const options = new Map<string, string>();
   for (const part of found.split(/\s+/).filter(Boolean)) {
@@ -185,6 +191,7 @@ export function parseDirectives(messages: { content?: unknown }[]): Directives {
     tools,
     textFirst: options.has('text-first'),
     schemaArgs: options.has('schema-args'),
+    redactedThinking: options.has('redacted-thinking'),
     noUsage: options.has('no-usage'),
     down: options.get('down'),
     reset: options.has('reset'),
