@@ -54,7 +54,8 @@ const providers: Provider[] = [
   { name: '@ai-sdk/anthropic', model: () => createAnthropic({ baseURL: `${demo.url}/v1`, apiKey: demo.keys.family_b, fetch: demo.fetch })('lm-opus-5'), endpoint: '/v1/messages' },
   {
     name: '@ai-sdk/openai-compatible',
-    model: () => createOpenAICompatible({ name: 'baikal', baseURL: `${demo.url}/v1`, apiKey: demo.keys.family_a, includeUsage: true, fetch: demo.fetch }).chatModel('gen-5.6-luna'),
+    // The gateway serves json_schema structured outputs, which this provider uses only when told so (docs/clients.md).
+    model: () => createOpenAICompatible({ name: 'baikal', baseURL: `${demo.url}/v1`, apiKey: demo.keys.family_a, includeUsage: true, supportsStructuredOutputs: true, fetch: demo.fetch }).chatModel('gen-5.6-luna'),
     endpoint: '/v1/chat/completions',
   },
 ];

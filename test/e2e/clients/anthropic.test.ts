@@ -65,7 +65,9 @@ describe('@anthropic-ai/sdk 1.12.0: messages', () => {
   });
 
   it('request ids: _request_id is the request-id header, and the cabinet knows the request by it', async () => {
-    const { data, response } = await client.messages.create({ model: 'lm-opus-5', max_tokens: 20, messages: [{ role: 'user', content: 'hi [sim:words=2]' }] }).withResponse();
+    const { data: message, response } = await client.messages.create({ model: 'lm-opus-5', max_tokens: 20, messages: [{ role: 'user', content: 'hi [sim:words=2]' }] }).withResponse();
+    // The SDK adds `_request_id` to what it returns (typed on its internal WithRequestID, not on Message).
+    const data = message as typeof message & { _request_id?: string | null };
     expect(data._request_id).toBeTruthy();
     expect(response.headers.get('request-id')).toBe(data._request_id);
     expect(response.headers.get('x-request-id')).toBe(data._request_id);

@@ -167,19 +167,19 @@ describe('openai 7.57.0: error classes', () => {
     const bad = new OpenAI({ apiKey: 'baikal-sk-not-a-real-key', baseURL: `${demo.url}/v1`, maxRetries: 0 });
     const unauthenticated = await bad.chat.completions.create({ model: 'gen-5.6-luna', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
     expect(unauthenticated).toBeInstanceOf(OpenAI.AuthenticationError);
-    expect((unauthenticated as OpenAI.APIError).code).toBeTruthy();
+    expect((unauthenticated as InstanceType<typeof OpenAI.APIError>).code).toBeTruthy();
 
     const notFound = await client.chat.completions.create({ model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
     expect(notFound).toBeInstanceOf(OpenAI.NotFoundError);
-    expect((notFound as OpenAI.APIError).code).toBe('model_not_found');
+    expect((notFound as InstanceType<typeof OpenAI.APIError>).code).toBe('model_not_found');
     const notFoundModel = await client.models.retrieve('no-such-model').catch((e: unknown) => e);
     expect(notFoundModel).toBeInstanceOf(OpenAI.NotFoundError);
 
     const familyB = new OpenAI({ apiKey: demo.keys.family_b, baseURL: `${demo.url}/v1`, maxRetries: 0 });
     const denied = await familyB.chat.completions.create({ model: 'gen-5.6-luna', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
     expect(denied).toBeInstanceOf(OpenAI.PermissionDeniedError);
-    expect((denied as OpenAI.APIError).code).toBe('key_scope_denied');
-    expect((denied as OpenAI.APIError).requestID).toBeTruthy();
+    expect((denied as InstanceType<typeof OpenAI.APIError>).code).toBe('key_scope_denied');
+    expect((denied as InstanceType<typeof OpenAI.APIError>).requestID).toBeTruthy();
   });
 });
 
