@@ -150,24 +150,37 @@ function invalidField(body: any, version: string, strict: boolean): string | und
   return undefined;
 }
 
-export async function handleMessages(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): Promise<void> {
-  const fail = (status: number, message: string) => sendAnthropicError(res, status, message);
+/**
+ * What every Messages route checks first, as the API does: the key (`x-api-key`, or Bearer as the 1.x SDKs
+ * send it), the version header, a JSON body (recorded). Answers the error itself and returns null on failure.
+ */
+async function acceptRequest(req: IncomingMessage, res: ServerResponse, ctx: RouteContext, path: string): Promise<{ body: any; version: string } | null> {
+  const fail = (status: number, message: string) => {
+    sendAnthropicError(res, status, message);
+    return null;
+  };
   requestIdOf(res);
-
   const apiKey = req.headers['x-api-key'] ?? /^Bearer (.*)$/.exec(req.headers.authorization ?? '')?.[1];
   if (!apiKey) return fail(401, `x-api-key header is required ${ctx.detail}`);
   if (apiKey !== ctx.options.apiKey) return fail(401, `invalid x-api-key ${ctx.detail}`);
   const version = String(req.headers['anthropic-version'] ?? '');
   if (!version) return fail(400, `anthropic-version: header is required ${ctx.detail}`);
   if (!ANTHROPIC_VERSIONS.includes(version)) return fail(400, `anthropic-version: "${version}" is not a valid version ${ctx.detail}`);
-
   let body: any;
   try {
     body = await readJson(req);
   } catch {
     return fail(400, `There was an error parsing the body of your request as JSON ${ctx.detail}`);
   }
-  ctx.record(req, res, '/v1/messages', body);
+  ctx.record(req, res, path, body);
+  return { body, version };
+}
+
+export async function handleMessages(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): Promise<void> {
+  const fail = (status: number, message: string) => sendAnthropicError(res, status, message);
+  const accepted = await acceptRequest(req, res, ctx, '/v1/messages');
+  if (!accepted) return;
+  const { body, version } = accepted;
   const invalid = invalidField(body, version, ctx.options.strictFields === true) ?? thinkingProblem(body, ctx);
   if (invalid) return fail(400, `${invalid} ${ctx.detail}`);
 
@@ -278,19 +291,10 @@ export async function handleMessages(req: IncomingMessage, res: ServerResponse, 
 
 /** `POST /v1/messages/count_tokens`: the prompt's input tokens, counted as a Messages request would be. */
 export async function handleCountTokens(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): Promise<void> {
-  const fail = (status: number, message: string) => sendAnthropicError(res, status, message);
-  requestIdOf(res);
-  const apiKey = req.headers['x-api-key'] ?? /^Bearer (.*)$/.exec(req.headers.authorization ?? '')?.[1];
-  if (apiKey !== ctx.options.apiKey) return fail(401, `invalid x-api-key ${ctx.detail}`);
-  if (!ANTHROPIC_VERSIONS.includes(String(req.headers['anthropic-version'] ?? ''))) return fail(400, `anthropic-version: header is required ${ctx.detail}`);
-  let body: any;
-  try {
-    body = await readJson(req);
-  } catch {
-    return fail(400, `There was an error parsing the body of your request as JSON ${ctx.detail}`);
-  }
-  ctx.record(req, res, '/v1/messages/count_tokens', body);
-  if (typeof body?.model !== 'string' || !Array.isArray(body.messages) || !body.messages.length) return fail(400, `messages: Field required ${ctx.detail}`);
+  const accepted = await acceptRequest(req, res, ctx, '/v1/messages/count_tokens');
+  if (!accepted) return;
+  const { body } = accepted;
+  if (typeof body?.model !== 'string' || !Array.isArray(body.messages) || !body.messages.length) return sendAnthropicError(res, 400, `messages: Field required ${ctx.detail}`);
   const tools = Array.isArray(body.tools) ? countTokens(JSON.stringify(body.tools).replace(/[{}[\]",:]/g, ' ')) : 0;
   res.writeHead(200, { 'content-type': 'application/json' });
   res.end(JSON.stringify({ input_tokens: countTokens(messageText(body.system)) + promptTokensOf(body.messages) + tools }));
