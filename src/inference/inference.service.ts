@@ -609,14 +609,15 @@ export class InferenceService {
     let failure: UpstreamFailure | null = null;
     sink.startStream();
     try {
-      await eachChunk(response.body, async (chunk) => {
+      await eachChunk(response.body, (chunk) => {
         let out = '';
         for (const event of splitter.push(chunk)) out += stream.push(event);
         if (!saved && stream.done && stream.finalResponse) {
           // Kept before the client reads the end, so its next request can already refer to it.
           saved = true;
-          await answer.save!(stream.finalResponse);
+          return answer.save!(stream.finalResponse).then(() => (out ? sink.write(out) : undefined));
         }
+        // Synchronous unless the client pushes back: a promise per chunk would pause the body every time.
         if (out) return sink.write(out);
       });
     } catch (error) {
