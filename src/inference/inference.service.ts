@@ -279,7 +279,7 @@ export class InferenceService {
     const model = resolveModel(catalog, call.principal, call.endpoint, parsed.canonical.model);
     format.checkCapabilities(parsed, model);
     // What a translating route cannot honour is refused now, before anything is held or sent.
-    for (const route of this.deps.routes.candidates(model.id, call.principal.routeGroup)) {
+    for (const route of this.deps.routes.routesOf(model.id, call.principal.routeGroup)) {
       const kind = PROVIDER_KINDS[route.upstream.kind];
       if (!kind || speaksClientFormat(format, kind, route)) continue;
       kind.check(parsed.canonical);

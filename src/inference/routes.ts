@@ -52,6 +52,11 @@ export class RouteTable {
     return this.upstreams.map((u) => u.id);
   }
 
+  /** Every route serving `model` in `group`, in configuration order (no weighting, no copy: read only). */
+  routesOf(model: string, group: string): readonly RouteCandidate[] {
+    return this.routes.get(routeKey(model, group)) ?? NO_ROUTES;
+  }
+
   /**
    * Upstreams to try for `model` in `group`: one picked by weight, then that upstream's configured
    * fallbacks (in their order) among those serving the model, then the rest by weight. Empty when
@@ -81,6 +86,8 @@ export class RouteTable {
     return order;
   }
 }
+
+const NO_ROUTES: readonly RouteCandidate[] = [];
 
 function routeKey(model: string, group: string): string {
   return `${group}\u0000${model}`;
