@@ -2,7 +2,7 @@ import { Decimal } from 'decimal.js';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http } from '../helpers/clients.js';
-import { anthropicClient, apiAccount, openaiClient, processAdmin, requestId, startInferenceStack, usageEventOf, type ApiAccount, type InferenceStack } from '../helpers/inference.js';
+import { anthropicClient, apiAccount, openaiClient, processAdmin, requestId, startInferenceStack, TRANSLATED_FAMILY_B, usageEventOf, type ApiAccount, type InferenceStack } from '../helpers/inference.js';
 
 /**
  * Responses state as OpenAI keeps it (store, previous_response_id, item_reference, GET/DELETE), on a
@@ -233,4 +233,38 @@ describe('Anthropic to Anthropic: thinking blocks survive in both directions', (
     expect(startUsage!.input_tokens).toBeGreaterThan(0);
     expect(final.usage.input_tokens).toBe(startUsage!.input_tokens);
   });
+});
+
+describe('what a translating route cannot honour is refused before anything is held or sent', () => {
+  it('a Messages field with no chat counterpart (top_k) on a family-b model served by a chat upstream: 422 naming it, nothing sent, nothing billed', async () => {
+    const before = stack.primary.requests.length;
+    const rid = requestId('top-k');
+    const answer = await http(stack.url, 'POST', '/v1/messages', {
+      headers: { 'x-api-key': familyB.key, 'anthropic-version': '2023-06-01', 'x-request-id': rid },
+      body: { model: TRANSLATED_FAMILY_B, max_tokens: 16, top_k: 5, messages: [{ role: 'user', content: 'hi' }] },
+    });
+    expect(answer.status).toBe(422);
+    expect(answer.body.type).toBe('error');
+    expect(JSON.stringify(answer.body.detail)).toContain('top_k');
+    expect(stack.primary.requests.slice(before).filter((r) => r.path !== '/v1/videos' && !r.path.startsWith('/v1/videos/'))).toEqual([]);
+    const [row] = await stack.db.query('select 1 from usage_events where request_id = $1 and amount_usd > 0', [rid]);
+    expect(row).toBeUndefined();
+  });
+
+  it('with the operator setting hostedTools: refuse, a hosted tool on a translated route is a 400 naming it; a native route still serves it', async () => {
+    const strictOperator = await startInferenceStack({}, { nativeResponses: [NATIVE], operator: { inference: { hostedTools: 'refuse' } } });
+    try {
+      const admin = await processAdmin(strictOperator);
+      const account = await apiAccount(strictOperator, admin, '1');
+      const body = (model: string) => ({ model, input: 'Search [sim:words=2]', tools: [{ type: 'web_search' }] });
+      const refused = await http(strictOperator.url, 'POST', '/v1/responses', { headers: { authorization: `Bearer ${account.key}` }, body: body(TRANSLATED) });
+      expect([refused.status, refused.body.error.code]).toEqual([400, 'hosted_tool_not_supported']);
+      expect(refused.body.error.message).toContain('web_search');
+      const native = await http(strictOperator.url, 'POST', '/v1/responses', { headers: { authorization: `Bearer ${account.key}` }, body: body(NATIVE) });
+      expect(native.status).toBe(200);
+      expect(native.body.output.map((item: { type: string }) => item.type)).toContain('web_search_call');
+    } finally {
+      await strictOperator.close();
+    }
+  }, 60_000);
 });

@@ -50,7 +50,7 @@ export const TRANSLATED_FAMILY_B = 'lm-sonnet-5';
  * upstream simulators: `primary` (chosen first) and `backup` (its fallback), each with canary
  * credentials, model names and error texts.
  */
-export async function startInferenceStack(extraEnv: Record<string, string> = {}, options: { nativeResponses?: string[]; strictFields?: boolean } = {}): Promise<InferenceStack> {
+export async function startInferenceStack(extraEnv: Record<string, string> = {}, options: { nativeResponses?: string[]; strictFields?: boolean; operator?: Record<string, unknown> } = {}): Promise<InferenceStack> {
   const tag = randomBytes(6).toString('hex');
   const errorDetail = `CANARY-upstream-internal.example acct_canary_${tag}`;
   const canaryPrimary = `sk-canary-primary-${tag}`;
@@ -88,6 +88,7 @@ export async function startInferenceStack(extraEnv: Record<string, string> = {},
         upstream(anthropicId, primary, 'CANARY_PRIMARY_KEY', 1, [], 'anthropic', ANTHROPIC_SERVED),
         ...(native.length ? [{ ...upstream(nativeId, primary, 'CANARY_PRIMARY_KEY', 1, [], 'openai-compatible', native), nativeResponses: true }] : []),
       ],
+      ...options.operator,
     }),
   );
 
