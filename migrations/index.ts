@@ -11,6 +11,8 @@ import { Migration20261122080000_identity } from './Migration20261122080000_iden
 import { Migration20261122090000_messenger_login } from './Migration20261122090000_messenger_login.js';
 import { Migration20261123000000_announcement_order } from './Migration20261123000000_announcement_order.js';
 import { Migration20261124000000_responses } from './Migration20261124000000_responses.js';
+import { Migration20261124110000_account_concurrency } from './Migration20261124110000_account_concurrency.js';
+import { Migration20261124120000_wallet_epochs } from './Migration20261124120000_wallet_epochs.js';
 
 /**
  * Every migration, in order. Listed explicitly (not globbed from disk) so the same list runs from the
@@ -29,4 +31,6 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122090000_messenger_login', class: Migration20261122090000_messenger_login },
   { name: 'Migration20261123000000_announcement_order', class: Migration20261123000000_announcement_order },
   { name: 'Migration20261124000000_responses', class: Migration20261124000000_responses },
+  { name: 'Migration20261124110000_account_concurrency', class: Migration20261124110000_account_concurrency },
+  { name: 'Migration20261124120000_wallet_epochs', class: Migration20261124120000_wallet_epochs },
 ];

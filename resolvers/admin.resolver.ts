@@ -5,7 +5,7 @@ import type { CatalogModelInput, PricingPlanInput as PricingPlanInputData } from
 import { definedOnly } from './keys.resolver.js';
 import { AdjustBalanceInput, LedgerPosting, TrustedPartner, TrustedPartnerInput } from './types/billing.types.js';
 import { CatalogModel, PricingPlanInput, PricingPlanView } from './types/catalog.types.js';
-import { KeyLimits, KeyLimitsInput } from './types/keys.types.js';
+import { AccountLimits, AccountLimitsInput, KeyLimits, KeyLimitsInput } from './types/keys.types.js';
 
 /** Operator mutations; every one answers FORBIDDEN unless the caller is an admin. */
 @Resolver()
@@ -18,6 +18,11 @@ export class AdminResolver {
   @Mutation(() => KeyLimits, { description: 'Overrides a key’s requests per minute, concurrency or monthly spend cap.' })
   async setKeyLimits(@Ctx() ctx: RequestContext, @Arg('input', () => KeyLimitsInput) input: KeyLimitsInput): Promise<KeyLimits> {
     return ctx.services.keys.setLimits(requireActor(ctx), definedOnly({ ...input }));
+  }
+
+  @Mutation(() => AccountLimits, { description: 'Overrides how many requests an account may have in flight across its keys.' })
+  async setAccountLimits(@Ctx() ctx: RequestContext, @Arg('input', () => AccountLimitsInput) input: AccountLimitsInput): Promise<AccountLimits> {
+    return ctx.services.keys.setAccountLimits(requireActor(ctx), { userId: input.userId, concurrencyLimit: input.concurrencyLimit ?? null });
   }
 
   @Mutation(() => TrustedPartner)

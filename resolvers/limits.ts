@@ -6,6 +6,8 @@ import {
   Kind,
   NoSchemaIntrospectionCustomRule,
   type ArgumentNode,
+  type DocumentNode,
+  type GraphQLSchema,
   type ASTVisitor,
   type FragmentDefinitionNode,
   type GraphQLField,
@@ -21,10 +23,12 @@ import {
 } from 'graphql';
 
 /**
- * Bounds on what one GraphQL document may ask for, checked during validation (before anything runs),
- * the same over HTTP and graphql-ws. Our schema is shallow: a real cabinet query is at most 5 levels
- * deep and a few hundred fields; the limits leave room for that and for GraphiQL's introspection query,
- * and refuse documents built to amplify work (deep fragment nesting, thousands of aliases, long lists).
+ * Bounds on what one GraphQL operation may ask for, checked before anything runs, the same over HTTP and
+ * graphql-ws. Our schema is shallow: a real cabinet query is at most 5 levels deep and a few hundred
+ * fields; the limits leave room for that and for GraphiQL's introspection query, and refuse documents
+ * built to amplify work (deep fragment nesting, thousands of aliases, long lists). Depth is a validation
+ * rule; cost needs the operation's variables (a list's `limit` is often one), so it is checked once the
+ * operation and its variables are known (`operationCostError`).
  */
 export const GRAPHQL_LIMITS = {
   /** Deepest field nesting (the standard introspection query needs 13). */
@@ -33,9 +37,9 @@ export const GRAPHQL_LIMITS = {
   maxCost: 20_000,
   /** A root field starts its own database work (aliases of one would multiply it). */
   rootFieldCost: 25,
-  /** Size assumed for a list whose `limit` argument is absent or a variable (nested lists here are short). */
-  assumedListSize: 10,
-  /** The largest literal `limit` any list accepts. */
+  /** Size assumed for a list without a `limit` argument: the largest default of any list (usage: 50). */
+  assumedListSize: 50,
+  /** The largest `limit` any list accepts (also assumed for a `limit` whose value is not a whole number). */
   maxListSize: 200,
 } as const;
 
@@ -43,14 +47,15 @@ function limitError(message: string, node: OperationDefinitionNode, limit: 'dept
   return new GraphQLError(message, { nodes: [node], extensions: { code: 'GRAPHQL_VALIDATION_FAILED', limit } });
 }
 
+type Variables = Readonly<Record<string, unknown>> | null | undefined;
+
 /**
  * Walks each operation's selections with fragments expanded (a fragment spread inside itself is already
  * refused by graphql's NoFragmentCycles rule, and the depth bound stops the walk in any case).
  */
-function measure(context: ValidationContext, operation: OperationDefinitionNode): { depth: number; cost: number } {
-  const schema = context.getSchema();
+function measure(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, variables: Variables): { depth: number; cost: number } {
   const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of context.getDocument().definitions) {
+  for (const definition of document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
   }
   const root = operation.operation === 'query' ? schema.getQueryType() : operation.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType();
@@ -67,7 +72,8 @@ function measure(context: ValidationContext, operation: OperationDefinitionNode)
         cost += level === 1 ? GRAPHQL_LIMITS.rootFieldCost : multiplier;
         if (!selection.selectionSet) continue;
         // Introspection reads the schema (fixed, finite) and is refused in production: depth-bounded, not costed.
-        const size = multiplier === 0 || isIntrospectionRoot(selection.name.value) ? 0 : field && isListType(getNullableType(field.type)) ? listSize(selection.arguments ?? []) : 1;
+        const size =
+          multiplier === 0 || isIntrospectionRoot(selection.name.value) ? 0 : field && isListType(getNullableType(field.type)) ? listSize(selection.arguments ?? [], operation, variables) : 1;
         visit(selection.selectionSet, field?.type, level + 1, multiplier * size);
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         const typeName = selection.typeCondition?.name.value;
@@ -90,27 +96,48 @@ function introspectionField(name: string): GraphQLField<unknown, unknown> | unde
   return undefined;
 }
 
-/** A literal `limit` bounds the list; otherwise the largest list any field returns is assumed. */
-function listSize(args: readonly ArgumentNode[]): number {
-  const limit = args.find((a) => a.name.value === 'limit');
-  if (limit?.value.kind === Kind.INT) return Math.max(1, Math.min(Number(limit.value.value), GRAPHQL_LIMITS.maxListSize));
-  return GRAPHQL_LIMITS.assumedListSize;
+/**
+ * The list's size from its `limit`: a literal, or the variable's value as sent (its declared default
+ * when not sent); without a `limit`, the largest default; anything else, the largest list accepted.
+ */
+function listSize(args: readonly ArgumentNode[], operation: OperationDefinitionNode, variables: Variables): number {
+  const limit = args.find((a) => a.name.value === 'limit')?.value;
+  if (!limit) return GRAPHQL_LIMITS.assumedListSize;
+  let value: unknown = limit.kind === Kind.INT ? Number(limit.value) : undefined;
+  if (limit.kind === Kind.VARIABLE) {
+    const name = limit.name.value;
+    const sent = variables?.[name];
+    const declared = operation.variableDefinitions?.find((d) => d.variable.name.value === name)?.defaultValue;
+    if (sent !== undefined && sent !== null) value = sent;
+    else if (declared?.kind === Kind.INT) value = Number(declared.value);
+    else return GRAPHQL_LIMITS.assumedListSize; // not given: the field's own default applies
+  }
+  return typeof value === 'number' && Number.isInteger(value) ? Math.max(1, Math.min(value, GRAPHQL_LIMITS.maxListSize)) : GRAPHQL_LIMITS.maxListSize;
 }
 
-/** Refuses operations deeper than `maxDepth` or costlier than `maxCost`, before they run. */
-export const QueryLimitsRule: ValidationRule = (context: ValidationContext): ASTVisitor => ({
+/** Refuses operations deeper than `maxDepth` before they run (cost waits for the variables). */
+export const QueryDepthRule: ValidationRule = (context: ValidationContext): ASTVisitor => ({
   OperationDefinition(operation) {
-    const { depth, cost } = measure(context, operation);
+    const { depth } = measure(context.getSchema(), context.getDocument(), operation, undefined);
     if (depth > GRAPHQL_LIMITS.maxDepth) {
       context.reportError(limitError(`Query is too deep: at most ${GRAPHQL_LIMITS.maxDepth} levels of fields`, operation, 'depth'));
-    } else if (cost > GRAPHQL_LIMITS.maxCost) {
-      context.reportError(limitError(`Query is too costly: at most ${GRAPHQL_LIMITS.maxCost} cost units (a field 1, a root field ${GRAPHQL_LIMITS.rootFieldCost}, each list counted at its limit, ${GRAPHQL_LIMITS.assumedListSize} when none is given)`, operation, 'cost'));
     }
     return false;
   },
 });
 
+/** The error for an operation costlier than `maxCost` with these variables, or null. HTTP and graphql-ws both call it. */
+export function operationCostError(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, variables: Variables): GraphQLError | null {
+  const { cost } = measure(schema, document, operation, variables);
+  if (cost <= GRAPHQL_LIMITS.maxCost) return null;
+  return limitError(
+    `Query is too costly: at most ${GRAPHQL_LIMITS.maxCost} cost units (a field 1, a root field ${GRAPHQL_LIMITS.rootFieldCost}, each list counted at its limit as sent, ${GRAPHQL_LIMITS.assumedListSize} when none is given)`,
+    operation,
+    'cost',
+  );
+}
+
 /** The validation rules added to graphql's own: the limits everywhere, and no introspection in production. */
 export function graphqlValidationRules(production: boolean): ValidationRule[] {
-  return production ? [QueryLimitsRule, NoSchemaIntrospectionCustomRule] : [QueryLimitsRule];
+  return production ? [QueryDepthRule, NoSchemaIntrospectionCustomRule] : [QueryDepthRule];
 }

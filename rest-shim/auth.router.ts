@@ -1,7 +1,13 @@
 import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { readCookie } from '../src/context.js';
 import type { Services } from '../src/services.js';
+import { DomainError } from '../src/shared/errors.js';
+import { constantTimeEqual } from '../src/shared/ids.js';
 import { accountJson, accountSummaryJson, messengerLinksJson, messengerLinkStatusJson, transactionJson } from './mappers.js';
 import { authed, from, handle } from './handler.js';
+
+/** The cookie binding a messenger sign-in to the browser that started it. */
+const MESSENGER_LOGIN_COOKIE = 'baikal_messenger_login';
 
 /** SPEC.md 4.1, the account slice. */
 export function authRouter(): Router {
@@ -79,14 +85,24 @@ export function authRouter(): Router {
   }));
 
   // Signing in with the messenger (no session needed): start, the bot confirms on its webhook, the browser polls callback.
-  router.get('/messenger/start', handle(async (ctx, _req, res) => {
-    const started = await ctx.services.identity.startMessengerLogin();
+  // The sign-in is bound to the browser that started it (login CSRF: a link to the callback with someone
+  // else's confirmed token must not sign a victim's browser into that account): start sets a cookie holding
+  // the token, sent only by same-site requests to these paths, and the callback requires it.
+  router.get('/messenger/start', handle(async (ctx, req, res) => {
+    const started = await ctx.services.identity.startMessengerLogin(ctx.caller);
+    res.cookie(MESSENGER_LOGIN_COOKIE, started.token, { httpOnly: true, sameSite: 'strict', secure: req.secure, path: '/auth/messenger', expires: started.expiresAt });
     res.json({ token: started.token, bot_url: started.botUrl, expires_at: started.expiresAt.toISOString() });
   }));
 
   router.get('/messenger/callback', handle(async (ctx, req, res) => {
     const token = typeof req.query.token === 'string' ? req.query.token : undefined;
+    const bound = readCookie(req.headers.cookie, MESSENGER_LOGIN_COOKIE);
+    // A malformed token is the service's 422; a well-formed one must be this browser's own.
+    if (token && token.length >= 32 && token.length <= 256 && !(bound && constantTimeEqual(bound, token))) {
+      throw new DomainError('forbidden', 'Finish signing in in the browser that started it', { reason: 'login_not_bound' });
+    }
     const signedIn = await from('query', () => ctx.services.accounts.signInWithMessenger(ctx.caller, { token: token as string }));
+    res.clearCookie(MESSENGER_LOGIN_COOKIE, { path: '/auth/messenger' });
     ctx.sessionCookie.set(signedIn.sessionToken, signedIn.expiresAt);
     res.setHeader('x-session-token', signedIn.sessionToken);
     res.status(200).json(accountJson(signedIn.account));

@@ -6,11 +6,9 @@ import { expressMiddleware } from '@as-integrations/express5';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { useServer } from 'graphql-ws/use/ws';
-import { WebSocketServer } from 'ws';
-import { specifiedRules, validate } from 'graphql';
+import { GraphQLError } from 'graphql';
 import { formatGraphQLError } from '../resolvers/errors.js';
-import { graphqlValidationRules } from '../resolvers/limits.js';
+import { graphqlValidationRules, operationCostError } from '../resolvers/limits.js';
 import { buildGraphQLSchema } from '../resolvers/schema.js';
 import { cabinetRouter, checkoutWebhook, errorHandler, healthRouter } from '../rest-shim/index.js';
 import { messengerWebhook } from '../rest-shim/auth.router.js';
@@ -18,10 +16,9 @@ import { v1Router } from '../rest-shim/v1/router.js';
 import { inferenceEndpoints } from '../rest-shim/v1/inference-endpoints.js';
 import { logRequest } from '../rest-shim/request-log.js';
 import type { Config } from './config.js';
+import { serveGraphqlWs } from './graphql-ws.js';
 import {
   createRequestContext,
-  isCrossSiteWrite,
-  readCookie,
   resolveHttpActor,
   sessionCookieName,
   type RequestContext,
@@ -29,9 +26,9 @@ import {
 } from './context.js';
 import { requireMigrated, type Readiness } from './readiness.js';
 import type { Services } from './services.js';
-import type { Actor } from './shared/actor.js';
 import { DomainError } from './shared/errors.js';
-import { constantTimeEqual, requestIdFrom } from './shared/ids.js';
+import { constantTimeEqual } from './shared/ids.js';
+import { assertJsonDepth, jsonNestsDeeper, tooDeepError } from './shared/json-depth.js';
 import { requestScope, type Logger } from './shared/logging.js';
 import type { PubSub } from './shared/pubsub.js';
 import { appRouter } from './trpc/router.js';
@@ -59,7 +56,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   const { config, log, services, readiness } = deps;
   const startedAt = new Date();
   const app = express();
-  const inference = inferenceEndpoints(services, readiness, log);
+  const inference = inferenceEndpoints(services, readiness, log, config.streamWriteTimeoutMs);
   // node enforces the two timeouts below on a timer: every second, so a slow client is cut close to its bound.
   const server = createServer({ connectionsCheckingInterval: 1_000 }, (req, res) => {
     // Every answer is data, never something a browser should sniff into a script or a page.
@@ -119,43 +116,9 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   // GraphQL over HTTP and over graphql-ws share one schema.
   const schema = await buildGraphQLSchema(deps.pubsub);
   const formatError = formatGraphQLError(log);
-  const wsServer = new WebSocketServer({ server, path: '/graphql' });
-  const wsActors = new WeakMap<object, Actor | null>();
   const production = config.nodeEnv === 'production';
   const validationRules = graphqlValidationRules(production);
-  const wsCleanup = useServer(
-    {
-      schema,
-      // graphql-ws runs queries and mutations too: the same limits, and no introspection in production.
-      validate: (wsSchema, document) => validate(wsSchema, document, [...specifiedRules, ...validationRules]),
-      onConnect: async (ctx) => {
-        const actor = await websocketActor(ctx.extra.request, ctx.connectionParams, config, services);
-        if (actor === 'refused') return false;
-        wsActors.set(ctx.extra, actor);
-        return true;
-      },
-      // The same error formatting as GraphQL over HTTP: stable codes, nothing internal.
-      onNext: (_ctx, _id, _payload, _args, result) =>
-        result.errors ? { ...result, errors: result.errors.map((error) => formatError(error.toJSON(), error)) } : undefined,
-      // Errors before execution (parse, validation, limits) are the client's own and say what was wrong.
-      onError: (_ctx, _id, _payload, errors) =>
-        errors.map((error) => (error.originalError ? formatError(error.toJSON(), error) : { message: error.message, locations: error.locations, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })),
-      context: (ctx): RequestContext => {
-        const requestId = requestIdFrom(undefined);
-        const actor = wsActors.get(ctx.extra) ?? null;
-        return createRequestContext(deps.orm, services, {
-          requestId,
-          log: log.child({ requestId, transport: 'graphql-ws' }),
-          actor,
-          authVia: actor ? 'connection' : null,
-          authProblem: null,
-          caller: { clientAddress: ctx.extra.request.socket.remoteAddress ?? null, userAgent: ctx.extra.request.headers['user-agent'] ?? null },
-          sessionCookie: { set: () => undefined, clear: () => undefined },
-        });
-      },
-    },
-    wsServer,
-  );
+  const graphqlWs = serveGraphqlWs({ server, schema, validationRules, formatError, config, services, pubsub: deps.pubsub, orm: deps.orm, log, clientAddressOf: (request) => clientAddressOf(app, request) });
 
   const apollo = new ApolloServer<RequestContext>({
     schema,
@@ -167,12 +130,26 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
     allowBatchedHttpRequests: false,
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer: server, stopGracePeriodMillis: config.shutdownGraceMs }),
-      { serverWillStart: async () => ({ drainServer: async () => wsCleanup.dispose() }) },
+      { serverWillStart: async () => ({ drainServer: async () => graphqlWs.dispose() }) },
+      // Cost needs the variables (a list's `limit` is often one): checked once the operation is known, before it runs.
+      {
+        requestDidStart: async () => ({
+          didResolveOperation: async ({ schema: operationSchema, document, operation, request }) => {
+            const error = operation && operationCostError(operationSchema, document, operation, request.variables);
+            if (error) throw new GraphQLError(error.message, { nodes: error.nodes, extensions: { ...error.extensions, http: { status: 400 } } });
+          },
+        }),
+      },
     ],
   });
   await apollo.start();
 
-  const parseJson = express.json({ limit: BODY_LIMIT, strict: false });
+  // JSON nested past MAX_JSON_DEPTH is refused before it is parsed (422 with its location), on every surface.
+  const parseJson = express.json({ limit: BODY_LIMIT, strict: false, verify: (_req, _res, bytes) => assertJsonDepth(bytes) });
+  const rawJsonDepth = (req: Request, _res: Response, next: NextFunction) => {
+    if (Buffer.isBuffer(req.body) && jsonNestsDeeper(req.body)) return next(tooDeepError(req.body));
+    next();
+  };
   // PostgreSQL text cannot hold NUL: refuse it where it arrives, with its location, instead of failing at the database.
   const json = (req: Request, res: Response, next: NextFunction) =>
     parseJson(req, res, (error?: unknown) => {
@@ -192,9 +169,9 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   };
   app.use('/trpc', json, withContext, neutralHost, createExpressMiddleware({ router: appRouter, createContext: ({ res }) => res.locals.ctx as RequestContext }));
   // The checkout webhook is signed over its raw bytes: it must see the body before any JSON parser.
-  app.post('/payments/webhooks/checkout', express.raw({ type: () => true, limit: '1mb' }), checkoutWebhook(services));
+  app.post('/payments/webhooks/checkout', express.raw({ type: () => true, limit: '1mb' }), rawJsonDepth, checkoutWebhook(services));
   // The messenger bot's webhook, likewise signed over its raw bytes.
-  app.post('/auth/messenger/webhook', express.raw({ type: () => true, limit: '64kb' }), messengerWebhook(services));
+  app.post('/auth/messenger/webhook', express.raw({ type: () => true, limit: '64kb' }), rawJsonDepth, messengerWebhook(services));
   app.use(json, withContext, cabinetRouter());
 
   app.use((_req, res) => {
@@ -283,26 +260,9 @@ function httpSessionCookie(res: Response, config: Config): SessionCookie {
   };
 }
 
-/**
- * graphql-ws clients authenticate with `connectionParams.sessionToken` (or `authorization: "Bearer …"`);
- * browsers may instead rely on the session cookie, but only from our own origin. A presented but
- * invalid credential refuses the connection; none gives an anonymous one.
- */
-async function websocketActor(
-  request: IncomingMessage,
-  params: Record<string, unknown> | undefined,
-  config: Config,
-  services: Services,
-): Promise<Actor | null | 'refused'> {
-  const authorization = typeof params?.authorization === 'string' ? params.authorization : undefined;
-  const token =
-    (typeof params?.sessionToken === 'string' ? params.sessionToken : undefined) ??
-    authorization?.match(/^Bearer\s+(\S+)$/i)?.[1] ??
-    null;
-  if (token) return (await services.accounts.authenticate(token)) ?? 'refused';
-  const cookieToken = readCookie(request.headers.cookie, sessionCookieName(config));
-  if (!cookieToken) return null;
-  // A websocket upgrade is a GET, so check the origin explicitly: cross-site websocket hijacking.
-  if (isCrossSiteWrite('POST', request.headers)) return 'refused';
-  return (await services.accounts.authenticate(cookieToken)) ?? 'refused';
+/** A request's client address as express computes it for `req.ip` (honouring `trust proxy`), for requests express never saw (websocket upgrades). */
+function clientAddressOf(app: express.Express, request: IncomingMessage): string {
+  const view = Object.create(app.request) as Request;
+  Object.assign(view, { app, headers: request.headers, socket: request.socket, connection: request.socket });
+  return view.ip ?? request.socket.remoteAddress ?? 'unknown';
 }

@@ -2,7 +2,10 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Config } from './config.js';
 import { migrate, openDatabase } from './db/database.js';
 import { serveClusterMetrics } from './metrics.js';
-import type { Logger } from './shared/logging.js';
+import { exitAfterFlush, type Logger } from './shared/logging.js';
+
+/** How long past SHUTDOWN_GRACE_SECONDS a stop may take before a process is ended anyway. */
+export const STOP_MARGIN_MS = 2_000;
 
 
 /**
@@ -40,13 +43,17 @@ export async function runCluster(config: Config, log: Logger): Promise<void> {
     const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w);
     const exited = workers.map((worker) => new Promise<void>((resolve) => (worker.isDead() ? resolve() : worker.once('exit', () => resolve()))));
     for (const worker of workers) worker.process.kill('SIGTERM');
+    // Each worker ends itself shortly after the grace period; one that does not is killed a little later.
+    setTimeout(() => {
+      for (const worker of workers) if (!worker.isDead()) worker.process.kill('SIGKILL');
+    }, config.shutdownGraceMs + 2 * STOP_MARGIN_MS).unref();
     void Promise.all(exited)
       .then(() => database.close())
       .then(
-        () => process.exit(0),
+        () => exitAfterFlush(log, 0),
         (error: unknown) => {
           log.error({ err: error }, 'cluster shutdown failed');
-          process.exit(1);
+          exitAfterFlush(log, 1);
         },
       );
   };

@@ -31,6 +31,10 @@ const envSchema = z.object({
   WORKERS: optionalString.pipe(z.string().regex(/^[1-9][0-9]{0,2}$/, 'must be a whole number from 1 to 999').transform(Number).optional()),
   /** How long a concurrency slot outlives a process that died holding it (shared limits only). */
   SLOT_LEASE_SECONDS: z.coerce.number().min(0.3).max(600).default(15),
+  /** Requests in flight per account, across its keys (an admin may set another per account). SPEC.md's per-key and global limits stay. */
+  ACCOUNT_CONCURRENCY_LIMIT: z.coerce.number().int().positive().max(100_000).default(16),
+  /** A client that accepts no bytes of its stream for this long is cut, billed for what was delivered, its slot freed. */
+  STREAM_WRITE_TIMEOUT_SECONDS: z.coerce.number().positive().max(3_600).default(30),
   /** Bearer token for GET /metrics (Prometheus); unset: /metrics answers 404. */
   METRICS_TOKEN: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
   DATA_DIR: z.string().min(1).default('./.data'),
@@ -55,6 +59,12 @@ const envSchema = z.object({
   LOGIN_MAX_ATTEMPTS_PER_ADDRESS: z.coerce.number().int().positive().default(30),
   LOGIN_THROTTLE_WINDOW_SECONDS: z.coerce.number().int().positive().default(15 * 60),
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().positive().default(15),
+  /** graphql-ws: open sockets per account and per client address (each process), and how long they may sit. */
+  WS_MAX_PER_ACCOUNT: z.coerce.number().int().positive().default(20),
+  WS_MAX_PER_ADDRESS: z.coerce.number().int().positive().default(50),
+  WS_ANONYMOUS_SUBSCRIBE_SECONDS: z.coerce.number().positive().max(3_600).default(10),
+  WS_IDLE_SECONDS: z.coerce.number().positive().max(86_400).default(600),
+  WS_SESSION_RECHECK_SECONDS: z.coerce.number().positive().max(3_600).default(30),
   /** Slow-loris bounds: a client must send its headers, and then its whole request, within these. */
   HTTP_HEADERS_TIMEOUT_SECONDS: z.coerce.number().positive().max(3_600).default(20),
   HTTP_REQUEST_TIMEOUT_SECONDS: z.coerce.number().positive().max(3_600).default(120),
@@ -121,6 +131,8 @@ export interface Config {
   /** Worker processes; more than one only with Redis (checked at load). */
   workers: number;
   slotLeaseMs: number;
+  accountConcurrencyLimit: number;
+  streamWriteTimeoutMs: number;
   /** Never logged, never shown. */
   metricsToken?: string;
   dataDir: string;
@@ -132,6 +144,8 @@ export interface Config {
   session: { idleMs: number; absoluteMs: number };
   loginThrottle: { maxFailuresPerAccount: number; maxAttemptsPerAddress: number; windowMs: number };
   shutdownGraceMs: number;
+  /** graphql-ws limits (see src/graphql-ws.ts). */
+  websocket: { maxPerAccount: number; maxPerAddress: number; anonymousSubscribeMs: number; idleMs: number; sessionRecheckMs: number };
   /** node:http's headersTimeout and requestTimeout (the first never above the second). */
   httpTimeouts: { headersMs: number; requestMs: number };
   video: { workers: number; pollMs: number; leaseMs: number; deadlineMs: number };
@@ -227,6 +241,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisPrefix: e.REDIS_PREFIX,
     workers,
     slotLeaseMs: Math.round(e.SLOT_LEASE_SECONDS * 1000),
+    accountConcurrencyLimit: e.ACCOUNT_CONCURRENCY_LIMIT,
+    streamWriteTimeoutMs: Math.round(e.STREAM_WRITE_TIMEOUT_SECONDS * 1000),
     metricsToken: e.METRICS_TOKEN,
     dataDir: path.resolve(e.DATA_DIR),
     nodeEnv: e.NODE_ENV,
@@ -241,6 +257,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       windowMs: e.LOGIN_THROTTLE_WINDOW_SECONDS * 1000,
     },
     shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,
+    websocket: {
+      maxPerAccount: e.WS_MAX_PER_ACCOUNT,
+      maxPerAddress: e.WS_MAX_PER_ADDRESS,
+      anonymousSubscribeMs: e.WS_ANONYMOUS_SUBSCRIBE_SECONDS * 1000,
+      idleMs: e.WS_IDLE_SECONDS * 1000,
+      sessionRecheckMs: e.WS_SESSION_RECHECK_SECONDS * 1000,
+    },
     httpTimeouts: { headersMs: Math.min(e.HTTP_HEADERS_TIMEOUT_SECONDS, e.HTTP_REQUEST_TIMEOUT_SECONDS) * 1000, requestMs: e.HTTP_REQUEST_TIMEOUT_SECONDS * 1000 },
     video: { workers: e.VIDEO_WORKERS, pollMs: e.VIDEO_POLL_MS, leaseMs: e.VIDEO_LEASE_MS, deadlineMs: e.VIDEO_DEADLINE_MINUTES * 60_000 },
     status: { probeIntervalMs: Math.round(e.STATUS_PROBE_SECONDS * 1000), probeTimeoutMs: e.STATUS_PROBE_TIMEOUT_MS },

@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { loadConfigOrExit } from './config.js';
-import { createLogger } from './shared/logging.js';
+import { createLogger, exitAfterFlush } from './shared/logging.js';
 import cluster from 'node:cluster';
-import { runCluster } from './cluster.js';
+import { runCluster, STOP_MARGIN_MS } from './cluster.js';
 import { startGateway, type RunningGateway } from './server.js';
 
 async function main(): Promise<void> {
@@ -14,7 +14,7 @@ async function main(): Promise<void> {
       await runCluster(config, log);
     } catch (error) {
       log.fatal({ err: error }, 'failed to start');
-      process.exit(1);
+      exitAfterFlush(log, 1);
     }
     return;
   }
@@ -29,14 +29,19 @@ async function main(): Promise<void> {
     shuttingDown = true;
     log.info({ signal }, 'shutting down: draining requests');
     const started = Date.now();
+    // Whatever holds the drain up, the stop ends shortly after the grace period.
+    setTimeout(() => {
+      log.error({ ms: Date.now() - started }, 'shutdown did not finish within the grace period: exiting');
+      exitAfterFlush(log, 1);
+    }, config.shutdownGraceMs + STOP_MARGIN_MS).unref();
     (running?.stop() ?? Promise.resolve()).then(
       () => {
         log.info({ ms: Date.now() - started }, 'shutdown complete');
-        process.exit(0);
+        exitAfterFlush(log, 0);
       },
       (error: unknown) => {
         log.error({ err: error }, 'shutdown failed');
-        process.exit(1);
+        exitAfterFlush(log, 1);
       },
     );
   };
@@ -47,7 +52,7 @@ async function main(): Promise<void> {
     running = await startGateway(config, log);
   } catch (error) {
     log.fatal({ err: error }, 'failed to start');
-    process.exit(1);
+    return exitAfterFlush(log, 1);
   }
   if (shuttingDown) await running.stop();
 }

@@ -96,17 +96,17 @@ export async function startGateway(config: Config, log: Logger, clock: Clock = s
   const paymentsSweeper = setInterval(() => {
     services.payments.sweep().catch((error: unknown) => log.warn({ err: error }, 'payments sweep failed'));
   }, 30_000).unref();
-  // Expired stored responses are already invisible; the purge only reclaims their space. Once at start
+  // Expired stored responses and messenger links are already invisible; the purge only reclaims their space. Once at start
   // (not awaited: start-up does not wait on it), then hourly. Several processes purging at once skip each other's rows.
   let purging: Promise<unknown> | null = null;
-  const purgeResponses = () => {
-    purging ??= services.responses
-      .purgeExpired()
-      .catch((error: unknown) => log.warn({ err: error }, 'stored responses purge failed'))
-      .finally(() => (purging = null));
+  const purgeExpiredRows = () => {
+    purging ??= Promise.all([
+      services.responses.purgeExpired().catch((error: unknown) => log.warn({ err: error }, 'stored responses purge failed')),
+      services.identity.purgeExpiredLinks().catch((error: unknown) => log.warn({ err: error }, 'messenger links purge failed')),
+    ]).finally(() => (purging = null));
   };
-  purgeResponses();
-  const responsesSweeper = setInterval(purgeResponses, RESPONSES_PURGE_MS).unref();
+  purgeExpiredRows();
+  const responsesSweeper = setInterval(purgeExpiredRows, RESPONSES_PURGE_MS).unref();
   const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
   log.info({ port: address.port, host: address.address, url }, `Baikal gateway ready on ${url}`);
 

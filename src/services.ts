@@ -7,7 +7,7 @@ import { SharedWallets } from './billing/shared-wallets.js';
 import { CatalogService } from './catalog/catalog.service.js';
 import { InferenceService } from './inference/inference.service.js';
 import { CountTokensService } from './inference/count-tokens.js';
-import { Limiter, type RequestLimiter } from './inference/limits.js';
+import { DEFAULT_LIMITS, Limiter, type RequestLimiter } from './inference/limits.js';
 import { SharedLimiter } from './inference/shared-limits.js';
 import { RouteTable } from './inference/routes.js';
 import { UpstreamClient } from './inference/upstream-client.js';
@@ -67,7 +67,8 @@ export function createServices(deps: ServiceDeps): Services {
   const identity = new IdentityService(deps);
   const accounts = new AccountsService({ ...deps, identity });
   const wallets = deps.shared ? new SharedWallets({ orm: deps.orm, shared: deps.shared, log: deps.log, leaseMs: deps.config.slotLeaseMs }) : new Wallets(deps);
-  const limiter = deps.shared ? new SharedLimiter(deps.shared, deps.log, { leaseMs: deps.config.slotLeaseMs }) : new Limiter();
+  const baselines = { ...DEFAULT_LIMITS, concurrentPerAccount: deps.config.accountConcurrencyLimit };
+  const limiter = deps.shared ? new SharedLimiter(deps.shared, deps.log, { leaseMs: deps.config.slotLeaseMs, baselines }) : new Limiter(baselines);
   const metrics = new Metrics({
     activeHolds: () => wallets.activeHolds,
     concurrencySlots: () => limiter.inFlightTotal,

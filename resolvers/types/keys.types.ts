@@ -88,3 +88,21 @@ export class KeyLimitsInput {
   @Field(() => String, { nullable: true, description: 'USD per month; null removes the cap.' })
   monthlySpendCap?: string | null;
 }
+
+@ObjectType({ description: 'An account’s own limits across its keys (admin view).' })
+export class AccountLimits {
+  @Field(() => ID)
+  userId!: string;
+
+  @Field(() => Int, { nullable: true, description: 'Requests in flight across the account’s keys; null: the gateway’s ACCOUNT_CONCURRENCY_LIMIT.' })
+  concurrencyLimit!: number | null;
+}
+
+@InputType()
+export class AccountLimitsInput {
+  @Field(() => ID)
+  userId!: string;
+
+  @Field(() => Int, { nullable: true, description: 'Requests in flight across the account’s keys; null restores the baseline.' })
+  concurrencyLimit!: number | null;
+}

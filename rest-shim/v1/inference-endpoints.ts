@@ -6,6 +6,7 @@ import type { InferenceCall, ResponseSink } from '../../src/inference/inference.
 import { notServing, type Readiness } from '../../src/readiness.js';
 import type { Services } from '../../src/services.js';
 import { DomainError } from '../../src/shared/errors.js';
+import { assertJsonDepth } from '../../src/shared/json-depth.js';
 import { requestScope, type Logger } from '../../src/shared/logging.js';
 import { logRequest } from '../request-log.js';
 import { requireKey, requireMessagesKey, headerOf } from './auth.js';
@@ -50,7 +51,7 @@ const INFERENCE = new Map<string, InferenceRoute>(
  * the other middleware a per-request budget of a few hundred microseconds cannot afford. Returns
  * false for any other request, which express then serves.
  */
-export function inferenceEndpoints(services: Services, readiness: Readiness, log: Logger): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function inferenceEndpoints(services: Services, readiness: Readiness, log: Logger, writeTimeoutMs: number): (req: IncomingMessage, res: ServerResponse) => boolean {
   return (req, res) => {
     if (req.method !== 'POST') return false;
     const route = INFERENCE.get(routePath(req.url ?? ''));
@@ -72,7 +73,7 @@ export function inferenceEndpoints(services: Services, readiness: Readiness, log
         // The key is checked before the body is read, so an unauthenticated caller cannot make us read 25 MiB.
         const principal = messages ? await requireMessagesKey(req, services.keys) : await requireKey(req, services.keys);
         body = await readJsonBody(req);
-        sink = responseSink(req, res);
+        sink = responseSink(req, res, writeTimeoutMs);
         try {
           const anthropicBeta = messages ? betaFlagsOf(req) : undefined;
           await route.run(services, { principal, requestId, endpoint: route.endpoint, clientSurface: route.clientSurface, ...(anthropicBeta ? { anthropicBeta } : {}) }, body, sink);
@@ -153,7 +154,7 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
     if (!decoder) throw new DomainError('bad_request', `Unsupported content encoding ${JSON.stringify(encoding)}`, { reason: 'unsupported_content_encoding' });
     source = req.pipe(decoder());
   }
-  const text = await new Promise<string>((resolve, reject) => {
+  const bytes = await new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const fail = (error: DomainError) => {
@@ -166,11 +167,13 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
       if (size > V1_BODY_LIMIT_BYTES) return fail(tooLarge());
       chunks.push(chunk);
     });
-    source.on('end', () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8')));
+    source.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
     source.on('error', () => fail(new DomainError('bad_request', 'The request body could not be read', { reason: 'unreadable_body' })));
     req.on('aborted', () => fail(new DomainError('bad_request', 'The request body could not be read', { reason: 'unreadable_body' })));
   });
+  const text = bytes.toString('utf8');
   if (text.trim() === '') return {};
+  assertJsonDepth(bytes);
   try {
     return JSON.parse(text);
   } catch (error) {

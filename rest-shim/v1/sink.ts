@@ -3,8 +3,13 @@ import type { ResponseSink } from '../../src/inference/inference.service.js';
 import { Cancellation } from '../../src/shared/cancellation.js';
 import { sendJson } from './errors.js';
 
-/** A node response as the inference service's sink: JSON, or SSE written with backpressure. */
-export function responseSink(req: IncomingMessage, res: ServerResponse): ResponseSink {
+/**
+ * A node response as the inference service's sink: JSON, or SSE written with backpressure. A client
+ * that accepts no bytes for `writeTimeoutMs` while a write waits is cut: its request ends as a client
+ * disconnect (billed for what was delivered) and its slot is freed, instead of holding both for as long
+ * as it does not read.
+ */
+export function responseSink(req: IncomingMessage, res: ServerResponse, writeTimeoutMs: number): ResponseSink {
   const gone = new Cancellation();
   // `close` before the response finished means the client went away (disconnect or abort).
   res.on('close', () => {
@@ -33,7 +38,9 @@ export function responseSink(req: IncomingMessage, res: ServerResponse): Respons
       sink.firstByteAt ??= performance.now();
       if (res.destroyed || res.writableEnded || res.write(text)) return;
       return new Promise<void>((resolve) => {
+        const stalled = setTimeout(() => res.destroy(), writeTimeoutMs);
         const done = () => {
+          clearTimeout(stalled);
           res.off('drain', done);
           res.off('close', done);
           resolve();

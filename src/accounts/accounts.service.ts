@@ -126,16 +126,19 @@ export class AccountsService {
 
   async login(caller: Caller, raw: LoginInput): Promise<SignedIn> {
     const input = parseInput(loginInput, raw);
-    const accountKey = input.login.toLowerCase();
-    const addressKey = caller.clientAddress ?? 'unknown';
-    // Both counted before the password is checked, so parallel guesses cannot all pass one check.
-    const wait = Math.max(await this.attemptsByAddress.take(addressKey), await this.failuresByAccount.take(accountKey));
-    if (wait > 0) {
-      throw new DomainError('rate_limited', 'Too many sign-in attempts; try again later', { retryAfterSeconds: wait, reason: 'login_throttled' });
-    }
+    const login = input.login.toLowerCase();
+    const throttled = (wait: number) => new DomainError('rate_limited', 'Too many sign-in attempts; try again later', { retryAfterSeconds: wait, reason: 'login_throttled' });
+    // The address is counted first (it bounds the work an address can cause, the look-up included).
+    const addressWait = await this.attemptsByAddress.take(caller.clientAddress ?? 'unknown');
+    if (addressWait > 0) throw throttled(addressWait);
 
     const em = this.em();
-    const user = await this.findUserByLogin(em, accountKey);
+    const user = await this.findUserByLogin(em, login);
+    // Keyed on the account once resolved, so its username and its e-mail share one budget; counted before
+    // the password is checked, so parallel guesses cannot all pass one check.
+    const accountKey = user ? `user:${user.id}` : `login:${login}`;
+    const accountWait = await this.failuresByAccount.take(accountKey);
+    if (accountWait > 0) throw throttled(accountWait);
     const valid = user?.passwordHash ? await verifyPassword(user.passwordHash, input.password) : await verifyDecoy(input.password);
     if (!user || !valid) {
       this.deps.log.info({ reason: user ? 'wrong_password' : 'unknown_login' }, 'sign-in refused');
@@ -180,13 +183,25 @@ export class AccountsService {
   /** Resolves a session token to its actor, or null when unknown, revoked or expired. */
   async authenticate(sessionToken: string): Promise<Actor | null> {
     if (!sessionToken.startsWith(SESSION_TOKEN_PREFIX) || sessionToken.length > 128) return null;
+    return this.liveSession('s.token_hash = ?', sha256Hex(sessionToken));
+  }
+
+  /**
+   * The session's actor if it is valid now (not revoked, not expired, not idle), else null. For
+   * connections that outlive one request (graphql-ws): each operation runs as a session valid now.
+   */
+  async sessionActor(sessionId: string): Promise<Actor | null> {
+    return this.liveSession('s.id = ?', sessionId);
+  }
+
+  private async liveSession(where: 's.token_hash = ?' | 's.id = ?', value: string): Promise<Actor | null> {
     const em = this.em();
     const now = this.deps.clock.now();
     const rows = await em.execute<{ id: string; user_id: string; is_admin: boolean; last_seen_at: Date; expires_at: Date }[]>(
       `select s.id, s.user_id, u.is_admin, s.last_seen_at, s.expires_at
          from sessions s join users u on u.id = s.user_id
-        where s.token_hash = ? and s.revoked_at is null`,
-      [sha256Hex(sessionToken)],
+        where ${where} and s.revoked_at is null`,
+      [value],
     );
     const row = rows[0];
     if (!row) return null;

@@ -3,12 +3,13 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
 import { Mailer } from '../mail/mailer.js';
 import { templates, type MailLanguage } from '../mail/templates.js';
-import type { Actor } from '../shared/actor.js';
+import type { Actor, Caller } from '../shared/actor.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
 import { constantTimeEqual, newId, randomSecret, sha256Hex } from '../shared/ids.js';
 import type { Logger } from '../shared/logging.js';
-import { WindowCounter } from '../shared/throttle.js';
+import type { SharedState } from '../shared/redis.js';
+import { attemptCounter, WindowCounter, type AttemptCounter } from '../shared/throttle.js';
 import { parseInput } from '../shared/validation.js';
 import {
   emailLinkConfirmInput,
@@ -93,7 +94,12 @@ export interface IdentityDeps {
   config: Config;
   clock: Clock;
   log: Logger;
+  /** Set with REDIS_URL: the messenger sign-in throttle counts across every gateway process. */
+  shared?: SharedState;
 }
+
+/** Messenger link rows are kept this long past their expiry (a late status poll still gets `expired`), then purged. */
+export const MESSENGER_LINK_RETENTION_MS = 24 * 3_600_000;
 
 /** A 6-digit code from the CSPRNG. */
 /** Sign-in tokens reach the bot as `/start login_<token>`. */
@@ -129,10 +135,14 @@ export class IdentityService {
   readonly mailer: Mailer;
   private readonly cooldown: WindowCounter;
   private readonly hourly: WindowCounter;
+  /** Unauthenticated messenger sign-in starts per client address (each writes a row). */
+  private readonly loginStartsByAddress: AttemptCounter;
 
   constructor(private readonly deps: IdentityDeps) {
     this.mailer = new Mailer(deps);
     const now = () => deps.clock.now().getTime();
+    const { maxAttemptsPerAddress, windowMs } = deps.config.loginThrottle;
+    this.loginStartsByAddress = attemptCounter(deps.shared, 'messenger-start', maxAttemptsPerAddress, windowMs, now);
     this.cooldown = new WindowCounter(1, Math.max(1, deps.config.mail.cooldownMs), now);
     this.hourly = new WindowCounter(deps.config.mail.maxPerHour, 3_600_000, now);
   }
@@ -347,8 +357,10 @@ export class IdentityService {
   // ---- signing in with the messenger ----
 
   /** No session needed: a short-lived sign-in token the bot confirms (`/start login_<token>`), hashed at rest. */
-  async startMessengerLogin(): Promise<MessengerLinkStartView> {
+  async startMessengerLogin(caller: Caller): Promise<MessengerLinkStartView> {
     const m = this.messengerConfig();
+    const wait = await this.loginStartsByAddress.take(caller.clientAddress ?? 'unknown');
+    if (wait > 0) throw new DomainError('rate_limited', 'Too many sign-in attempts; try again later', { retryAfterSeconds: wait, reason: 'login_throttled' });
     const token = randomSecret(32);
     const expiresAt = new Date(this.deps.clock.now().getTime() + m.tokenTtlMs);
     await this.em().execute("insert into messenger_links (id, token_hash, initiated_by, expires_at) values (?, ?, 'login', ?)", [newId(), sha256Hex(token), expiresAt]);
@@ -406,6 +418,14 @@ export class IdentityService {
       if (raced) return { userId: raced.id, created: false };
     }
     throw new Error('no unique username could be derived for a messenger sign-in');
+  }
+
+  /** Deletes messenger link rows expired for longer than MESSENGER_LINK_RETENTION_MS; answers how many. */
+  async purgeExpiredLinks(): Promise<number> {
+    const before = new Date(this.deps.clock.now().getTime() - MESSENGER_LINK_RETENTION_MS);
+    const rows = await this.em().execute<{ id: string }[]>('delete from messenger_links where expires_at < ? returning id', [before]);
+    if (rows.length) this.deps.log.info({ purged: rows.length }, 'expired messenger links purged');
+    return rows.length;
   }
 
   /** Bot-initiated: the signed-in user confirms the token the bot gave them. */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Decimal } from 'decimal.js';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { DomainError } from '../shared/errors.js';
@@ -47,11 +48,28 @@ end
 `;
 
 /**
- * KEYS: account, key spend. ARGV: hold id, amount, key id ('' none), cap ('' none), ttl ms, month, idle ttl.
- * Returns {0} held, {1} insufficient balance, {2} spend cap, {-1} account not cached, {-2} key not cached.
+ * Shared by the scripts that admit or read money: the wallet epoch this process joined must be the
+ * current one, and past its re-assertion window (see the class comment). Returns nil when it is.
  */
-const RESERVE = `${READ_ACCOUNT}
-if redis.call('EXISTS', KEYS[1]) == 0 then return {-1} end
+const CHECK_EPOCH = `
+local function epoch_problem(epochKey, known, now)
+  local current = redis.call('GET', epochKey)
+  if not current or current ~= known then return {-3} end
+  local readyAt = tonumber(string.match(current, '|(%d+)$'))
+  if readyAt and now < readyAt then return {-4, readyAt - now} end
+  return nil
+end
+`;
+
+/**
+ * KEYS: account, key spend, epoch. ARGV: hold id, amount, key id ('' none), cap ('' none), ttl ms, month, idle ttl, epoch.
+ * Returns {0} held, {1} insufficient balance, {2} spend cap, {-1} account not seeded, {-2} key not cached,
+ * {-3} another epoch (rejoin), {-4, ms} the epoch's re-assertion window is still open.
+ */
+const RESERVE = `${READ_ACCOUNT}${CHECK_EPOCH}
+local problem = epoch_problem(KEYS[3], ARGV[8], now_ms())
+if problem then return problem end
+if redis.call('HGET', KEYS[1], 's') ~= '1' then return {-1} end
 local keyId, cap = ARGV[3], ARGV[4]
 local spent = 0
 if keyId ~= '' then
@@ -76,15 +94,17 @@ return {0}
 const SETTLE = `
 redis.call('HDEL', KEYS[1], 'h:' .. ARGV[1])
 if ARGV[2] ~= '0' then
-  if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HINCRBY', KEYS[1], 'b', -tonumber(ARGV[2])) end
+  if redis.call('HGET', KEYS[1], 's') == '1' then redis.call('HINCRBY', KEYS[1], 'b', -tonumber(ARGV[2])) end
   if redis.call('HGET', KEYS[2], 'm') == ARGV[3] then redis.call('HINCRBY', KEYS[2], 's', ARGV[2]) end
 end
 return 1
 `;
 
-/** KEYS: account, key spend. ARGV: key id, month. Returns {b, c, p, held, keyHeld, spent} in units, or {-1}/{-2}. */
-const VIEW = `${READ_ACCOUNT}
-if redis.call('EXISTS', KEYS[1]) == 0 then return {-1} end
+/** KEYS: account, key spend, epoch. ARGV: key id, month, epoch. Returns {b, c, held, keyHeld, spent} in units, or {-1}..{-4} as RESERVE. */
+const VIEW = `${READ_ACCOUNT}${CHECK_EPOCH}
+local problem = epoch_problem(KEYS[3], ARGV[3], now_ms())
+if problem then return problem end
+if redis.call('HGET', KEYS[1], 's') ~= '1' then return {-1} end
 if ARGV[1] ~= '' and redis.call('HGET', KEYS[2], 'm') ~= ARGV[2] then return {-2} end
 local now = now_ms()
 local a = read_account(KEYS[1], ARGV[1], now)
@@ -96,10 +116,14 @@ local function units(x) return string.format('%.0f', x) end
 return {units(a.b), units(credit), units(a.held), units(a.keyHeld), units(spent)}
 `;
 
-/** KEYS: account. ARGV: field/value pairs, then the hold fields. Seeds only an absent account. */
+/**
+ * KEYS: account. ARGV: idle ttl, then field/value pairs, then the hold fields. Seeds only an account not
+ * seeded yet (marked by s = 1), keeping any hold another process re-asserted into it meanwhile.
+ */
 const SEED_ACCOUNT = `
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if redis.call('HGET', KEYS[1], 's') == '1' then return 0 end
 redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+redis.call('HSET', KEYS[1], 's', '1')
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return 1
 `;
@@ -114,38 +138,54 @@ return 1
 
 /** KEYS: account. ARGV: field, value pairs (HINCRBY when the first ARGV is 'incr'). Only where cached. */
 const UPDATE_ACCOUNT = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if redis.call('HGET', KEYS[1], 's') ~= '1' then return 0 end
 if ARGV[1] == 'incr' then return redis.call('HINCRBY', KEYS[1], 'b', ARGV[2]) end
 redis.call('HSET', KEYS[1], unpack(ARGV))
 return 1
 `;
 
 /**
- * KEYS: the account of each hold. ARGV: lease ms, then the hold ids in the same order. Moves the expiry
- * of each hold that still exists; a process that died stops renewing, and its holds drop out.
+ * KEYS: the epoch, then the account of each hold. ARGV: lease ms, idle ttl, epoch, then per hold its id,
+ * amount and key id. Moves each hold's expiry, and puts back a hold its account lost (an evicted hash):
+ * a process that died stops renewing, and only its holds drop out. Returns -3 when the epoch changed
+ * (Redis lost its data: the process rejoins, re-asserting every hold), else the number of holds.
  */
 const RENEW_HOLDS = `
+local current = redis.call('GET', KEYS[1])
+if not current or current ~= ARGV[3] then return -3 end
 local t = redis.call('TIME')
 local expiry = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[1])
-for i = 1, #KEYS do
-  local field = 'h:' .. ARGV[i + 1]
-  local value = redis.call('HGET', KEYS[i], field)
-  if value then
-    local amount, holdKey = string.match(value, '^([^|]*)|([^|]*)|')
-    redis.call('HSET', KEYS[i], field, amount .. '|' .. holdKey .. '|' .. expiry)
-  end
+for i = 2, #KEYS do
+  local base = 4 + (i - 2) * 3
+  redis.call('HSET', KEYS[i], 'h:' .. ARGV[base], ARGV[base + 1] .. '|' .. ARGV[base + 2] .. '|' .. expiry)
+  redis.call('PEXPIRE', KEYS[i], ARGV[2])
 end
-return #KEYS
+return #KEYS - 1
+`;
+
+/**
+ * KEYS: the epoch. ARGV: a new epoch id, the re-assertion window ms. Starts an epoch unless one exists;
+ * returns the current one, "<id>|<ms on Redis's clock when admissions may start>".
+ */
+const JOIN_EPOCH = `
+local current = redis.call('GET', KEYS[1])
+if current then return current end
+local t = redis.call('TIME')
+local readyAt = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[2])
+current = ARGV[1] .. '|' .. string.format('%.0f', readyAt)
+redis.call('SET', KEYS[1], current)
+return current
 `;
 
 type Scripts = {
-  walletReserve(account: string, key: string, ...args: string[]): Promise<number[]>;
+  walletReserve(account: string, key: string, epoch: string, ...args: string[]): Promise<number[]>;
   walletSettle(account: string, key: string, ...args: string[]): Promise<number>;
-  walletView(account: string, key: string, ...args: string[]): Promise<string[] | number[]>;
+  walletView(account: string, key: string, epoch: string, ...args: string[]): Promise<string[] | number[]>;
   walletSeedAccount(account: string, ...args: string[]): Promise<number>;
   walletSeedKey(key: string, ...args: string[]): Promise<number>;
   walletUpdate(account: string, ...args: string[]): Promise<number>;
   walletRenew(...keysAndArgs: (string | number)[]): Promise<number>;
+  walletJoinEpoch(epoch: string, id: string, windowMs: string): Promise<string>;
 };
 
 /**
@@ -153,6 +193,18 @@ type Scripts = {
  * admits a hold against what all processes hold, so N processes cannot spend N times a balance.
  * Redis is a cache seeded from PostgreSQL (the ledger stays the truth and is written as before); when
  * Redis cannot answer, billable requests are refused with 503 rather than admitted unchecked.
+ *
+ * Redis losing its data (a restart without persistence, a failover, an eviction) must not lose the holds
+ * of requests in flight: those live only here, and a reseed from PostgreSQL would admit against a balance
+ * without them. So the state lives in an epoch (`wallet-epoch`, "<id>|<ready at>"): every script that
+ * admits or reads money names the epoch its process joined, and a missing or different epoch sends the
+ * process to rejoin. Joining starts a new epoch when there is none; if PostgreSQL (`wallet_epochs`) says
+ * Redis had one before, the new epoch admits nothing for one lease (SLOT_LEASE_SECONDS), while every live
+ * process notices (at its next request or hold renewal, every third of a lease) and re-asserts its
+ * in-flight holds. A process that does not re-assert within a lease is as good as dead, and its holds
+ * would have expired anyway. The renewal also puts back holds an evicted account hash lost, and an
+ * account is seeded (its figures from PostgreSQL, marked `s`) without dropping holds already re-asserted
+ * into it. Admission stays free of PostgreSQL round trips; only starting an epoch reads it.
  */
 export class SharedWallets implements WalletStore {
   /** Holds this process made and has not closed yet (for `has` and the shutdown check). */
@@ -161,6 +213,9 @@ export class SharedWallets implements WalletStore {
   private readonly stale = new Set<string>();
   /** Request holds (not durable ones) live on a lease this process renews, like concurrency slots. */
   private readonly leased = new Set<string>();
+  /** The wallet epoch this process joined (null: not yet, or Redis lost it). */
+  private epoch: string | null = null;
+  private joining: Promise<void> | null = null;
   private readonly renewTimer: NodeJS.Timeout;
 
   constructor(
@@ -168,9 +223,10 @@ export class SharedWallets implements WalletStore {
     private readonly now: () => number = Date.now,
   ) {
     const redis = deps.shared.command;
-    redis.defineCommand('walletReserve', { numberOfKeys: 2, lua: RESERVE });
+    redis.defineCommand('walletReserve', { numberOfKeys: 3, lua: RESERVE });
     redis.defineCommand('walletSettle', { numberOfKeys: 2, lua: SETTLE });
-    redis.defineCommand('walletView', { numberOfKeys: 2, lua: VIEW });
+    redis.defineCommand('walletView', { numberOfKeys: 3, lua: VIEW });
+    redis.defineCommand('walletJoinEpoch', { numberOfKeys: 1, lua: JOIN_EPOCH });
     redis.defineCommand('walletSeedAccount', { numberOfKeys: 1, lua: SEED_ACCOUNT });
     redis.defineCommand('walletSeedKey', { numberOfKeys: 1, lua: SEED_KEY });
     redis.defineCommand('walletUpdate', { numberOfKeys: 1, lua: UPDATE_ACCOUNT });
@@ -200,16 +256,12 @@ export class SharedWallets implements WalletStore {
     const ttlMs = request.ttlMs ?? this.deps.leaseMs;
     const month = monthOf(this.now());
     const args = [request.id, unitsText(amount), request.keyId ?? '', request.monthlySpendCap === null ? '' : unitsText(request.monthlySpendCap), String(ttlMs), month, String(IDLE_TTL_MS)];
-    const [verdict] = await this.call(async (scripts) => {
-      for (let attempt = 0; ; attempt++) {
-        const result = await scripts.walletReserve(this.accountKey(request.userId), this.keySpendKey(request.keyId), ...args);
-        if ((result[0] !== -1 && result[0] !== -2) || attempt === 2) return result;
-        await this.seed(request.userId, request.keyId, month);
-      }
-    });
+    const [verdict, waitMs] = await this.call((scripts) =>
+      this.withEpoch(request.userId, request.keyId, month, (epoch) => scripts.walletReserve(this.accountKey(request.userId), this.keySpendKey(request.keyId), this.epochKey, ...args, epoch)),
+    );
     if (verdict === 1) throw new DomainError('insufficient_balance', 'Insufficient balance for this request; top up to continue');
     if (verdict === 2) throw new DomainError('spend_cap_reached', "This key's monthly spend cap is reached");
-    if (verdict !== 0) throw unavailable();
+    if (verdict !== 0) throw unavailable(waitMs);
     const hold: WalletHold = { id: request.id, userId: request.userId, keyId: request.keyId, amount, expiresAt: this.now() + (leased ? WALLET_HOLD_TTL_MS : ttlMs) };
     this.holds.set(hold.id, hold);
     if (leased) this.leased.add(hold.id);
@@ -252,14 +304,8 @@ export class SharedWallets implements WalletStore {
 
   async view(userId: string, keyId: string | null): Promise<WalletView> {
     const month = monthOf(this.now());
-    const result = await this.call(async (scripts) => {
-      for (let attempt = 0; ; attempt++) {
-        const answer = await scripts.walletView(this.accountKey(userId), this.keySpendKey(keyId), keyId ?? '', month);
-        if (answer.length > 1 || attempt === 2) return answer;
-        await this.seed(userId, keyId, month);
-      }
-    });
-    if (result.length < 5) throw unavailable();
+    const result = await this.call((scripts) => this.withEpoch(userId, keyId, month, (epoch) => scripts.walletView(this.accountKey(userId), this.keySpendKey(keyId), this.epochKey, keyId ?? '', month, epoch)));
+    if (result.length < 5) throw unavailable(Number(result[1] ?? 0));
     const [balance, credit, held, , spent] = result.map((units) => fromUnits(units));
     return { balance: balance!, held: held!, available: balance!.plus(credit!).minus(held!), keyMonthSpent: keyId === null ? null : spent! };
   }
@@ -272,14 +318,90 @@ export class SharedWallets implements WalletStore {
     return expired;
   }
 
+  /**
+   * Runs a money script in the current epoch: joins it first when this process has not (or Redis lost
+   * the old one), seeds what the script found missing, and answers the script's last verdict.
+   */
+  private async withEpoch<T extends (number | string)[]>(userId: string, keyId: string | null, month: string, run: (epoch: string) => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      if (this.epoch === null) await this.join();
+      const result = await run(this.epoch!);
+      const verdict = Number(result[0]);
+      if (attempt === 3) return result;
+      if (verdict === -3) this.epoch = null;
+      else if (verdict === -1 || verdict === -2) await this.seed(userId, keyId, month);
+      else return result;
+    }
+  }
+
+  /** Joins the current epoch (starting one if Redis has none), re-asserting every hold this process has in flight. */
+  private join(): Promise<void> {
+    this.joining ??= (async () => {
+      const started = await this.startEpoch();
+      await this.reassert(started);
+    })().finally(() => (this.joining = null));
+    return this.joining;
+  }
+
+  private async startEpoch(): Promise<string> {
+    const existing = await this.deps.shared.command.get(this.epochKey);
+    if (existing) return existing;
+    // Redis has no epoch: a first start, or it lost its data. PostgreSQL remembers whether one existed,
+    // and only then must admissions wait one lease for every live process to re-assert its holds.
+    const lost = await this.witnessedEpoch();
+    const epoch = await this.scripts.walletJoinEpoch(this.epochKey, randomUUID(), String(lost ? this.deps.leaseMs : 0));
+    await this.witnessEpoch(epoch);
+    if (lost) this.deps.log.warn({ epoch, waitMs: this.deps.leaseMs }, 'Redis lost the shared wallets: a new epoch starts; billable requests wait one lease while every process re-asserts its holds');
+    return epoch;
+  }
+
+  /** Puts this process's in-flight holds back into the epoch (into account hashes seeded or not), then adopts it. */
+  private async reassert(epoch: string): Promise<void> {
+    const holds = [...this.leased].map((id) => this.holds.get(id)).filter((hold): hold is WalletHold => hold !== undefined);
+    if (holds.length) {
+      const verdict = await this.renewScript(epoch, holds);
+      if (verdict === -3) throw new Error('the wallet epoch changed while holds were re-asserted');
+      this.deps.log.info({ holds: holds.length, epoch }, 'in-flight holds re-asserted into the shared wallets');
+    }
+    this.epoch = epoch;
+  }
+
+  private renewScript(epoch: string, holds: WalletHold[]): Promise<number> {
+    return this.scripts.walletRenew(
+      holds.length + 1,
+      this.epochKey,
+      ...holds.map((hold) => this.accountKey(hold.userId)),
+      this.deps.leaseMs,
+      IDLE_TTL_MS,
+      epoch,
+      ...holds.flatMap((hold) => [hold.id, unitsText(hold.amount), hold.keyId ?? '']),
+    );
+  }
+
   private async renew(): Promise<void> {
-    if (!this.leased.size || !this.deps.shared.healthy) return;
+    if (!this.leased.size || !this.deps.shared.healthy || this.joining) return;
+    // Taken and sent without a pause: on one connection, a settlement sent before it is applied before it.
     const holds = [...this.leased].map((id) => this.holds.get(id)).filter((hold): hold is WalletHold => hold !== undefined);
     try {
-      await this.scripts.walletRenew(holds.length, ...holds.map((hold) => this.accountKey(hold.userId)), this.deps.leaseMs, ...holds.map((hold) => hold.id));
+      if (this.epoch === null || (await this.renewScript(this.epoch, holds)) === -3) {
+        this.epoch = null;
+        await this.join();
+      }
     } catch (error) {
       this.deps.log.warn({ err: (error as Error).message, holds: holds.length }, 'could not renew balance holds');
     }
+  }
+
+  /** Whether PostgreSQL recorded a wallet epoch for this Redis prefix (Redis had state to lose). */
+  private async witnessedEpoch(): Promise<boolean> {
+    const rows = await this.deps.orm.em.fork().execute<{ n: number }[]>('select count(*)::int as n from wallet_epochs where prefix = ?', [this.deps.shared.prefix]);
+    return (rows[0]?.n ?? 0) > 0;
+  }
+
+  private async witnessEpoch(epoch: string): Promise<void> {
+    await this.deps.orm.em
+      .fork()
+      .execute('insert into wallet_epochs (prefix, epoch) values (?, ?) on conflict (prefix) do update set epoch = excluded.epoch, started_at = now()', [this.deps.shared.prefix, epoch]);
   }
 
   get activeHolds(): number {
@@ -315,11 +437,18 @@ export class SharedWallets implements WalletStore {
     if (!this.stale.size) return;
     const users = [...this.stale];
     this.stale.clear();
-    await this.deps.shared.command.del(...users.map((userId) => this.accountKey(userId))).catch(() => users.forEach((u) => this.stale.add(u)));
+    // Only the figures go: holds (this process's and others') stay, and the next use reseeds the figures.
+    const pipeline = this.deps.shared.command.multi();
+    for (const userId of users) pipeline.hdel(this.accountKey(userId), 's', 'b', 'c', 'p');
+    await pipeline.exec().catch(() => users.forEach((u) => this.stale.add(u)));
   }
 
   private get scripts(): Scripts {
     return this.deps.shared.command as unknown as Scripts;
+  }
+
+  private get epochKey(): string {
+    return `${this.deps.shared.prefix}wallet-epoch`;
   }
 
   private accountKey(userId: string): string {
@@ -332,6 +461,6 @@ export class SharedWallets implements WalletStore {
   }
 }
 
-function unavailable(): DomainError {
-  return new DomainError('unavailable', 'Billing is temporarily unavailable; retry shortly', { retryAfterSeconds: 2, reason: 'billing_unavailable' });
+function unavailable(waitMs = 0): DomainError {
+  return new DomainError('unavailable', 'Billing is temporarily unavailable; retry shortly', { retryAfterSeconds: Math.max(2, Math.ceil(waitMs / 1000)), reason: 'billing_unavailable' });
 }

@@ -59,7 +59,7 @@ export class CountTokensService {
     const routes = this.deps.routes.candidates(model.id, principal.routeGroup).filter((route) => route.upstream.kind === 'anthropic');
     if (routes.length === 0) return { input_tokens: estimateInputTokens(body) };
     // A forwarded count costs the upstream a call: it takes a slot of the key's rate and concurrency limits like any request.
-    const slot = await this.deps.limiter.acquire(principal.keyId, principal);
+    const slot = await this.deps.limiter.acquire(principal);
     try {
       return await this.forward(routes, body, options);
     } finally {

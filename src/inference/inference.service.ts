@@ -59,6 +59,8 @@ export interface InferenceCall {
 
 /** The response header naming hosted tools a route could not serve and that were withheld from the model. */
 export const WITHHELD_TOOLS_HEADER = 'x-withheld-tools';
+/** Carries our request id to the upstream (OpenAI's name for a caller-chosen request id). */
+export const CLIENT_REQUEST_ID_HEADER = 'x-client-request-id';
 
 /** How the upstream of one route is spoken to for one request. */
 interface UpstreamLeg {
@@ -332,7 +334,7 @@ export class InferenceService {
       sink,
       // Images are served by OpenAI-compatible upstreams only.
       (route) => route.upstream.kind === 'openai-compatible',
-      (route, signal) => this.send(route, '/images/generations', toImageUpstreamRequest(request, route.upstreamModel), openAiCompatible.headers(route.upstream), signal),
+      (route, signal) => this.send(call, route, '/images/generations', toImageUpstreamRequest(request, route.upstreamModel), openAiCompatible.headers(route.upstream), signal),
       async (response, route, sink) => {
         const upstreamId = route.upstream.id;
         const read = await this.readJson(response, upstreamId, sink);
@@ -364,7 +366,7 @@ export class InferenceService {
       throw error;
     }
     try {
-      const slot = await this.deps.limiter.acquire(principal.keyId, principal);
+      const slot = await this.deps.limiter.acquire(principal);
       return { eventId, startedAt, model, prices, hold, slot };
     } catch (error) {
       wallets.release(hold.id);
@@ -396,8 +398,9 @@ export class InferenceService {
     return { failure };
   }
 
-  private async send(route: RouteCandidate, path: string, body: Record<string, unknown>, headers: Record<string, string>, signal: Cancellation): Promise<UpstreamResponse> {
-    const response = await this.deps.upstreams.post(route.upstream, path, JSON.stringify(body), headers, signal);
+  private async send(call: InferenceCall, route: RouteCandidate, path: string, body: Record<string, unknown>, headers: Record<string, string>, signal: Cancellation): Promise<UpstreamResponse> {
+    // Our request id travels as OpenAI's X-Client-Request-Id, so an operator can match a provider's logs to ours.
+    const response = await this.deps.upstreams.post(route.upstream, path, JSON.stringify(body), { ...headers, [CLIENT_REQUEST_ID_HEADER]: call.requestId }, signal);
     if (response.status === 200) return response;
     throw await failureFromResponse(route.upstream.id, response);
   }
@@ -454,7 +457,7 @@ export class InferenceService {
       (route) => PROVIDER_KINDS[route.upstream.kind] !== undefined,
       (route, signal) => {
         const leg = legOf(route);
-        return this.send(route, leg.path, leg.body, leg.headers, signal);
+        return this.send(call, route, leg.path, leg.body, leg.headers, signal);
       },
       async (response, route, sink) => {
         const leg = legOf(route);

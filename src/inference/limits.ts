@@ -4,14 +4,23 @@ import { DomainError } from '../shared/errors.js';
 export interface LimitBaselines {
   requestsPerMinute: number;
   concurrentPerKey: number;
+  /** Across an account's keys: well below the global limit, so one account cannot take the whole gateway. */
+  concurrentPerAccount: number;
   concurrentGlobal: number;
 }
 
-export const DEFAULT_LIMITS: LimitBaselines = { requestsPerMinute: 120, concurrentPerKey: 8, concurrentGlobal: 48 };
+export const DEFAULT_LIMITS: LimitBaselines = { requestsPerMinute: 120, concurrentPerKey: 8, concurrentPerAccount: 16, concurrentGlobal: 48 };
 
 export interface KeyLimitOverrides {
   rpmLimit: number | null;
   concurrencyLimit: number | null;
+}
+
+/** Who a request counts against: its key (with the key's overrides) and the key's account (with its own). */
+export interface LimitSubject extends KeyLimitOverrides {
+  keyId: string;
+  userId: string;
+  accountConcurrencyLimit: number | null;
 }
 
 /** A held concurrency slot. `release()` is idempotent, so every exit path may call it. */
@@ -35,18 +44,26 @@ export const WINDOW_MS = 60_000;
 
 /** What admits a request: this process's own `Limiter`, or the Redis-shared one (src/inference/shared-limits.ts). */
 export interface RequestLimiter {
-  acquire(keyId: string, overrides: KeyLimitOverrides): Slot | Promise<Slot>;
+  acquire(subject: LimitSubject): Slot | Promise<Slot>;
   /** Slots this process holds now, for metrics and tests. */
   readonly inFlightTotal: number;
   close?(): void;
 }
 
-export function limitsOf(baselines: LimitBaselines, overrides: KeyLimitOverrides): { rpm: number; concurrency: number } {
-  return { rpm: overrides.rpmLimit ?? baselines.requestsPerMinute, concurrency: overrides.concurrencyLimit ?? baselines.concurrentPerKey };
+export function limitsOf(baselines: LimitBaselines, subject: LimitSubject): { rpm: number; concurrency: number; accountConcurrency: number } {
+  return {
+    rpm: subject.rpmLimit ?? baselines.requestsPerMinute,
+    concurrency: subject.concurrencyLimit ?? baselines.concurrentPerKey,
+    accountConcurrency: subject.accountConcurrencyLimit ?? baselines.concurrentPerAccount,
+  };
 }
 
 export function capacityLimited(): DomainError {
   return new DomainError('rate_limited', 'The service is at capacity; retry shortly', { retryAfterSeconds: 1, reason: 'capacity_limited' });
+}
+
+export function accountConcurrencyLimited(limit: number): DomainError {
+  return new DomainError('rate_limited', `Too many concurrent requests for this account across its keys (limit ${limit})`, { retryAfterSeconds: 1, reason: 'account_concurrency_limited' });
 }
 
 export function concurrencyLimited(limit: number): DomainError {
@@ -66,6 +83,7 @@ export function rateLimited(rpm: number, freeInMs: number): DomainError {
 export class Limiter implements RequestLimiter {
   private readonly recent = new Map<string, MinuteLog>();
   private readonly inFlight = new Map<string, number>();
+  private readonly inFlightByAccount = new Map<string, number>();
   private global = 0;
 
   constructor(
@@ -73,10 +91,13 @@ export class Limiter implements RequestLimiter {
     private readonly now: () => number = Date.now,
   ) {}
 
-  acquire(keyId: string, overrides: KeyLimitOverrides): Slot {
-    const { rpm, concurrency } = limitsOf(this.baselines, overrides);
+  acquire(subject: LimitSubject): Slot {
+    const { keyId, userId } = subject;
+    const { rpm, concurrency, accountConcurrency } = limitsOf(this.baselines, subject);
 
     if (this.global >= this.baselines.concurrentGlobal) throw capacityLimited();
+    const accountRunning = this.inFlightByAccount.get(userId) ?? 0;
+    if (accountRunning >= accountConcurrency) throw accountConcurrencyLimited(accountConcurrency);
     const running = this.inFlight.get(keyId) ?? 0;
     if (running >= concurrency) throw concurrencyLimited(concurrency);
     const now = this.now();
@@ -85,12 +106,12 @@ export class Limiter implements RequestLimiter {
 
     log.add(now);
     this.inFlight.set(keyId, running + 1);
+    this.inFlightByAccount.set(userId, accountRunning + 1);
     this.global += 1;
     return slotFreedBy(() => {
       this.global -= 1;
-      const left = (this.inFlight.get(keyId) ?? 1) - 1;
-      if (left <= 0) this.inFlight.delete(keyId);
-      else this.inFlight.set(keyId, left);
+      decrement(this.inFlight, keyId);
+      decrement(this.inFlightByAccount, userId);
     });
   }
 
@@ -117,6 +138,12 @@ export class Limiter implements RequestLimiter {
   private sweep(now: number): void {
     for (const [key, log] of this.recent) if (log.newest <= now - WINDOW_MS) this.recent.delete(key);
   }
+}
+
+function decrement(counts: Map<string, number>, id: string): void {
+  const left = (counts.get(id) ?? 1) - 1;
+  if (left <= 0) counts.delete(id);
+  else counts.set(id, left);
 }
 
 /**

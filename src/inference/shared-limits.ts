@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '../shared/logging.js';
 import type { SharedState } from '../shared/redis.js';
 import {
+  accountConcurrencyLimited,
   capacityLimited,
   concurrencyLimited,
   DEFAULT_LIMITS,
@@ -9,26 +10,29 @@ import {
   limitsOf,
   rateLimited,
   WINDOW_MS,
-  type KeyLimitOverrides,
   type LimitBaselines,
+  type LimitSubject,
   type RequestLimiter,
   type Slot,
   slotFreedBy,
 } from './limits.js';
 
 /**
- * One atomic admission on Redis's clock: the global and per-key slot sets hold leases scored by
- * their expiry (a process that dies stops renewing, so its slots drop out within one lease), the
- * per-key window holds the admission times of the last minute. A refusal changes nothing.
- * KEYS: window, key slots, global slots. ARGV: window ms, rpm, per-key limit, global limit, lease ms, slot id.
- * Returns {0} admitted, {1} at capacity, {2} key concurrency, {3, ms until a window place frees}.
+ * One atomic admission on Redis's clock: the global, per-account and per-key slot sets hold leases
+ * scored by their expiry (a process that dies stops renewing, so its slots drop out within one lease),
+ * the per-key window holds the admission times of the last minute. A refusal changes nothing.
+ * KEYS: window, key slots, account slots, global slots.
+ * ARGV: window ms, rpm, per-key limit, per-account limit, global limit, lease ms, slot id.
+ * Returns {0} admitted, {1} at capacity, {2} key concurrency, {3, ms until a window place frees}, {4} account concurrency.
  */
 const ACQUIRE = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local window, rpm, perKey, global, lease = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local window, rpm, perKey, perAccount, global, lease = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
+if redis.call('ZCARD', KEYS[4]) >= global then return {1} end
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
-if redis.call('ZCARD', KEYS[3]) >= global then return {1} end
+if redis.call('ZCARD', KEYS[3]) >= perAccount then return {4} end
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 if redis.call('ZCARD', KEYS[2]) >= perKey then return {2} end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
@@ -37,28 +41,33 @@ if n >= rpm then
   local oldest = redis.call('ZRANGE', KEYS[1], n - rpm, n - rpm, 'WITHSCORES')
   return {3, tonumber(oldest[2]) + window - now}
 end
-redis.call('ZADD', KEYS[1], now, ARGV[6])
+redis.call('ZADD', KEYS[1], now, ARGV[7])
 redis.call('PEXPIRE', KEYS[1], window)
-redis.call('ZADD', KEYS[2], now + lease, ARGV[6])
+redis.call('ZADD', KEYS[2], now + lease, ARGV[7])
 redis.call('PEXPIRE', KEYS[2], lease * 2)
-redis.call('ZADD', KEYS[3], now + lease, ARGV[6])
+redis.call('ZADD', KEYS[3], now + lease, ARGV[7])
+redis.call('PEXPIRE', KEYS[3], lease * 2)
+redis.call('ZADD', KEYS[4], now + lease, ARGV[7])
 return {0}
 `;
 
-/** KEYS: global slots, then one key-slot set per slot. ARGV: lease ms, then the slot ids in the same order. */
+/** KEYS: global slots, then per slot its key-slot and account-slot sets. ARGV: lease ms, then the slot ids in the same order. */
 const RENEW = `
 local t = redis.call('TIME')
 local expiry = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[1])
-for i = 2, #KEYS do
-  redis.call('ZADD', KEYS[1], 'XX', expiry, ARGV[i])
-  redis.call('ZADD', KEYS[i], 'XX', expiry, ARGV[i])
-  redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[1]) * 2)
+for i = 2, #ARGV do
+  local slot = ARGV[i]
+  redis.call('ZADD', KEYS[1], 'XX', expiry, slot)
+  for _, set in ipairs({KEYS[2 * i - 2], KEYS[2 * i - 1]}) do
+    redis.call('ZADD', set, 'XX', expiry, slot)
+    redis.call('PEXPIRE', set, tonumber(ARGV[1]) * 2)
+  end
 end
-return #KEYS - 1
+return #ARGV - 1
 `;
 
 type Scripted = {
-  baikalAcquire(window: string, keySlots: string, globalSlots: string, ...args: (string | number)[]): Promise<number[]>;
+  baikalAcquire(window: string, keySlots: string, accountSlots: string, globalSlots: string, ...args: (string | number)[]): Promise<number[]>;
   baikalRenew(...keysAndArgs: (string | number)[]): Promise<number>;
 };
 
@@ -76,8 +85,8 @@ export interface SharedLimiterOptions {
 export class SharedLimiter implements RequestLimiter {
   private readonly baselines: LimitBaselines;
   private readonly local: Limiter;
-  /** Shared slots this process holds: slot id -> key id. Renewed until released. */
-  private readonly live = new Map<string, string>();
+  /** Shared slots this process holds: slot id -> its key and account. Renewed until released. */
+  private readonly live = new Map<string, { keyId: string; userId: string }>();
   private readonly renewTimer: NodeJS.Timeout;
   private localCount = 0;
 
@@ -89,7 +98,7 @@ export class SharedLimiter implements RequestLimiter {
     this.baselines = options.baselines ?? DEFAULT_LIMITS;
     this.local = new Limiter(this.baselines);
     const redis = shared.command;
-    redis.defineCommand('baikalAcquire', { numberOfKeys: 3, lua: ACQUIRE });
+    redis.defineCommand('baikalAcquire', { numberOfKeys: 4, lua: ACQUIRE });
     redis.defineCommand('baikalRenew', { lua: RENEW });
     this.renewTimer = setInterval(() => void this.renew(), Math.max(100, Math.floor(options.leaseMs / 3))).unref();
   }
@@ -98,8 +107,9 @@ export class SharedLimiter implements RequestLimiter {
     return this.live.size + this.localCount;
   }
 
-  async acquire(keyId: string, overrides: KeyLimitOverrides): Promise<Slot> {
-    const { rpm, concurrency } = limitsOf(this.baselines, overrides);
+  async acquire(subject: LimitSubject): Promise<Slot> {
+    const { keyId, userId } = subject;
+    const { rpm, concurrency, accountConcurrency } = limitsOf(this.baselines, subject);
     const slotId = randomUUID();
     let verdict: number[];
     try {
@@ -107,16 +117,18 @@ export class SharedLimiter implements RequestLimiter {
       verdict = await this.scripts.baikalAcquire(
         this.name('window', keyId),
         this.name('slots', keyId),
+        this.name('account-slots', userId),
         this.name('slots'),
         WINDOW_MS,
         rpm,
         concurrency,
+        accountConcurrency,
         this.baselines.concurrentGlobal,
         this.options.leaseMs,
         slotId,
       );
     } catch {
-      return this.acquireLocally(keyId, overrides);
+      return this.acquireLocally(subject);
     }
     switch (verdict[0]) {
       case 0:
@@ -125,14 +137,22 @@ export class SharedLimiter implements RequestLimiter {
         throw capacityLimited();
       case 2:
         throw concurrencyLimited(concurrency);
+      case 4:
+        throw accountConcurrencyLimited(accountConcurrency);
       default:
         throw rateLimited(rpm, verdict[1] ?? WINDOW_MS);
     }
-    this.live.set(slotId, keyId);
+    this.live.set(slotId, { keyId, userId });
     return slotFreedBy(() => {
       this.live.delete(slotId);
       // If Redis cannot take it now, the lease runs out by itself.
-      this.shared.command.multi().zrem(this.name('slots', keyId), slotId).zrem(this.name('slots'), slotId).exec().catch(() => {});
+      this.shared.command
+        .multi()
+        .zrem(this.name('slots', keyId), slotId)
+        .zrem(this.name('account-slots', userId), slotId)
+        .zrem(this.name('slots'), slotId)
+        .exec()
+        .catch(() => {});
     });
   }
 
@@ -140,8 +160,8 @@ export class SharedLimiter implements RequestLimiter {
     clearInterval(this.renewTimer);
   }
 
-  private acquireLocally(keyId: string, overrides: KeyLimitOverrides): Slot {
-    const slot = this.local.acquire(keyId, overrides);
+  private acquireLocally(subject: LimitSubject): Slot {
+    const slot = this.local.acquire(subject);
     this.localCount += 1;
     return slotFreedBy(() => {
       this.localCount -= 1;
@@ -152,7 +172,7 @@ export class SharedLimiter implements RequestLimiter {
   private async renew(): Promise<void> {
     if (!this.live.size || !this.shared.healthy) return;
     const slots = [...this.live];
-    const keys = [this.name('slots'), ...slots.map(([, keyId]) => this.name('slots', keyId))];
+    const keys = [this.name('slots'), ...slots.flatMap(([, { keyId, userId }]) => [this.name('slots', keyId), this.name('account-slots', userId)])];
     try {
       await this.scripts.baikalRenew(keys.length, ...keys, this.options.leaseMs, ...slots.map(([slotId]) => slotId));
     } catch (error) {
@@ -164,7 +184,7 @@ export class SharedLimiter implements RequestLimiter {
     return this.shared.command as unknown as Scripted;
   }
 
-  private name(kind: 'window' | 'slots', keyId?: string): string {
-    return keyId === undefined ? `${this.shared.prefix}${kind}` : `${this.shared.prefix}${kind}:${keyId}`;
+  private name(kind: 'window' | 'slots' | 'account-slots', id?: string): string {
+    return id === undefined ? `${this.shared.prefix}${kind}` : `${this.shared.prefix}${kind}:${id}`;
   }
 }

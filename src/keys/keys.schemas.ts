@@ -21,3 +21,10 @@ export const keyLimitsInput = z.strictObject({
   monthlySpendCap: usdAmount.refine((v) => !v.startsWith('-'), 'The spend cap must not be negative').nullable().optional(),
 });
 export type KeyLimitsInput = z.input<typeof keyLimitsInput>;
+
+export const accountLimitsInput = z.strictObject({
+  userId: z.uuid('Input should be a valid UUID'),
+  /** Requests in flight across the account's keys; null restores ACCOUNT_CONCURRENCY_LIMIT. */
+  concurrencyLimit: z.number().int().min(1).max(100_000).nullable(),
+});
+export type AccountLimitsInput = z.input<typeof accountLimitsInput>;

@@ -9,7 +9,7 @@ import type { Logger } from '../shared/logging.js';
 import type { SharedState } from '../shared/redis.js';
 import { formatUsd } from '../shared/money.js';
 import { parseInput } from '../shared/validation.js';
-import { createKeyInput, keyIdInput, keyLimitsInput, type CreateKeyInput, type KeyLimitsInput } from './keys.schemas.js';
+import { accountLimitsInput, createKeyInput, keyIdInput, keyLimitsInput, type AccountLimitsInput, type CreateKeyInput, type KeyLimitsInput } from './keys.schemas.js';
 
 export interface KeyView {
   id: string;
@@ -38,6 +38,8 @@ export interface KeyPrincipal {
   monthlySpendCap: string | null;
   rpmLimit: number | null;
   concurrencyLimit: number | null;
+  /** The account's own limit on requests in flight across its keys (null: the baseline). */
+  accountConcurrencyLimit: number | null;
 }
 
 interface KeyRow {
@@ -50,6 +52,8 @@ interface KeyRow {
   monthly_spend_cap_usd: string | null;
   rpm_limit: number | null;
   concurrency_limit: number | null;
+  /** Joined from the key's account where the inference path needs it. */
+  account_concurrency_limit?: number | null;
   last_used_at: Date | null;
   created_at: Date;
   revoked_at: Date | null;
@@ -109,16 +113,20 @@ export class KeysService {
     if (!publicPlans.includes(plan)) issues.push({ loc: ['pricing_plan'], msg: `Input should be one of: ${publicPlans.join(', ')}`, type: 'enum' });
     if (issues.length) throw new DomainError('validation_failed', 'Request validation failed', { issues });
 
-    const em = this.deps.orm.em.fork();
-    const [{ n }] = (await em.execute<{ n: string }[]>('select count(*) as n from api_keys where user_id = ? and revoked_at is null', [actor.userId])) as [{ n: string }];
-    if (Number(n) >= MAX_ACTIVE_KEYS) throw new DomainError('conflict', `An account may have at most ${MAX_ACTIVE_KEYS} active keys; revoke one first`, { reason: 'too_many_keys' });
-
     const key = this.prefix + randomSecret(32);
-    const [row] = await em.execute<KeyRow[]>(
-      `insert into api_keys (id, user_id, label, key_hash, key_hint, provider_family, route_group, pricing_plan, monthly_spend_cap_usd)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?) returning *`,
-      [newId(), actor.userId, input.label ?? null, sha256Hex(key), key.slice(-4), family, group, plan, input.monthly_spend_cap ?? null],
-    );
+    // Count and insert under a lock of the account's row: parallel creations are serialised, so the
+    // bound holds exactly (a plain count then insert let 150 parallel requests make 103 keys).
+    const row = await this.deps.orm.em.fork().transactional(async (em) => {
+      await em.execute('select 1 from users where id = ? for update', [actor.userId]);
+      const [{ n }] = (await em.execute<{ n: string }[]>('select count(*) as n from api_keys where user_id = ? and revoked_at is null', [actor.userId])) as [{ n: string }];
+      if (Number(n) >= MAX_ACTIVE_KEYS) throw new DomainError('conflict', `An account may have at most ${MAX_ACTIVE_KEYS} active keys; revoke one first`, { reason: 'too_many_keys' });
+      const [inserted] = await em.execute<KeyRow[]>(
+        `insert into api_keys (id, user_id, label, key_hash, key_hint, provider_family, route_group, pricing_plan, monthly_spend_cap_usd)
+         values (?, ?, ?, ?, ?, ?, ?, ?, ?) returning *`,
+        [newId(), actor.userId, input.label ?? null, sha256Hex(key), key.slice(-4), family, group, plan, input.monthly_spend_cap ?? null],
+      );
+      return inserted;
+    });
     this.deps.log.info({ keyId: row!.id, userId: actor.userId }, 'API key created');
     const { lastUsed: _lastUsed, ...view } = this.toView(row!);
     return { ...view, key };
@@ -172,7 +180,12 @@ export class KeysService {
     const evictions = this.evictions;
     let row: KeyRow | undefined;
     try {
-      [row] = await this.deps.orm.em.fork().execute<KeyRow[]>('select * from api_keys where key_hash = ? and revoked_at is null', [hash]);
+      [row] = await this.deps.orm.em
+        .fork()
+        .execute<KeyRow[]>(
+          'select k.*, u.concurrency_limit as account_concurrency_limit from api_keys k join users u on u.id = k.user_id where k.key_hash = ? and k.revoked_at is null',
+          [hash],
+        );
     } catch (error) {
       // PostgreSQL unreachable: a key seen before is still good (revocations evict it from the cache at once);
       // one never seen cannot be checked, which is a retryable 503, never a 401 or a 500.
@@ -235,6 +248,24 @@ export class KeysService {
     return toPrincipal(row);
   }
 
+  /**
+   * Admin: an account's own limit on requests in flight across its keys. Its keys' cached authentication
+   * is dropped on every process, so the next request of each carries the new limit.
+   */
+  async setAccountLimits(actor: Actor, raw: AccountLimitsInput): Promise<{ userId: string; concurrencyLimit: number | null }> {
+    requireAdmin(actor);
+    const input = parseInput(accountLimitsInput, raw);
+    const em = this.deps.orm.em.fork();
+    const [user] = await em.execute<{ id: string; concurrency_limit: number | null }[]>('update users set concurrency_limit = ? where id = ? returning id, concurrency_limit', [input.concurrencyLimit, input.userId]);
+    if (!user) throw new DomainError('not_found', 'No such account');
+    const keys = await em.execute<{ id: string }[]>('select id from api_keys where user_id = ? and revoked_at is null', [user.id]);
+    for (const { id } of keys) {
+      this.evictKey(id);
+      await this.deps.shared?.publish({ type: 'key-evicted', keyId: id });
+    }
+    return { userId: user.id, concurrencyLimit: user.concurrency_limit };
+  }
+
   /** The (family, group, plan) scopes of a user's active keys. */
   async scopesOf(userId: string): Promise<{ family: string; group: string; plan: string }[]> {
     const rows = await this.deps.orm.em
@@ -276,5 +307,6 @@ function toPrincipal(row: KeyRow): KeyPrincipal {
     monthlySpendCap: row.monthly_spend_cap_usd === null ? null : formatUsd(row.monthly_spend_cap_usd),
     rpmLimit: row.rpm_limit,
     concurrencyLimit: row.concurrency_limit,
+    accountConcurrencyLimit: row.account_concurrency_limit ?? null,
   };
 }

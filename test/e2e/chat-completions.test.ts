@@ -15,7 +15,9 @@ import {
   requestId,
   setKeyLimits,
   startInferenceStack,
+  upstreamCall,
   usageEventOf,
+  withId,
   type ApiAccount,
   type InferenceStack,
 } from '../helpers/inference.js';
@@ -82,10 +84,10 @@ describe('POST /v1/chat/completions through the gateway process, with the offici
     expect(completion.usage).toMatchObject({ prompt_tokens: prompt, completion_tokens: 5, total_tokens: prompt + 5, prompt_tokens_details: { cached_tokens: 2 } });
 
     // The upstream got its own model name, our credential, and the request as the client sent it.
-    const upstreamCall = stack.primary.requests.at(-1)!;
-    expect(upstreamCall.body.model).toBe(`${stack.canaries.upstreamModelPrefix}gen-5.6-luna`);
-    expect(upstreamCall.headers.authorization).toBe(`Bearer ${stack.canaries.credential}`);
-    expect(upstreamCall.body.messages).toEqual([{ role: 'user', content }]);
+    const upstream = upstreamCall(stack.primary, rid);
+    expect(upstream.body.model).toBe(`${stack.canaries.upstreamModelPrefix}gen-5.6-luna`);
+    expect(upstream.headers.authorization).toBe(`Bearer ${stack.canaries.credential}`);
+    expect(upstream.body.messages).toEqual([{ role: 'user', content }]);
 
     const event = await usageEventOf(stack, rid);
     const amount = expectedCost(LUNA, prompt, 5, 2);
@@ -151,7 +153,7 @@ describe('POST /v1/chat/completions through the gateway process, with the offici
     expect(finish).toBe('stop');
     expect(ids.size).toBe(1);
     expect(usage).toMatchObject({ prompt_tokens: prompt, completion_tokens: 12 });
-    expect(stack.primary.requests.at(-1)!.body.stream_options).toEqual({ include_usage: true });
+    expect(upstreamCall(stack.primary, rid).body.stream_options).toEqual({ include_usage: true });
     const event = await usageEventOf(stack, rid);
     expect(event).toMatchObject({ status: 'success', prompt_tokens: prompt, completion_tokens: 12 });
     expect(new Decimal(event.amount_usd).equals(expectedCost(LUNA, prompt, 12))).toBe(true);
@@ -163,7 +165,7 @@ describe('POST /v1/chat/completions through the gateway process, with the offici
     for await (const chunk of plain) chunks.push(chunk);
     expect(chunks.some((c) => c.usage)).toBe(false);
     expect(chunks.every((c) => c.choices.length === 1)).toBe(true);
-    expect(stack.primary.requests.at(-1)!.body.stream_options).toEqual({ include_usage: true });
+    expect(upstreamCall(stack.primary, quiet).body.stream_options).toEqual({ include_usage: true });
     expect(await usageEventOf(stack, quiet)).toMatchObject({ status: 'success', completion_tokens: 12 });
   });
 
@@ -172,12 +174,13 @@ describe('POST /v1/chat/completions through the gateway process, with the offici
       { type: 'function', function: { name: 'get_weather', description: 'Weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } },
     ];
     const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Weather in Irkutsk? [sim:tool=get_weather]' }];
-    const json = await client.chat.completions.create({ model: 'gen-5.6-luna', messages, tools });
+    const jsonId = requestId('tools-json');
+    const json = await client.chat.completions.create({ model: 'gen-5.6-luna', messages, tools }, withId(jsonId));
     const call = json.choices[0]!.message.tool_calls![0]! as OpenAI.ChatCompletionMessageFunctionToolCall;
     expect(json.choices[0]!.finish_reason).toBe('tool_calls');
     expect(call.function.name).toBe('get_weather');
     expect(JSON.parse(call.function.arguments)).toEqual({ city: 'Irkutsk', unit: 'celsius' });
-    expect(stack.primary.requests.at(-1)!.body.tools).toEqual(tools);
+    expect(upstreamCall(stack.primary, jsonId).body.tools).toEqual(tools);
 
     const stream = await client.chat.completions.create({ model: 'gen-5.6-luna', messages, tools, stream: true });
     let name = '';
@@ -193,9 +196,10 @@ describe('POST /v1/chat/completions through the gateway process, with the offici
 
     // A tool result sent back is forwarded as is.
     const followUp: OpenAI.ChatCompletionMessageParam[] = [...messages, json.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: '{"temp": -20}' }, { role: 'user', content: 'So? [sim:words=3]' }];
-    const final = await client.chat.completions.create({ model: 'gen-5.6-luna', messages: followUp, tools });
+    const finalId = requestId('tools-follow-up');
+    const final = await client.chat.completions.create({ model: 'gen-5.6-luna', messages: followUp, tools }, withId(finalId));
     expect(final.choices[0]!.message.content).toBe(answer(3));
-    expect(stack.primary.requests.at(-1)!.body.messages[2]).toEqual({ role: 'tool', tool_call_id: call.id, content: '{"temp": -20}' });
+    expect(upstreamCall(stack.primary, finalId).body.messages[2]).toEqual({ role: 'tool', tool_call_id: call.id, content: '{"temp": -20}' });
   });
 
   it('accepts multi-part content with images on a vision model, and refuses images on a model without vision (422)', async () => {
@@ -203,9 +207,10 @@ describe('POST /v1/chat/completions through the gateway process, with the offici
       { type: 'text', text: 'What is in this picture? [sim:words=4]' },
       { type: 'image_url', image_url: { url: `data:image/png;base64,${Buffer.alloc(3_000, 7).toString('base64')}` } },
     ];
-    const done = await client.chat.completions.create({ model: 'gen-5.6-luna', messages: [{ role: 'user', content: parts }] });
+    const visionId = requestId('vision');
+    const done = await client.chat.completions.create({ model: 'gen-5.6-luna', messages: [{ role: 'user', content: parts }] }, withId(visionId));
     expect(done.choices[0]!.message.content).toBe(answer(4));
-    expect(stack.primary.requests.at(-1)!.body.messages[0].content).toEqual(parts);
+    expect(upstreamCall(stack.primary, visionId).body.messages[0].content).toEqual(parts);
 
     const refused = await http(stack.url, 'POST', '/v1/chat/completions', { token: funded.key, body: { model: 'zeta-5.2', messages: [{ role: 'user', content: parts }] } });
     expect(refused.status).toBe(422);
@@ -317,14 +322,11 @@ describe('refusals, each in the OpenAI error shape with our own code', () => {
 
 describe('upstream failures', () => {
   it('fails over to the fallback upstream before the first byte', async () => {
-    const primaryBefore = stack.primary.requests.length;
-    const backupBefore = stack.backup.requests.length;
     const rid = requestId('failover');
     const done = await client.chat.completions.create({ model: 'gen-5.6-luna', messages: [{ role: 'user', content: 'hello [sim:words=3 down=primary]' }] }, { headers: { 'x-request-id': rid } });
     expect(done.choices[0]!.message.content).toBe(answer(3));
-    expect(stack.primary.requests.length).toBe(primaryBefore + 1);
-    expect(stack.backup.requests.length).toBe(backupBefore + 1);
-    expect(stack.backup.requests.at(-1)!.headers.authorization).toBe(`Bearer ${stack.canaries.backupCredential}`);
+    expect(stack.primary.requestsFor(rid)).toHaveLength(1);
+    expect(upstreamCall(stack.backup, rid).headers.authorization).toBe(`Bearer ${stack.canaries.backupCredential}`);
     expect(await usageEventOf(stack, rid)).toMatchObject({ status: 'success', upstream_id: stack.canaries.upstreamIds[1] });
   });
 

@@ -13,7 +13,9 @@ import {
   requestId,
   startInferenceStack,
   TRANSLATED_FAMILY_B,
+  upstreamCall,
   usageEventOf,
+  withId,
   type ApiAccount,
   type InferenceStack,
 } from '../helpers/inference.js';
@@ -80,7 +82,7 @@ describe('POST /v1/messages with the official Anthropic client', () => {
     expect(message.stop_reason).toBe('end_turn');
     expect(message.usage).toMatchObject({ output_tokens: 6, cache_read_input_tokens: 3, cache_creation_input_tokens: 2 });
 
-    const upstream = stack.primary.requests.at(-1)!;
+    const upstream = upstreamCall(stack.primary, rid);
     expect(upstream.path).toBe('/v1/messages');
     expect(upstream.body.model).toBe(`${stack.canaries.upstreamModelPrefix}lm-opus-5`);
     expect(upstream.headers['x-api-key']).toBe(stack.canaries.credential);
@@ -138,7 +140,7 @@ describe('POST /v1/messages with the official Anthropic client', () => {
       messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } }, { type: 'text', text: 'What is it? [sim:words=2]' }] }],
     });
     expect(message.content).toEqual([{ type: 'text', text: 'baikal is' }]);
-    expect(stack.primary.requests.at(-1)!.body.messages[0].content[0]).toMatchObject({ type: 'image', source: { type: 'base64', data: png } });
+    expect(upstreamCall(stack.primary, message._request_id!).body.messages[0].content[0]).toMatchObject({ type: 'image', source: { type: 'base64', data: png } });
   });
 
   it('serves a Messages client from an OpenAI-compatible upstream (translated both ways, streaming and tools)', async () => {
@@ -153,7 +155,7 @@ describe('POST /v1/messages with the official Anthropic client', () => {
       { type: 'tool_use', name: 'get_time', input: IRKUTSK },
     ]);
     expect(final.stop_reason).toBe('tool_use');
-    const upstream = stack.primary.requests.at(-1)!;
+    const upstream = upstreamCall(stack.primary, rid);
     expect(upstream.path).toBe('/v1/chat/completions');
     expect(upstream.body.messages[0]).toEqual({ role: 'system', content: 'Be brief.' });
     expect(upstream.body.tools.map((t: any) => t.function.name)).toEqual(['get_weather', 'get_time']);
@@ -212,7 +214,7 @@ describe('the bridge (/v1/bridge) with the official OpenAI client', () => {
     const json = await bridge.chat.completions.create({ model: 'bridge-opus-5', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hello [sim:words=4 cached=2]' }] }, { headers: { 'x-request-id': rid } });
     expect(json.choices[0]!.message.content).toBe('baikal is the deepest');
     expect(json.model).toBe('bridge-opus-5');
-    const upstream = stack.primary.requests.at(-1)!;
+    const upstream = upstreamCall(stack.primary, rid);
     expect(upstream.path).toBe('/v1/messages');
     expect(upstream.body.system).toBe('Be brief.');
     const event = await billedExactly(stack, rid, OPUS);
@@ -264,7 +266,7 @@ describe('POST /v1/responses with the official OpenAI client', () => {
     expect(response.output_text).toBe('baikal is the deepest lake');
     expect(response.status).toBe('completed');
     expect(response.model).toBe('gen-5.6-luna');
-    const upstream = stack.primary.requests.at(-1)!;
+    const upstream = upstreamCall(stack.primary, rid);
     expect(upstream.path).toBe('/v1/chat/completions');
     expect(upstream.body.messages[0]).toEqual({ role: 'system', content: 'Be brief.' });
     const event = await billedExactly(stack, rid, LUNA);
@@ -300,7 +302,7 @@ describe('POST /v1/responses with the official OpenAI client', () => {
       ],
     });
     expect(followUp.output_text).toBe('baikal is');
-    const sent = stack.primary.requests.at(-1)!.body.messages;
+    const sent = upstreamCall(stack.primary, followUp._request_id!).body.messages;
     expect(sent.filter((m: any) => m.role === 'tool').map((m: any) => m.tool_call_id)).toEqual(calls.map((c) => c.call_id));
     expect(sent.find((m: any) => m.role === 'assistant').tool_calls).toHaveLength(2);
   });
@@ -313,14 +315,15 @@ describe('POST /v1/responses with the official OpenAI client', () => {
       .finalResponse();
     expect(final.output.map((o) => o.type)).toEqual(['message', 'function_call']);
     expect(final.output_text).toBe('Let me check.');
-    expect(stack.primary.requests.at(-1)!.path).toBe('/v1/messages');
+    expect(upstreamCall(stack.primary, rid).path).toBe('/v1/messages');
     const event = await billedExactly(stack, rid, OPUS);
     expect(event).toMatchObject({ endpoint: '/v1/bridge/responses', cache_read_tokens: 1, cache_write_tokens: 4 });
     expect(final.usage).toMatchObject({ input_tokens: event.prompt_tokens, input_tokens_details: { cached_tokens: 1 } });
 
-    const json = await bridge.responses.create({ model: 'bridge-opus-5', instructions: 'Be brief.', input: 'Hello [sim:words=3]' });
+    const jsonId = requestId('bridge-responses-json');
+    const json = await bridge.responses.create({ model: 'bridge-opus-5', instructions: 'Be brief.', input: 'Hello [sim:words=3]' }, withId(jsonId));
     expect(json.output_text).toBe('baikal is the');
-    expect(stack.primary.requests.at(-1)!.body.system).toBe('Be brief.');
+    expect(upstreamCall(stack.primary, jsonId).body.system).toBe('Be brief.');
   });
 });
 
@@ -331,7 +334,7 @@ describe('POST /v1/images/generations with the official OpenAI client', () => {
     expect(image.data).toHaveLength(1);
     const png = Buffer.from(image.data![0]!.b64_json!, 'base64');
     expect(png.subarray(1, 4).toString()).toBe('PNG');
-    const upstream = stack.primary.requests.at(-1)!;
+    const upstream = upstreamCall(stack.primary, rid);
     expect(upstream.path).toBe('/v1/images/generations');
     expect(upstream.body).toMatchObject({ model: `${stack.canaries.upstreamModelPrefix}img-1.5`, n: 1, size: '1024x1024', quality: 'high' });
     const event = await usageEventOf(stack, rid);

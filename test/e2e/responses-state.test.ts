@@ -2,7 +2,7 @@ import { Decimal } from 'decimal.js';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http } from '../helpers/clients.js';
-import { anthropicClient, apiAccount, openaiClient, processAdmin, requestId, startInferenceStack, TRANSLATED_FAMILY_B, usageEventOf, type ApiAccount, type InferenceStack } from '../helpers/inference.js';
+import { anthropicClient, apiAccount, openaiClient, processAdmin, requestId, startInferenceStack, TRANSLATED_FAMILY_B, upstreamCall, usageEventOf, type ApiAccount, type InferenceStack } from '../helpers/inference.js';
 
 /**
  * Responses state as OpenAI keeps it (store, previous_response_id, item_reference, GET/DELETE), on a
@@ -31,9 +31,11 @@ afterAll(async () => {
   await stack?.close();
 });
 
-/** The last request the upstream saw on a path. */
-function lastUpstreamBody(path: string): any {
-  return stack.primary.requests.filter((r) => r.path === path).at(-1)!.body;
+/** The body the upstream got for one gateway request (by the request id its answer carried). */
+function upstreamBodyOf(answer: { _request_id?: string | null }, path: string): any {
+  const call = upstreamCall(stack.primary, answer._request_id!);
+  expect(call.path).toBe(path);
+  return call.body;
 }
 
 const text = (response: OpenAI.Responses.Response) => response.output_text;
@@ -43,8 +45,8 @@ describe.each([
   { route: 'native Responses upstream', model: NATIVE, upstreamPath: '/v1/responses' },
 ])('Responses state, $route', ({ model, upstreamPath }) => {
   /** The user and assistant texts the upstream received, in order, whatever its format. */
-  function conversationSeen(): string[] {
-    const body = lastUpstreamBody(upstreamPath);
+  function conversationSeen(answer: { _request_id?: string | null }): string[] {
+    const body = upstreamBodyOf(answer, upstreamPath);
     const items: any[] = upstreamPath === '/v1/responses' ? body.input : body.messages;
     const textOf = (content: unknown): string =>
       typeof content === 'string' ? content : Array.isArray(content) ? content.map((p: any) => p.text ?? '').join('') : '';
@@ -68,7 +70,7 @@ describe.each([
     const rid = requestId('r2');
     const second = await client.responses.create({ model, previous_response_id: first.id, input: 'And another [sim:words=2]' }, { headers: { 'x-request-id': rid } });
     expect(text(second)).toBe('baikal is');
-    expect(conversationSeen()).toEqual(['Name a lake [sim:words=3]', 'baikal is the', 'And another [sim:words=2]']);
+    expect(conversationSeen(second)).toEqual(['Name a lake [sim:words=3]', 'baikal is the', 'And another [sim:words=2]']);
 
     // Each turn is billed once, on what its upstream call reported (the second includes the first turn as input).
     const [one, two] = [await usageEventOf(stack, rid1), await usageEventOf(stack, rid)];
@@ -81,11 +83,11 @@ describe.each([
     const client = openaiClient(stack, owner.key);
     const first = await client.responses.create({ model, input: 'Tell me [sim:words=4]' });
     const assistantItem = first.output.find((item) => item.type === 'message')!;
-    await client.responses.create({
+    const followed = await client.responses.create({
       model,
       input: [{ type: 'message', role: 'user', content: 'Tell me [sim:words=4]' }, { type: 'item_reference', id: assistantItem.id! }, { type: 'message', role: 'user', content: 'Go on [sim:words=1]' }],
     });
-    expect(conversationSeen()).toEqual(['Tell me [sim:words=4]', 'baikal is the deepest', 'Go on [sim:words=1]']);
+    expect(conversationSeen(followed)).toEqual(['Tell me [sim:words=4]', 'baikal is the deepest', 'Go on [sim:words=1]']);
   });
 
   it('a stream is kept before its last event reaches the client, so the next turn can continue it at once', async () => {
@@ -95,7 +97,7 @@ describe.each([
     expect(text(final)).toBe('baikal is the deepest lake');
     const next = await client.responses.create({ model, previous_response_id: final.id, input: 'More [sim:words=1]' });
     expect(text(next)).toBe('baikal');
-    expect(conversationSeen()).toEqual(['Stream it [sim:words=5]', 'baikal is the deepest lake', 'More [sim:words=1]']);
+    expect(conversationSeen(next)).toEqual(['Stream it [sim:words=5]', 'baikal is the deepest lake', 'More [sim:words=1]']);
   });
 
   it('another account sees a 404 for the id, never its content, and cannot continue or delete it', async () => {
@@ -159,11 +161,11 @@ describe('native Responses upstream', () => {
     const event = await usageEventOf(stack, rid);
     expect(event.completion_tokens).toBe(response.usage!.output_tokens);
     // The hosted tool went to the upstream as the client sent it.
-    expect(lastUpstreamBody('/v1/responses').tools).toEqual([{ type: 'web_search' }]);
+    expect(upstreamBodyOf(response, '/v1/responses').tools).toEqual([{ type: 'web_search' }]);
 
     // Its reasoning item goes back on the next turn, as the Responses API wants it.
-    await client.responses.create({ model: NATIVE, previous_response_id: response.id, input: 'Then? [sim:words=1]', reasoning: { effort: 'medium' } });
-    const sent = lastUpstreamBody('/v1/responses');
+    const then = await client.responses.create({ model: NATIVE, previous_response_id: response.id, input: 'Then? [sim:words=1]', reasoning: { effort: 'medium' } });
+    const sent = upstreamBodyOf(then, '/v1/responses');
     expect(sent.previous_response_id).toBeUndefined();
     expect(sent.input.some((item: any) => item.type === 'reasoning' && item.encrypted_content === reasoning.encrypted_content)).toBe(true);
   });
@@ -191,7 +193,7 @@ describe('hosted tools on a route that cannot run them', () => {
     });
     expect(response.status).toBe(200);
     expect(response.headers.get('x-withheld-tools')).toBe('web_search');
-    const sent = lastUpstreamBody('/v1/chat/completions');
+    const sent = upstreamBodyOf({ _request_id: response.headers.get('x-request-id') }, '/v1/chat/completions');
     expect(sent.tools.map((t: any) => t.function.name)).toEqual(['get_weather']);
   });
 });
@@ -216,7 +218,7 @@ describe('Anthropic to Anthropic: thinking blocks survive in both directions', (
       messages: [question, { role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: '-5 C' }] }],
     });
     expect(second.stop_reason).toBe('end_turn');
-    const sent = lastUpstreamBody('/v1/messages');
+    const sent = upstreamBodyOf(second, '/v1/messages');
     expect(sent.messages[1].content[0]).toEqual(first.content[0]);
   });
 

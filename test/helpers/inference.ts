@@ -5,7 +5,7 @@ import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import defaultCatalog from '../../src/catalog/default-catalog.json' with { type: 'json' };
-import { startSimulator, type Simulator } from '../simulator/openai-simulator.js';
+import { startSimulator, type RecordedRequest, type Simulator } from '../simulator/openai-simulator.js';
 import { AdjustBalanceDocument, SetKeyLimitsDocument } from '../graphql/generated.js';
 import { graphql, http, registerRest } from './clients.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
@@ -236,4 +236,19 @@ export async function settled(stack: InferenceStack, userId: string, expectedEve
 
 export function requestId(label: string): string {
   return `test-${label}-${randomBytes(6).toString('hex')}`;
+}
+
+/**
+ * The one upstream call a gateway request made, found by its request id (the gateway sends it as
+ * `x-client-request-id`). Never "the last request": other traffic reaches a shared simulator any time.
+ */
+export function upstreamCall(simulator: Simulator, rid: string): RecordedRequest {
+  const calls = simulator.requestsFor(rid);
+  if (calls.length !== 1) throw new Error(`expected one upstream call for ${rid}, found ${calls.length}`);
+  return calls[0]!;
+}
+
+/** Request options that give a call a known request id (OpenAI and Anthropic SDKs alike). */
+export function withId(rid: string): { headers: Record<string, string> } {
+  return { headers: { 'x-request-id': rid } };
 }

@@ -391,7 +391,8 @@ describe('signing in with the messenger', () => {
     expect(started.status, started.text).toBe(200);
     return started.body as { token: string; bot_url: string; expires_at: string };
   }
-  const callback = (token: string) => http(gw.url, 'GET', `/auth/messenger/callback?token=${token}`);
+  // The browser that started the sign-in carries its binding cookie (see test/security/smaller-ones.test.ts for one that does not).
+  const callback = (token: string) => http(gw.url, 'GET', `/auth/messenger/callback?token=${token}`, { headers: { cookie: `baikal_messenger_login=${token}` } });
 
   it('a new messenger identity: start, the signed webhook confirms, the callback creates the account and signs in; again: the same account', async () => {
     const started = await startLogin();

@@ -9,6 +9,8 @@ import { startTcpForwarder } from '../helpers/tcp-forwarder.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const none = { rpmLimit: null, concurrencyLimit: null };
+/** A key of its own account (the per-account limit is tested on its own). */
+const subject = (keyId: string, overrides: { rpmLimit: number | null; concurrencyLimit: number | null }) => ({ keyId, userId: `account-of-${keyId}`, accountConcurrencyLimit: null, ...overrides });
 /**
  * Window tests send requests in waves of 6: each slot is released as soon as it is granted, so
  * neither the per-key (8) nor the global (48) concurrency limit takes part.
@@ -54,49 +56,68 @@ afterEach(async () => {
 describe('limits shared through Redis', () => {
   it('admits exactly 120 of 300 requests in a minute on one key spread over two processes', async () => {
     const { a, b } = await pair();
-    const verdicts = await inWaves(300, (i) => (i % 2 ? a : b).acquire('key-1', none));
+    const verdicts = await inWaves(300, (i) => (i % 2 ? a : b).acquire(subject('key-1', none)));
     expect(verdicts.filter((v) => v === 'admitted')).toHaveLength(120);
     expect(verdicts.filter((v) => v === 'rate_limited')).toHaveLength(180);
     // Another key has a window of its own.
-    expect(await reasonOf(a.acquire('key-2', none))).toBe('admitted');
+    expect(await reasonOf(a.acquire(subject('key-2', none)))).toBe('admitted');
+  });
+
+  it('holds an account to 16 in flight across its keys and both processes (issue 22), renewing and freeing its slots', async () => {
+    const { a, b } = await pair();
+    const held: Slot[] = [];
+    const refusals: string[] = [];
+    for (let key = 0; key < 6; key++) {
+      for (let i = 0; i < 8; i++) {
+        const verdict = (i % 2 ? a : b).acquire({ keyId: `greedy-${key}`, userId: 'greedy', accountConcurrencyLimit: null, ...none });
+        await verdict.then((slot) => held.push(slot), (error: DomainError) => refusals.push(String(error.reason)));
+      }
+    }
+    expect(held).toHaveLength(16);
+    expect(new Set(refusals)).toEqual(new Set(['account_concurrency_limited']));
+    expect(await reasonOf(a.acquire(subject('someone-else', none)))).toBe('admitted');
+    held.pop()!.release();
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the release travels to Redis
+    expect(await reasonOf(b.acquire({ keyId: 'greedy-9', userId: 'greedy', accountConcurrencyLimit: null, ...none }))).toBe('admitted');
+    for (const slot of held) slot.release();
   });
 
   it('holds 8 concurrent per key and 48 overall across both processes, and frees released slots', async () => {
     const { a, b } = await pair();
     const held: Slot[] = [];
-    for (let i = 0; i < 8; i++) held.push(await (i % 2 ? a : b).acquire('busy', none));
-    expect(await reasonOf(a.acquire('busy', none))).toBe('concurrency_limited');
-    expect(await reasonOf(b.acquire('busy', none))).toBe('concurrency_limited');
-    for (let key = 0; key < 5; key++) for (let i = 0; i < 8; i++) held.push(await (i % 2 ? a : b).acquire(`other-${key}`, none));
+    for (let i = 0; i < 8; i++) held.push(await (i % 2 ? a : b).acquire(subject('busy', none)));
+    expect(await reasonOf(a.acquire(subject('busy', none)))).toBe('concurrency_limited');
+    expect(await reasonOf(b.acquire(subject('busy', none)))).toBe('concurrency_limited');
+    for (let key = 0; key < 5; key++) for (let i = 0; i < 8; i++) held.push(await (i % 2 ? a : b).acquire(subject(`other-${key}`, none)));
     expect(a.inFlightTotal + b.inFlightTotal).toBe(48);
-    expect(await reasonOf(b.acquire('fresh', none))).toBe('capacity_limited');
+    expect(await reasonOf(b.acquire(subject('fresh', none)))).toBe('capacity_limited');
     held.pop()!.release();
     await new Promise((resolve) => setTimeout(resolve, 50)); // the release travels to Redis
-    expect(await reasonOf(a.acquire('fresh', none))).toBe('admitted');
+    expect(await reasonOf(a.acquire(subject('fresh', none)))).toBe('admitted');
     for (const slot of held) slot.release();
   });
 
   it('a key’s own limits override the baselines', async () => {
     const { a, b } = await pair();
-    const verdicts = await Promise.all(Array.from({ length: 10 }, (_, i) => reasonOf((i % 2 ? a : b).acquire('small', { rpmLimit: 3, concurrencyLimit: null }))));
+    const verdicts = await Promise.all(Array.from({ length: 10 }, (_, i) => reasonOf((i % 2 ? a : b).acquire(subject('small', { rpmLimit: 3, concurrencyLimit: null })))));
     expect(verdicts.filter((v) => v === 'admitted')).toHaveLength(3);
-    const first = await a.acquire('one-at-a-time', { rpmLimit: null, concurrencyLimit: 1 });
-    expect(await reasonOf(b.acquire('one-at-a-time', { rpmLimit: null, concurrencyLimit: 1 }))).toBe('concurrency_limited');
+    const first = await a.acquire(subject('one-at-a-time', { rpmLimit: null, concurrencyLimit: 1 }));
+    expect(await reasonOf(b.acquire(subject('one-at-a-time', { rpmLimit: null, concurrencyLimit: 1 })))).toBe('concurrency_limited');
     first.release();
   });
 
   it('slots of a process that stops renewing (died) expire after their lease; live ones are renewed', async () => {
     const { a, b, states } = await pair(600);
-    for (let i = 0; i < 8; i++) await a.acquire('leased', none);
-    const alive = await b.acquire('renewed', { rpmLimit: null, concurrencyLimit: 1 });
+    for (let i = 0; i < 8; i++) await a.acquire(subject('leased', none));
+    const alive = await b.acquire(subject('renewed', { rpmLimit: null, concurrencyLimit: 1 }));
     // "Kill" process a: it stops renewing and never releases.
     a.close();
     await states[0]!.close();
-    expect(await reasonOf(b.acquire('leased', none))).toBe('concurrency_limited');
+    expect(await reasonOf(b.acquire(subject('leased', none)))).toBe('concurrency_limited');
     await new Promise((resolve) => setTimeout(resolve, 900));
-    expect(await reasonOf(b.acquire('leased', none))).toBe('admitted');
+    expect(await reasonOf(b.acquire(subject('leased', none)))).toBe('admitted');
     // b's own slot outlived its lease because b renews it.
-    expect(await reasonOf(b.acquire('renewed', { rpmLimit: null, concurrencyLimit: 1 }))).toBe('concurrency_limited');
+    expect(await reasonOf(b.acquire(subject('renewed', { rpmLimit: null, concurrencyLimit: 1 })))).toBe('concurrency_limited');
     alive.release();
   });
 
@@ -106,10 +127,10 @@ describe('limits shared through Redis', () => {
     const limiter = new SharedLimiter(state, log, { leaseMs: 1_000 });
     try {
       expect(state.healthy).toBe(false);
-      const verdicts = await inWaves(130, () => limiter.acquire('k', none));
+      const verdicts = await inWaves(130, () => limiter.acquire(subject('k', none)));
       expect(verdicts.filter((v) => v === 'admitted')).toHaveLength(120);
-      const held = await Promise.all(Array.from({ length: 8 }, () => limiter.acquire('c', none)));
-      expect(await reasonOf(limiter.acquire('c', none))).toBe('concurrency_limited');
+      const held = await Promise.all(Array.from({ length: 8 }, () => limiter.acquire(subject('c', none))));
+      expect(await reasonOf(limiter.acquire(subject('c', none)))).toBe('concurrency_limited');
       expect(limiter.inFlightTotal).toBe(8);
       for (const slot of held) slot.release();
       expect(limiter.inFlightTotal).toBe(0);
@@ -132,8 +153,8 @@ describe('limits shared through Redis', () => {
     opened.push({ states: [other, late], limiters: [lateLimiter, otherLimiter], prefix });
 
     // Meanwhile it limits on its own: 8 here do not count against the shared slots.
-    const local = await Promise.all(Array.from({ length: 8 }, () => lateLimiter.acquire('k', none)));
-    expect(await reasonOf(otherLimiter.acquire('k', none))).toBe('admitted');
+    const local = await Promise.all(Array.from({ length: 8 }, () => lateLimiter.acquire(subject('k', none))));
+    expect(await reasonOf(otherLimiter.acquire(subject('k', none)))).toBe('admitted');
     for (const slot of local) slot.release();
 
     forwarder.restore();
@@ -149,8 +170,8 @@ describe('limits shared through Redis', () => {
       for (let tries = 0; !heard.length && tries < 40; tries++) await new Promise((resolve) => setTimeout(resolve, 25));
       expect(heard).toEqual(['revoked-elsewhere']);
       // And its admissions count against the shared limits again.
-      const shared = await Promise.all(Array.from({ length: 8 }, () => lateLimiter.acquire('k2', none)));
-      expect(await reasonOf(otherLimiter.acquire('k2', none))).toBe('concurrency_limited');
+      const shared = await Promise.all(Array.from({ length: 8 }, () => lateLimiter.acquire(subject('k2', none))));
+      expect(await reasonOf(otherLimiter.acquire(subject('k2', none)))).toBe('concurrency_limited');
       for (const slot of shared) slot.release();
     } finally {
       await late.close();

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import defaultCatalog from '../../src/catalog/default-catalog.json' with { type: 'json' };
 import { ledgerBalance } from '../helpers/accounts.js';
 import { http } from '../helpers/clients.js';
-import { ANTHROPIC_SERVED, apiAccount, processAdmin, requestId, settled, startInferenceStack, TRANSLATED_FAMILY_B, type ApiAccount, type InferenceStack } from '../helpers/inference.js';
+import { ANTHROPIC_SERVED, apiAccount, processAdmin, requestId, settled, startInferenceStack, TRANSLATED_FAMILY_B, upstreamCall, type ApiAccount, type InferenceStack } from '../helpers/inference.js';
 import type { ServerProcess } from '../helpers/process.js';
 
 /**
@@ -105,7 +105,7 @@ async function startRedirector(to: string): Promise<typeof redirector> {
 }
 
 /** A POST through node:http, which (unlike fetch) sends any Host header it is given. */
-function post(urlPath: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; text: string }> {
+function post(urlPath: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; text: string; headers: Headers }> {
   const url = new URL(gw.url);
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
@@ -115,7 +115,7 @@ function post(urlPath: string, headers: Record<string, string>, body: unknown): 
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (chunk) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode!, text }));
+        res.on('end', () => resolve({ status: res.statusCode!, text, headers: new Headers({ 'x-request-id': String(res.headers['x-request-id']) }) }));
       },
     );
     req.on('error', reject);
@@ -164,7 +164,7 @@ function steeringFields(): Record<string, unknown> {
 }
 
 /** The headers the gateway itself sends an upstream: nothing else may appear. */
-const GATEWAY_HEADERS = new Set(['host', 'connection', 'content-type', 'content-length', 'accept', 'authorization', 'x-api-key', 'anthropic-version']);
+const GATEWAY_HEADERS = new Set(['host', 'connection', 'content-type', 'content-length', 'accept', 'authorization', 'x-api-key', 'anthropic-version', 'x-client-request-id']);
 
 function upstreamHeaderProblems(headers: Record<string, unknown>, credentialHeader: 'authorization' | 'x-api-key', carried: string[] = []): string[] {
   const problems: string[] = [];
@@ -180,11 +180,11 @@ function upstreamHeaderProblems(headers: Record<string, unknown>, credentialHead
 }
 
 /**
- * The last request the primary simulator got on a path (the video runner's polls and downloads from
- * earlier tests land on the same simulator at any time, so "the last request" alone is a race).
+ * The one upstream call behind a gateway answer, found by the answer's request id (the video runner's
+ * polls, status probes and earlier tests' stragglers reach the same simulator at any time).
  */
-function lastTo(path: string) {
-  return stack.primary.requests.filter((r) => r.path === path).at(-1)!;
+function callBehind(answer: { headers: Headers }) {
+  return upstreamCall(stack.primary, answer.headers.get('x-request-id')!);
 }
 
 async function waitUntil(what: string, done: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
@@ -248,13 +248,11 @@ describe('outbound: the upstream is configuration, never the request', () => {
     ];
     const problems: string[] = [];
     for (const c of calls) {
-      const before = stack.primary.requests.length;
       const clientAuth: Record<string, string> = c.path === '/v1/messages' ? { 'x-api-key': c.key, 'anthropic-version': '2023-06-01' } : { authorization: `Bearer ${c.key}` };
       const answer = await post(c.path, { ...steeringHeaders(), ...clientAuth }, { ...steeringFields(), ...c.body });
       expect({ path: c.path, model: c.body.model, status: answer.status }).toEqual({ path: c.path, model: c.body.model, status: 200 });
       // Exactly one upstream call, to the configured simulator, on the configured path, with the gateway's own headers.
-      expect(stack.primary.requests.length).toBe(before + 1);
-      const upstream = lastTo(c.upstreamPath);
+      const upstream = callBehind(answer);
       expect({ path: upstream.path, model: upstream.body.model }).toEqual({ path: c.upstreamPath, model: `${stack.canaries.upstreamModelPrefix}${c.body.model}` });
       // Issue 21: the Messages API's beta flags reach an Anthropic upstream as the client sent them (they choose
       // API features, never where the request goes); no other client header does.
@@ -327,21 +325,21 @@ describe('outbound: the upstream is configuration, never the request', () => {
         body: { model: 'gen-5.6-luna', messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this? [sim:words=2]' }, { type: 'image_url', image_url: { url } }] }] },
       });
       expect([url, chat.status]).toEqual([url, 200]);
-      forwarded.push(lastTo('/v1/chat/completions').body.messages[0].content[1].image_url.url);
+      forwarded.push(callBehind(chat).body.messages[0].content[1].image_url.url);
 
       const responses = await http(gw.url, 'POST', '/v1/responses', {
         token: familyA.key,
         body: { model: 'gen-5.6-luna', input: [{ role: 'user', content: [{ type: 'input_text', text: 'and this? [sim:words=2]' }, { type: 'input_image', image_url: url }] }] },
       });
       expect([url, responses.status]).toEqual([url, 200]);
-      forwarded.push(JSON.stringify(lastTo('/v1/chat/completions').body.messages));
+      forwarded.push(JSON.stringify(callBehind(responses).body.messages));
 
       const messages = await http(gw.url, 'POST', '/v1/messages', {
         headers: { 'x-api-key': familyB.key, 'anthropic-version': '2023-06-01' },
         body: { model: 'lm-opus-5', max_tokens: 8, messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'url', url } }, { type: 'text', text: 'this? [sim:words=2]' }] }] },
       });
       expect([url, messages.status]).toEqual([url, 200]);
-      forwarded.push(lastTo('/v1/messages').body.messages[0].content[0].source.url);
+      forwarded.push(callBehind(messages).body.messages[0].content[0].source.url);
 
       const video = await http(gw.url, 'POST', '/v1/videos', {
         token: familyD.key,

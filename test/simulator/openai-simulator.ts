@@ -73,6 +73,8 @@ export interface SimulatorOptions {
 
 export interface RecordedRequest {
   path: string;
+  /** The gateway's request id (`x-client-request-id`), the one its client saw as `x-request-id`. */
+  requestId: string | undefined;
   headers: IncomingMessage['headers'];
   body: any;
   /** Set when the client went away before the response finished. */
@@ -90,6 +92,12 @@ export interface RecordedProbe {
 export interface Simulator {
   url: string;
   requests: RecordedRequest[];
+  /**
+   * The calls made for one gateway request (several when it failed over), in order. Tests find their
+   * upstream call this way, never as "the last request": status probes, video polls and other tests'
+   * stragglers reach the same simulator at any time.
+   */
+  requestsFor(requestId: string): RecordedRequest[];
   /** Every `GET /v1/models`, answered or not. */
   probes: RecordedProbe[];
   /** While down, every route answers as an outage (OpenAI 503, Anthropic 529). */
@@ -505,7 +513,8 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     options,
     detail: options.errorDetail ?? '',
     record(req, res, path, body) {
-      const record: RecordedRequest = { path, headers: req.headers, body, aborted: false, startedAt: Date.now() };
+      const given = req.headers['x-client-request-id'];
+      const record: RecordedRequest = { path, requestId: typeof given === 'string' ? given : undefined, headers: req.headers, body, aborted: false, startedAt: Date.now() };
       requests.push(record);
       res.on('close', () => {
         record.endedAt = Date.now();
@@ -567,6 +576,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    requestsFor: (requestId) => requests.filter((r) => r.requestId === requestId),
     probes,
     videoJobs,
     setDown: (value) => {

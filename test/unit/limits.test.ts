@@ -3,6 +3,8 @@ import { Limiter } from '../../src/inference/limits.js';
 import { DomainError } from '../../src/shared/errors.js';
 
 const none = { rpmLimit: null, concurrencyLimit: null };
+/** A key of its own account (the per-account limit is tested on its own). */
+const subject = (keyId: string, overrides: { rpmLimit: number | null; concurrencyLimit: number | null }) => ({ keyId, userId: `account-of-${keyId}`, accountConcurrencyLimit: null, ...overrides });
 
 function refusal(fn: () => unknown): DomainError {
   try {
@@ -15,44 +17,71 @@ function refusal(fn: () => unknown): DomainError {
 }
 
 describe('Limiter', () => {
+  it('bounds requests in flight per account across its keys (issue 22): 6 keys x 8 of one account stop at 16; others still get in', () => {
+    const limiter = new Limiter();
+    const held = [];
+    const refusals: string[] = [];
+    for (let key = 0; key < 6; key++) {
+      for (let i = 0; i < 8; i++) {
+        try {
+          held.push(limiter.acquire({ keyId: `greedy-${key}`, userId: 'greedy', accountConcurrencyLimit: null, ...none }));
+        } catch (error) {
+          refusals.push(String((error as DomainError).reason));
+        }
+      }
+    }
+    expect(held).toHaveLength(16);
+    expect(new Set(refusals)).toEqual(new Set(['account_concurrency_limited']));
+    expect(refusal(() => limiter.acquire({ keyId: 'greedy-9', userId: 'greedy', accountConcurrencyLimit: null, ...none })).message).toContain('limit 16');
+    // The other 32 global slots stay for everyone else.
+    for (let i = 0; i < 32; i++) limiter.acquire(subject(`other-${i}`, none));
+    expect(refusal(() => limiter.acquire(subject('one-more', none))).reason).toBe('capacity_limited');
+    // The account's own override wins over the baseline; a released slot is free again.
+    held.pop()!.release();
+    expect(limiter.inFlightTotal).toBe(47);
+    const raised = new Limiter();
+    for (let i = 0; i < 20; i++) raised.acquire({ keyId: `k-${i % 3}`, userId: 'partner', accountConcurrencyLimit: 20, rpmLimit: null, concurrencyLimit: 10 });
+    expect(refusal(() => raised.acquire({ keyId: 'k-0', userId: 'partner', accountConcurrencyLimit: 20, rpmLimit: null, concurrencyLimit: 10 })).reason).toBe('account_concurrency_limited');
+  });
+
   it('admits exactly 120 requests in any 60 s per key, with Retry-After until the oldest leaves the window', () => {
     let now = 1_000_000;
     const limiter = new Limiter(undefined, () => now);
     for (let i = 0; i < 120; i++) {
-      limiter.acquire('k1', none).release();
+      limiter.acquire(subject('k1', none)).release();
       now += 100; // 120 requests over 12 s
     }
-    const refused = refusal(() => limiter.acquire('k1', none));
+    const refused = refusal(() => limiter.acquire(subject('k1', none)));
     expect(refused).toMatchObject({ code: 'rate_limited', reason: 'rate_limited' });
     expect(refused.retryAfterSeconds).toBe(48); // the first left at 1_000_000 + 60 s; now is 12 s later
-    expect(() => limiter.acquire('k2', none).release()).not.toThrow(); // other keys are unaffected
+    expect(() => limiter.acquire(subject('k2', none)).release()).not.toThrow(); // other keys are unaffected
     now = 1_000_000 + 60_000 + 1;
-    expect(() => limiter.acquire('k1', none).release()).not.toThrow();
-    expect(refusal(() => limiter.acquire('k1', none)).reason).toBe('rate_limited'); // the second is still inside
+    expect(() => limiter.acquire(subject('k1', none)).release()).not.toThrow();
+    expect(refusal(() => limiter.acquire(subject('k1', none))).reason).toBe('rate_limited'); // the second is still inside
   });
 
   it('holds 8 concurrent requests per key and 48 overall; refused requests consume nothing', () => {
     const limiter = new Limiter();
-    const held = Array.from({ length: 8 }, () => limiter.acquire('k', none));
-    expect(refusal(() => limiter.acquire('k', none)).reason).toBe('concurrency_limited');
-    for (let key = 0; key < 5; key++) for (let i = 0; i < 8; i++) held.push(limiter.acquire(`other-${key}`, none));
+    const held = Array.from({ length: 8 }, () => limiter.acquire(subject('k', none)));
+    expect(refusal(() => limiter.acquire(subject('k', none))).reason).toBe('concurrency_limited');
+    for (let key = 0; key < 5; key++) for (let i = 0; i < 8; i++) held.push(limiter.acquire(subject(`other-${key}`, none)));
     expect(limiter.inFlightTotal).toBe(48);
-    expect(refusal(() => limiter.acquire('fresh', none)).reason).toBe('capacity_limited');
+    expect(refusal(() => limiter.acquire(subject('fresh', none))).reason).toBe('capacity_limited');
     held.pop()!.release();
-    expect(() => limiter.acquire('fresh', none)).not.toThrow();
+    expect(() => limiter.acquire(subject('fresh', none))).not.toThrow();
   });
 
   it('releases once however often release() is called, and per-key overrides win', () => {
     const limiter = new Limiter();
-    const slot = limiter.acquire('k', { rpmLimit: 2, concurrencyLimit: 1 });
-    expect(refusal(() => limiter.acquire('k', { rpmLimit: 2, concurrencyLimit: 1 })).reason).toBe('concurrency_limited');
+    const slot = limiter.acquire(subject('k', { rpmLimit: 2, concurrencyLimit: 1 }));
+    expect(refusal(() => limiter.acquire(subject('k', { rpmLimit: 2, concurrencyLimit: 1 }))).reason).toBe('concurrency_limited');
     slot.release();
     slot.release();
     expect(limiter.inFlightFor('k')).toBe(0);
     expect(limiter.inFlightTotal).toBe(0);
-    limiter.acquire('k', { rpmLimit: 2, concurrencyLimit: 1 }).release();
-    expect(refusal(() => limiter.acquire('k', { rpmLimit: 2, concurrencyLimit: 5 })).reason).toBe('rate_limited');
-    expect(() => limiter.acquire('k', { rpmLimit: 500, concurrencyLimit: null }).release()).not.toThrow();
+    limiter.acquire(subject('k', { rpmLimit: 2, concurrencyLimit: 1 })).release();
+    expect(refusal(() => limiter.acquire(subject('k', { rpmLimit: 2, concurrencyLimit: 5 }))).reason).toBe('rate_limited');
+    expect(() => limiter.acquire(subject('k', { rpmLimit: 500, concurrencyLimit: null })).release()).not.toThrow();
   });
 
   it('stays exact for a high-limit key across minutes of traffic (the log compacts as it expires)', () => {
@@ -64,7 +93,7 @@ describe('Limiter', () => {
     const admittedAt: number[] = [];
     for (let i = 0; i < 24_000; i++) {
       try {
-        limiter.acquire('busy', limits).release();
+        limiter.acquire(subject('busy', limits)).release();
         admitted += 1;
         admittedAt.push(now);
       } catch (error) {

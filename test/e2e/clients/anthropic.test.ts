@@ -1,6 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { billedInCabinet, everyCallBilled, startDemoGateway, startRecordingGateway, type ClientsGateway } from '../../helpers/clients-gateway.js';
+import { upstreamCall } from '../../helpers/inference.js';
 
 /**
  * The official `@anthropic-ai/sdk` (1.12.0) against the built gateway in demo mode (family-b key, the
@@ -118,7 +119,7 @@ describe('@anthropic-ai/sdk 1.12.0: thinking in a tool loop (recording upstream)
       expect(block!.signature).toBeTruthy();
       const call = first.content.find((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use')!;
       expect(call).toBeDefined();
-      await anthropic.messages.create({
+      const second = await anthropic.messages.create({
         model: 'lm-opus-5',
         max_tokens: 2048,
         thinking,
@@ -129,7 +130,7 @@ describe('@anthropic-ai/sdk 1.12.0: thinking in a tool loop (recording upstream)
           { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: '-20C' }] },
         ],
       });
-      const sent = rec.upstream.requests.at(-1)!.body;
+      const sent = upstreamCall(rec.upstream, second._request_id!).body;
       expect(sent.thinking).toEqual(thinking);
       expect(sent.messages[1].content[0]).toEqual({ type: 'thinking', thinking: block!.thinking, signature: block!.signature });
       await everyCallBilled(rec, 0);

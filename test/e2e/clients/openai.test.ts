@@ -3,6 +3,7 @@ import { zodResponseFormat, zodTextFormat } from 'openai/helpers/zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { billedInCabinet, everyCallBilled, startDemoGateway, startRecordingGateway, type ClientsGateway } from '../../helpers/clients-gateway.js';
+import { upstreamCall } from '../../helpers/inference.js';
 
 /**
  * The official `openai` client (7.57.0) against the built gateway in demo mode: everything a user of the
@@ -205,7 +206,7 @@ describe('openai 7.57.0: retries (recording upstream)', () => {
       expect(rec.calls.map((c) => c.status)).toEqual([expect.any(Number), 200]);
       expect([429, 502, 503]).toContain(rec.calls[0]!.status);
       // What reached the upstream the second time is the same request.
-      expect(rec.upstream!.requests.at(-1)!.body.messages.at(-1).content).toContain('Hello after an outage');
+      expect(upstreamCall(rec.upstream!, completion._request_id!).body.messages.at(-1).content).toContain('Hello after an outage');
       const events = await everyCallBilled(rec, 0);
       expect(events).toHaveLength(1);
     } finally {
