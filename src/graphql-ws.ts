@@ -22,6 +22,9 @@ import { Topics, type PubSub } from './shared/pubsub.js';
  */
 export const WS_CLOSE = { badMessage: 4400, sessionEnded: 4401, refused: 4403, timeout: 4408, tooMany: 4429 } as const;
 
+/** How long a signed-out socket stays open to deliver the SIGNED_OUT event of its own subscription. */
+const SIGNED_OUT_CLOSE_DELAY_MS = 250;
+
 export interface GraphqlWsDeps {
   server: Server;
   schema: GraphQLSchema;
@@ -50,6 +53,8 @@ interface Connection {
   /** When a signed-in socket checks its session again (expiry and idle end it without any event). */
   nextRecheck: number;
   timer: NodeJS.Timeout | null;
+  /** Signed out: closing, and refusing every operation meanwhile. */
+  signedOut: boolean;
   /** Ends the session-event listener. */
   stopListening: (() => void) | null;
 }
@@ -114,6 +119,7 @@ export function serveGraphqlWs(deps: GraphqlWsDeps): { dispose(): Promise<void> 
   /** Whether the connection's session is valid now; closes the socket (4401) when it is not. */
   const sessionValid = async (conn: Connection): Promise<boolean> => {
     if (!conn.actor) return true;
+    if (conn.signedOut) return false;
     const actor = await services.accounts.sessionActor(conn.actor.sessionId).catch((error: unknown) => {
       log.warn({ err: error }, 'graphql-ws session check failed');
       return undefined;
@@ -135,7 +141,11 @@ export function serveGraphqlWs(deps: GraphqlWsDeps): { dispose(): Promise<void> 
     conn.stopListening = () => void events.return?.();
     void (async () => {
       for await (const event of events) {
-        if (event.kind === 'signed_out' && event.sessionId === actor.sessionId) close(conn, WS_CLOSE.sessionEnded, 'Session ended');
+        if (event.kind !== 'signed_out' || event.sessionId !== actor.sessionId) continue;
+        // Refused from now on; closed a moment later, so a `sessionEvents` subscription on this very socket
+        // (the cabinet's) delivers SIGNED_OUT before the close.
+        conn.signedOut = true;
+        setTimeout(() => close(conn, WS_CLOSE.sessionEnded, 'Session ended'), SIGNED_OUT_CLOSE_DELAY_MS).unref();
       }
     })().catch(() => undefined);
   };
@@ -144,7 +154,7 @@ export function serveGraphqlWs(deps: GraphqlWsDeps): { dispose(): Promise<void> 
   wsServer.on('connection', (socket: WebSocket, request: IncomingMessage) => {
     const address = deps.clientAddressOf(request);
     const now = Date.now();
-    const conn: Connection = { socket, address, actor: null, operations: new Set(), lastActivity: now, anonymousSince: now, nextRecheck: now + limits.sessionRecheckMs, timer: null, stopListening: null };
+    const conn: Connection = { socket, address, actor: null, operations: new Set(), lastActivity: now, anonymousSince: now, nextRecheck: now + limits.sessionRecheckMs, timer: null, stopListening: null, signedOut: false };
     connections.set(socket, conn);
     if ((perAddress.get(address) ?? 0) >= limits.maxPerAddress) return close(conn, WS_CLOSE.tooMany, 'Too many connections from this address');
     bump(perAddress, address, 1);

@@ -9,7 +9,7 @@ import { Decimal } from 'decimal.js';
 import { promptTokenBound } from '../../src/inference/canonical.js';
 import { chatToCanonical, parseChatRequest } from '../../src/inference/translate/openai-chat.js';
 import { ledgerBalance } from '../helpers/accounts.js';
-import { apiAccount, createKey, fund, processAdmin, requestId, setKeyLimits, settled, startInferenceStack, usageEventOf, type InferenceStack } from '../helpers/inference.js';
+import { apiAccount, createKey, fund, processAdmin, requestId, setAccountLimits, setKeyLimits, settled, startInferenceStack, usageEventOf, type InferenceStack } from '../helpers/inference.js';
 import type { ServerProcess } from '../helpers/process.js';
 
 /**
@@ -87,7 +87,7 @@ describe('two gateway processes sharing one Redis', () => {
     expect(results.every((r) => r.status === 200 || r.status === 429)).toBe(true);
   }, 120_000);
 
-  it('holds 8 concurrent requests per key and 48 overall across both', async () => {
+  it('holds 8 concurrent requests per key, 16 per account and 48 overall across both', async () => {
     const account = await apiAccount(stack, admin, '50');
     // Admitted requests stream for ~3 s, so every attempt is judged while the admitted ones still hold their slots.
     const perKey = await Promise.all(Array.from({ length: 20 }, (_, i) => openStream(both()[i % 2]!, account.key)));
@@ -95,17 +95,25 @@ describe('two gateway processes sharing one Redis', () => {
     expect(count(perKey, 'concurrency_limited')).toBe(12);
     await Promise.all(perKey.map((r) => r.finished));
 
-    const keys = [account.key];
-    for (let i = 0; i < 6; i++) keys.push((await createKey(stack, account.token)).key);
-    // 7 keys x 8 = 56 at once: the global limit of 48 admits 48 wherever they land.
+    // 3 keys x 8 of one account: each key is within its own limit, the account's 16 admits 16.
+    const accountKeys = [account.key, ...(await Promise.all([1, 2].map(async () => (await createKey(stack, account.token)).key)))];
+    const perAccount = await Promise.all(accountKeys.flatMap((key, k) => Array.from({ length: 8 }, (_, i) => openStream(both()[(k + i) % 2]!, key))));
+    expect(count(perAccount, null)).toBe(16);
+    expect(count(perAccount, 'account_concurrency_limited')).toBe(8);
+    await Promise.all(perAccount.map((r) => r.finished));
+
+    // 7 accounts x 8 = 56 at once: the global limit of 48 admits 48 wherever they land.
+    const keys = [account.key, ...(await Promise.all(Array.from({ length: 6 }, async () => (await apiAccount(stack, admin, '50')).key)))];
     const overall = await Promise.all(keys.flatMap((key, k) => Array.from({ length: 8 }, (_, i) => openStream(both()[(k + i) % 2]!, key))));
     expect(count(overall, null)).toBe(48);
-    expect(count(overall, 'capacity_limited') + count(overall, 'concurrency_limited')).toBe(8);
+    expect(count(overall, 'capacity_limited')).toBe(8);
     await Promise.all(overall.map((r) => r.finished));
-  }, 60_000);
+  }, 90_000);
 
   it('a small balance is held across both processes: they never spend more than it, and the ledger equals the balance', async () => {
     const owner = await apiAccount(stack, admin, null);
+    // 100 at once from one account: the balance, not the account's concurrency limit, is what refuses here.
+    await setAccountLimits(stack, admin, owner.userId, { concurrencyLimit: 100 });
     const keys = [owner.key, ...(await Promise.all(Array.from({ length: 12 }, () => createKey(stack, owner.token)))).map((k) => k.key)];
     const hold = worstCaseHold(SLOW_PROMPT);
     const start = hold.times(30.5).toDecimalPlaces(10, Decimal.ROUND_DOWN);

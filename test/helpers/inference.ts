@@ -6,7 +6,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import defaultCatalog from '../../src/catalog/default-catalog.json' with { type: 'json' };
 import { startSimulator, type RecordedRequest, type Simulator } from '../simulator/openai-simulator.js';
-import { AdjustBalanceDocument, SetKeyLimitsDocument } from '../graphql/generated.js';
+import { AdjustBalanceDocument, SetAccountLimitsDocument, SetKeyLimitsDocument } from '../graphql/generated.js';
 import { graphql, http, registerRest } from './clients.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
 import { spawnGateway, type ServerProcess } from './process.js';
@@ -203,6 +203,12 @@ export async function fund(stack: InferenceStack, admin: { token: string }, user
 export async function setKeyLimits(stack: InferenceStack, admin: { token: string }, keyId: string, limits: { rpmLimit?: number | null; concurrencyLimit?: number | null; monthlySpendCap?: string | null }): Promise<void> {
   const result = await graphql(stack.url, SetKeyLimitsDocument, { input: { keyId, ...limits } }, admin.token);
   if (result.errors) throw new Error(`setKeyLimits failed: ${JSON.stringify(result.errors)}`);
+}
+
+/** Overrides an account's concurrency limit (null: back to ACCOUNT_CONCURRENCY_LIMIT). */
+export async function setAccountLimits(stack: InferenceStack, admin: { token: string }, userId: string, limits: { concurrencyLimit: number | null }): Promise<void> {
+  const result = await graphql(stack.url, SetAccountLimitsDocument, { input: { userId, ...limits } }, admin.token);
+  if (result.errors) throw new Error(`setAccountLimits failed: ${JSON.stringify(result.errors)}`);
 }
 
 /** An admin session on the gateway process: registered, then promoted in the database as the admin CLI does. */
