@@ -37,8 +37,13 @@ export const GRAPHQL_LIMITS = {
   maxCost: 20_000,
   /** A root field starts its own database work (aliases of one would multiply it). */
   rootFieldCost: 25,
-  /** Size assumed for a list without a `limit` argument: the largest default of any list (usage: 50). */
+  /** Size assumed for a list whose `limit` is not given: the largest default of any list (usage: 50). */
   assumedListSize: 50,
+  /**
+   * Size assumed for a list inside another answer that takes no `limit` (a model's groups, a status group's
+   * models and history, a summary's breakdowns): parts of one answer, bounded by the operator's data.
+   */
+  nestedListSize: 10,
   /** The largest `limit` any list accepts (also assumed for a `limit` whose value is not a whole number). */
   maxListSize: 200,
 } as const;
@@ -73,7 +78,13 @@ function measure(schema: GraphQLSchema, document: DocumentNode, operation: Opera
         if (!selection.selectionSet) continue;
         // Introspection reads the schema (fixed, finite) and is refused in production: depth-bounded, not costed.
         const size =
-          multiplier === 0 || isIntrospectionRoot(selection.name.value) ? 0 : field && isListType(getNullableType(field.type)) ? listSize(selection.arguments ?? [], operation, variables) : 1;
+          multiplier === 0 || isIntrospectionRoot(selection.name.value)
+            ? 0
+            : !field || !isListType(getNullableType(field.type))
+              ? 1
+              : field.args.some((arg) => arg.name === 'limit') || level === 1
+                ? listSize(selection.arguments ?? [], operation, variables)
+                : GRAPHQL_LIMITS.nestedListSize;
         visit(selection.selectionSet, field?.type, level + 1, multiplier * size);
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         const typeName = selection.typeCondition?.name.value;
@@ -131,7 +142,7 @@ export function operationCostError(schema: GraphQLSchema, document: DocumentNode
   const { cost } = measure(schema, document, operation, variables);
   if (cost <= GRAPHQL_LIMITS.maxCost) return null;
   return limitError(
-    `Query is too costly: at most ${GRAPHQL_LIMITS.maxCost} cost units (a field 1, a root field ${GRAPHQL_LIMITS.rootFieldCost}, each list counted at its limit as sent, ${GRAPHQL_LIMITS.assumedListSize} when none is given)`,
+    `Query is too costly: at most ${GRAPHQL_LIMITS.maxCost} cost units (a field 1, a root field ${GRAPHQL_LIMITS.rootFieldCost}, each list counted at its limit as sent, ${GRAPHQL_LIMITS.assumedListSize} when none is given, ${GRAPHQL_LIMITS.nestedListSize} for a list inside an answer that takes none)`,
     operation,
     'cost',
   );

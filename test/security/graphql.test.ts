@@ -167,7 +167,7 @@ describe('the same authorization on every field', () => {
   const PUBLIC = new Set(['register', 'login', 'catalogModels', 'serviceStatus', 'leaderboard', 'paymentConfig', 'announcements', 'messengerLinkStatus', 'resendVerification', 'logout']);
   const ADMIN = new Set([
     'adjustBalance', 'createAnnouncement', 'updateAnnouncement', 'publishAnnouncement', 'unpublishAnnouncement', 'adminAnnouncements', 'markInvoicePaid',
-    'removeCatalogModel', 'upsertCatalogModel', 'setModelPrices', 'upsertPricingPlan', 'setKeyLimits', 'setTrustedPartner', 'revokeTrustedPartner',
+    'removeCatalogModel', 'upsertCatalogModel', 'setModelPrices', 'upsertPricingPlan', 'setKeyLimits', 'setAccountLimits', 'setTrustedPartner', 'revokeTrustedPartner',
   ]);
   const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
