@@ -13,6 +13,7 @@ import { Migration20261123000000_announcement_order } from './Migration202611230
 import { Migration20261124000000_responses } from './Migration20261124000000_responses.js';
 import { Migration20261124110000_account_concurrency } from './Migration20261124110000_account_concurrency.js';
 import { Migration20261124120000_wallet_epochs } from './Migration20261124120000_wallet_epochs.js';
+import { Migration20261124130000_video_inputs } from './Migration20261124130000_video_inputs.js';
 
 /**
  * Every migration, in order. Listed explicitly (not globbed from disk) so the same list runs from the
@@ -33,4 +34,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261124000000_responses', class: Migration20261124000000_responses },
   { name: 'Migration20261124110000_account_concurrency', class: Migration20261124110000_account_concurrency },
   { name: 'Migration20261124120000_wallet_epochs', class: Migration20261124120000_wallet_epochs },
+  { name: 'Migration20261124130000_video_inputs', class: Migration20261124130000_video_inputs },
 ];

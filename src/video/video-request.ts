@@ -43,7 +43,14 @@ export interface VideoJobSpec {
 export const MAX_PROMPT_CHARS = 4000;
 /** SPEC.md 4.8: gamma_h3 audio references are 2 to 15 s long and up to 15 MB each (read as MiB). */
 export const AUDIO_REFERENCE_SECONDS = { min: 2, max: 15 } as const;
-export const AUDIO_REFERENCE_MAX_BYTES = 15 * 1024 * 1024;
+const MiB = 1024 * 1024;
+/**
+ * The most a data: reference may carry, decoded, per type (audio: SPEC.md 4.8). A data: URL is measured
+ * here; an http(s) URL is the upstream's to fetch and bound, so only its length is ours.
+ */
+export const REFERENCE_MAX_BYTES: Record<ReferenceType, number> = { image: 10 * MiB, video: 15 * MiB, audio: 15 * MiB };
+/** The longest http(s) reference URL accepted (data: URLs are bounded by their decoded size instead). */
+export const REFERENCE_URL_MAX_CHARS = 2048;
 
 /**
  * The one table of exact dimensions: short side = the tier's number (480p -> 480), long side = short x
@@ -260,7 +267,12 @@ function parseInputReference(v: Issues, value: unknown): VideoReference | undefi
     else if (ref && ref.image_url === undefined) v.add(['input_reference', 'image_url'], 'Field required', 'missing');
     else url = ref?.image_url;
   }
-  return url === undefined ? undefined : { type: 'image', role: 'first_frame', url, durationSeconds: null };
+  if (url === undefined) return undefined;
+  const bytes = dataUrlBytes(url);
+  if (bytes !== null && bytes > REFERENCE_MAX_BYTES.image) v.add(['input_reference'], `Input should be at most ${REFERENCE_MAX_BYTES.image / MiB} MB of image`, 'value_error');
+  else if (bytes === null && url.length > REFERENCE_URL_MAX_CHARS) v.add(['input_reference'], `URL should have at most ${REFERENCE_URL_MAX_CHARS} characters`, 'string_too_long');
+  else return { type: 'image', role: 'first_frame', url, durationSeconds: null };
+  return undefined;
 }
 
 function parseReferences(v: Issues, value: unknown, model: CatalogModel, inputReference?: VideoReference): VideoReference[] {
@@ -297,11 +309,10 @@ function parseReferences(v: Issues, value: unknown, model: CatalogModel, inputRe
       const { min, max } = AUDIO_REFERENCE_SECONDS;
       if (ref.duration === undefined) v.add([...loc, 'duration'], `Field required: audio references need their duration (${min} to ${max} seconds)`, 'missing');
       else if (ref.duration < min || ref.duration > max) v.add([...loc, 'duration'], `Input should be between ${min} and ${max} seconds`, 'value_error');
-      // A data: URL is measured here; an http(s) URL cannot be without fetching it, so the upstream,
-      // which fetches it, enforces the size for those.
-      const bytes = dataUrlBytes(ref.url);
-      if (bytes !== null && bytes > AUDIO_REFERENCE_MAX_BYTES) v.add([...loc, 'url'], 'Input should be at most 15 MB of audio', 'value_error');
     }
+    const bytes = dataUrlBytes(ref.url);
+    if (bytes !== null && bytes > REFERENCE_MAX_BYTES[ref.type]) v.add([...loc, 'url'], `Input should be at most ${REFERENCE_MAX_BYTES[ref.type] / MiB} MB of ${ref.type}`, 'value_error');
+    else if (bytes === null && ref.url.length > REFERENCE_URL_MAX_CHARS) v.add([...loc, 'url'], `URL should have at most ${REFERENCE_URL_MAX_CHARS} characters`, 'string_too_long');
     out.push({ type: ref.type, role: ref.role, url: ref.url, durationSeconds: ref.duration ?? null });
   });
 
@@ -330,16 +341,22 @@ function isAcceptedUrl(url: string): boolean {
   }
 }
 
-/** Decoded size of a data: URL's payload, or null for any other URL. */
-function dataUrlBytes(url: string): number | null {
+/**
+ * Decoded size of a data: URL's payload, or null for any other URL. Measured without copying the payload
+ * (it may be megabytes): base64 counts its characters less the padding (whitespace, which data: URLs do
+ * not carry in practice, only ever overstates it); percent-encoding counts each %XX as one byte.
+ */
+export function dataUrlBytes(url: string): number | null {
   if (!/^data:/i.test(url)) return null;
   const comma = url.indexOf(',');
-  const header = url.slice(0, comma);
-  const payload = url.slice(comma + 1);
-  if (/;base64$/i.test(header)) {
-    const chars = payload.replace(/[\s=]/g, '').length;
-    return Math.floor((chars * 3) / 4);
+  if (comma < 0) return null;
+  const payloadChars = url.length - comma - 1;
+  if (/;base64$/i.test(url.slice(0, comma))) {
+    let end = url.length;
+    while (end > comma + 1 && url.charCodeAt(end - 1) === 61 /* = */) end--;
+    return Math.floor(((end - comma - 1) * 3) / 4);
   }
-  // Percent-encoded: each %XX is one byte.
-  return payload.length - 2 * (payload.match(/%[0-9a-f]{2}/gi)?.length ?? 0);
+  let escapes = 0;
+  for (let i = url.indexOf('%', comma); i >= 0; i = url.indexOf('%', i + 1)) escapes++;
+  return payloadChars - 2 * escapes;
 }

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { MikroORM, PostgreSqlConnection } from '@mikro-orm/postgresql';
 import type { BillingService } from '../billing/billing.service.js';
 import type { GroupPrices } from '../catalog/catalog.schemas.js';
 import type { CatalogService } from '../catalog/catalog.service.js';
@@ -16,7 +16,7 @@ import { intParam, parseInput } from '../shared/validation.js';
 import { Topics, type PubSub, type VideoTaskEventPayload } from '../shared/pubsub.js';
 import type { StoredObject, VideoStorage } from '../storage/video-storage.js';
 import type { UsageRecorder } from '../usage/usage-recorder.js';
-import { parseVideoRequest, videoCost, type VideoJobSpec } from './video-request.js';
+import { dataUrlBytes, parseVideoRequest, videoCost, type VideoJobSpec, type VideoReference } from './video-request.js';
 import { downloadVideo, pollVideo, submitVideo } from './video-upstream.js';
 
 export type VideoTaskView = VideoTaskEventPayload;
@@ -42,7 +42,7 @@ interface TaskRow {
   model: string;
   provider_family: string;
   route_group: string;
-  spec: VideoJobSpec;
+  spec: StoredSpec;
   seconds: number;
   prices: GroupPrices;
   cost_usd: string;
@@ -57,6 +57,25 @@ interface TaskRow {
   created_at: Date;
   started_at: Date | null;
   completed_at: Date | null;
+}
+
+/**
+ * A job's spec as its row keeps it: a data: reference (up to megabytes) is `{url: null, input: n}`, its URL
+ * in `video_task_inputs` (n = its position) until the upstream has it, so the row every poll and claim reads
+ * stays small. http(s) references (at most 2,048 characters) stay inline.
+ */
+type StoredReference = Omit<VideoReference, 'url'> & { url: string | null; input?: number };
+type StoredSpec = Omit<VideoJobSpec, 'references'> & { references: StoredReference[] };
+
+/** The spec to store, and the inputs to store beside it. */
+function splitInputs(spec: VideoJobSpec): { stored: StoredSpec; inputs: { position: number; url: string }[] } {
+  const inputs: { position: number; url: string }[] = [];
+  const references = spec.references.map((reference, position): StoredReference => {
+    if (dataUrlBytes(reference.url) === null) return reference;
+    inputs.push({ position, url: reference.url });
+    return { ...reference, url: null, input: position };
+  });
+  return { stored: { ...spec, references }, inputs };
 }
 
 const ACTIVE = `status in ('queued', 'in_progress')`;
@@ -124,13 +143,24 @@ export class VideoService {
     const { settings } = this.deps;
     // The hold outlives the job's deadline, so a job that is still being finished keeps its money reserved.
     await this.deps.billing.hold({ userId: principal.userId, apiKeyId: principal.keyId, requestId: holdKey(id), amountUsd: cost, ttlMs: settings.deadlineMs + 10 * 60_000 });
+    const { stored, inputs } = splitInputs(spec);
     let row: TaskRow;
     try {
-      [row] = (await this.em().execute<TaskRow[]>(
-        `insert into video_tasks (id, user_id, api_key_id, request_id, model, provider_family, route_group, spec, seconds, prices, cost_usd, deadline_at)
-         values (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?::jsonb, ?, now() + (? * interval '1 millisecond')) returning *`,
-        [id, principal.userId, principal.keyId, requestId, model.id, model.family, principal.routeGroup, JSON.stringify(spec), spec.seconds, JSON.stringify(prices), cost.toFixed(), settings.deadlineMs],
-      )) as [TaskRow];
+      // One statement: the task and its inputs are written together or not at all. Sent through the driver
+      // with bound parameters: the ORM's execute inlines values into the SQL text, which costs seconds for
+      // a data: URL of megabytes.
+      const pool = await (this.deps.orm.em.getConnection() as PostgreSqlConnection).getNativeClient();
+      const result = await pool.query<TaskRow>(
+        `with task as (
+           insert into video_tasks (id, user_id, api_key_id, request_id, model, provider_family, route_group, spec, seconds, prices, cost_usd, deadline_at)
+           values ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10::jsonb, $11, now() + ($12 * interval '1 millisecond')) returning *),
+         inputs as (
+           insert into video_task_inputs (task_id, position, url)
+           select (select id from task), (e->>'position')::int, e->>'url' from jsonb_array_elements($13::jsonb) e)
+         select * from task`,
+        [id, principal.userId, principal.keyId, requestId, model.id, model.family, principal.routeGroup, JSON.stringify(stored), spec.seconds, JSON.stringify(prices), cost.toFixed(), settings.deadlineMs, JSON.stringify(inputs)],
+      );
+      row = result.rows[0]!;
     } catch (error) {
       await this.deps.billing.release(holdKey(id));
       throw error;
@@ -249,9 +279,17 @@ export class VideoService {
         return;
       }
       if (!task.upstream_task_id) {
-        const upstreamTaskId = await submitVideo(this.deps.upstreams, route.upstream, route.upstreamModel, task.spec);
+        const spec = await this.specWithInputs(task);
+        if (!spec) {
+          this.deps.log.error({ taskId: task.id }, 'video task inputs are missing');
+          await this.fail(task, owner, 'generation_failed', 'The video generation failed; nothing was charged');
+          return;
+        }
+        const upstreamTaskId = await submitVideo(this.deps.upstreams, route.upstream, route.upstreamModel, spec);
         this.deps.log.info({ taskId: task.id, upstream: route.upstream.id }, 'video submitted upstream');
         await this.reschedule(task, owner, { upstream_id: route.upstream.id, upstream_task_id: upstreamTaskId });
+        // The upstream has them now; nothing reads them again.
+        await this.em().execute('delete from video_task_inputs where task_id = ?', [task.id]);
         return;
       }
       const state = await pollVideo(this.deps.upstreams, route.upstream, task.upstream_task_id);
@@ -273,6 +311,23 @@ export class VideoService {
         await this.reschedule(task, owner, {}, Math.min(30_000, this.deps.settings.pollMs * 2 ** Math.min(5, task.attempts)));
       }
     }
+  }
+
+  /** The spec to submit, its stored inputs put back; null when one is missing. */
+  private async specWithInputs(task: TaskRow): Promise<VideoJobSpec | null> {
+    const stored = task.spec.references.filter((r) => r.input !== undefined);
+    const urls = new Map<number, string>();
+    if (stored.length) {
+      const rows = await this.em().execute<{ position: number; url: string }[]>('select position, url from video_task_inputs where task_id = ?', [task.id]);
+      for (const { position, url } of rows) urls.set(position, url);
+    }
+    const references: VideoReference[] = [];
+    for (const { input, url, ...reference } of task.spec.references) {
+      const resolved = input === undefined ? url : urls.get(input);
+      if (resolved == null) return null;
+      references.push({ ...reference, url: resolved });
+    }
+    return { ...task.spec, references };
   }
 
   private routeOf(task: TaskRow) {
@@ -312,14 +367,18 @@ export class VideoService {
   private async transition(task: TaskRow, owner: string, status: VideoTaskView['status'], fields: Record<string, unknown>): Promise<boolean> {
     const final = status === 'completed' || status === 'failed';
     const sets = Object.keys(fields).map((f) => `${f} = ?`);
+    // A task that ends drops its inputs in the same statement (one that failed before submission still has them).
     const [row] = await this.em().execute<TaskRow[]>(
-      `update video_tasks set status = ?, ${sets.length ? `${sets.join(', ')}, ` : ''}updated_at = now(),
-              started_at = coalesce(started_at, case when ? in ('in_progress', 'completed') then now() end),
-              completed_at = case when ? then now() else completed_at end,
-              lease_owner = case when ? then null else lease_owner end, lease_until = case when ? then null else lease_until end
-        where id = ? and ${ACTIVE} and status <> ? and lease_owner = ?
-        returning *`,
-      [status, ...Object.values(fields), status, final, final, final, task.id, status, owner],
+      `with moved as (
+         update video_tasks set status = ?, ${sets.length ? `${sets.join(', ')}, ` : ''}updated_at = now(),
+                started_at = coalesce(started_at, case when ? in ('in_progress', 'completed') then now() end),
+                completed_at = case when ? then now() else completed_at end,
+                lease_owner = case when ? then null else lease_owner end, lease_until = case when ? then null else lease_until end
+          where id = ? and ${ACTIVE} and status <> ? and lease_owner = ?
+          returning *),
+       dropped as (delete from video_task_inputs where ? and task_id in (select id from moved))
+       select * from moved`,
+      [status, ...Object.values(fields), status, final, final, final, task.id, status, owner, final],
     );
     if (!row) return false;
     task.status = row.status;
