@@ -6,21 +6,7 @@ import { estimateTokens } from '../../src/inference/sse.js';
 import { chatToCanonical, parseChatRequest } from '../../src/inference/translate/openai-chat.js';
 import { ledgerBalance } from '../helpers/accounts.js';
 import { http } from '../helpers/clients.js';
-import {
-  apiAccount,
-  createKey,
-  fund,
-  openaiClient,
-  processAdmin,
-  requestId,
-  setKeyLimits,
-  startInferenceStack,
-  upstreamCall,
-  usageEventOf,
-  withId,
-  type ApiAccount,
-  type InferenceStack,
-} from '../helpers/inference.js';
+import { apiAccount, createKey, fund, openaiClient, processAdmin, requestId, setAccountLimits, setKeyLimits, startInferenceStack, upstreamCall, usageEventOf, withId, type ApiAccount, type InferenceStack } from '../helpers/inference.js';
 import { promptTokensOf } from '../simulator/openai-simulator.js';
 
 /** Public cheap-group prices of gen-5.6-luna in the shipped catalog (SPEC.md 4.9), and its official list prices. */
@@ -450,6 +436,8 @@ describe('GET /v1/me', () => {
 describe('concurrency against a small balance', () => {
   it('100 parallel streams on 13 keys with a balance for about 30: the admitted are billed exactly, the rest get 402, never below zero, ledger = balance', async () => {
     const owner = await apiAccount(stack, admin, null);
+    // 100 at once from one account: the balance, not the account's concurrency limit, is what refuses here.
+    await setAccountLimits(stack, admin, owner.userId, { concurrencyLimit: 100 });
     const keys = [owner.key, ...(await Promise.all(Array.from({ length: 12 }, (_, i) => createKey(stack, owner.token, { label: `parallel ${i}` })))).map((k) => k.key)];
     const content = 'Count slowly [sim:words=10 chunk-delay=100]';
     const maxTokens = 50;

@@ -88,6 +88,8 @@ describe('a client that stops reading its stream', () => {
     // A stream far larger than the kernel's socket buffers (~35 MB of events), from a client that never reads.
     const body = JSON.stringify({ model: 'gen-5.6-luna', stream: true, messages: [{ role: 'user', content: 'everything [sim:words=200000]' }] });
     const { hostname, port } = new URL(stack.url);
+    // The write timeout cannot have begun before the request was sent.
+    const started = Date.now();
     const socket = connect(Number(port), hostname);
     socket.on('error', () => undefined);
     await new Promise((resolve) => socket.once('connect', resolve));
@@ -101,7 +103,6 @@ describe('a client that stops reading its stream', () => {
     socket.pause();
 
     // While it holds its one slot, the key's next request is refused.
-    const started = Date.now();
     const busy = await http(stack.url, 'POST', '/v1/chat/completions', { token: reader.key, body: { model: 'gen-5.6-luna', messages: [{ role: 'user', content: 'hi [sim:words=2]' }] } });
     expect(busy.status).toBe(429);
 

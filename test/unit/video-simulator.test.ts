@@ -67,7 +67,7 @@ describe('the video job simulator', () => {
 
   it('runs a job queued → in_progress → completed, then serves the MP4', async () => {
     const before = sim.videoJobs.submits;
-    const submitted = await submit({ model: 'vid-1', prompt: 'a lake at dawn [sim:start-ms=60 video-ms=200]', seconds: 2, width: 64, height: 36, multi_shot: false, prompt_extend: true });
+    const submitted = await submit({ model: 'vid-1', prompt: 'a lake at dawn [sim:start-ms=400 video-ms=400]', seconds: 2, width: 64, height: 36, multi_shot: false, prompt_extend: true });
     expect(submitted.status).toBe(200);
     const job = (await submitted.json()) as any;
     expect(job).toMatchObject({ object: 'video', status: 'queued', progress: 0, model: 'vid-1', seconds: 2 });
@@ -95,7 +95,7 @@ describe('the video job simulator', () => {
     expect(mp4.equals(expected)).toBe(true);
 
     const record = sim.videoJobs.jobs.get(job.id)!;
-    expect(record).toMatchObject({ polls: seen.length, downloads: 1, startMs: 60, videoMs: 200 });
+    expect(record).toMatchObject({ polls: seen.length, downloads: 1, startMs: 400, videoMs: 400 });
     expect(record.request).toMatchObject({ width: 64, height: 36, multi_shot: false, prompt_extend: true });
     expect(sim.videoJobs.submits).toBe(before + 1);
     expect(sim.requests.filter((r) => r.path.startsWith(`/v1/videos/${job.id}`))).toHaveLength(seen.length + 1);
