@@ -1,12 +1,12 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Config } from './config.js';
 import { migrate, openDatabase } from './db/database.js';
+import { demoModeApplies, startDemoSimulator } from './demo.js';
 import { serveClusterMetrics } from './metrics.js';
 import { exitAfterFlush, type Logger } from './shared/logging.js';
 
 /** How long past SHUTDOWN_GRACE_SECONDS a stop may take before a process is ended anyway. */
 export const STOP_MARGIN_MS = 2_000;
-
 
 /**
  * WORKERS > 1: this process becomes the primary. It opens the database once (starting the embedded
@@ -21,7 +21,9 @@ export async function runCluster(config: Config, log: Logger): Promise<void> {
   } finally {
     await database.orm.close(true);
   }
-  const env = { DATABASE_URL: database.url };
+  // Demo mode: one simulator for all workers, here (see startDemoSimulator).
+  const simulator = demoModeApplies(config) ? await startDemoSimulator() : null;
+  const env = { DATABASE_URL: database.url, ...simulator?.env };
   let stopping = false;
   const fork = (): Worker => cluster.fork(env);
   cluster.on('exit', (worker, code, signal) => {
@@ -48,6 +50,7 @@ export async function runCluster(config: Config, log: Logger): Promise<void> {
       for (const worker of workers) if (!worker.isDead()) worker.process.kill('SIGKILL');
     }, config.shutdownGraceMs + 2 * STOP_MARGIN_MS).unref();
     void Promise.all(exited)
+      .then(() => simulator?.close())
       .then(() => database.close())
       .then(
         () => exitAfterFlush(log, 0),

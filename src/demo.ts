@@ -1,5 +1,7 @@
+import cluster from 'node:cluster';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { MikroORM, PostgreSqlConnection } from '@mikro-orm/postgresql';
 import type { Config } from './config.js';
 import type { Upstream } from './inference/upstreams.config.js';
 import type { Services } from './services.js';
@@ -8,6 +10,40 @@ import type { Logger } from './shared/logging.js';
 
 const DEMO_USERNAME = 'demo';
 const DEMO_BALANCE_USD = '10';
+/** The advisory lock under which one process at a time seeds the demo account ('demo' in ASCII). */
+const DEMO_SEED_LOCK = 0x64656d6f;
+/** How a cluster primary hands its simulator to the workers. */
+const SIMULATOR_URL_ENV = 'BAIKAL_DEMO_SIMULATOR_URL';
+const SIMULATOR_KEY_ENV = 'BAIKAL_DEMO_SIMULATOR_KEY';
+
+/** Demo mode: outside production, with no upstream configured. */
+export function demoModeApplies(config: Config): boolean {
+  return !config.upstreams.length && config.nodeEnv === 'development';
+}
+
+/** The upstream simulator demo mode serves from. */
+export interface DemoSimulator {
+  url: string;
+  key: string;
+  /** The environment that makes a cluster worker use this simulator instead of starting its own. */
+  env: Record<string, string>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the simulator, or (in a cluster worker) uses the primary's: one per port, since workers
+ * listening on the same port would share connections across simulators that know neither each
+ * other's key nor each other's video jobs. It keeps no request records (a long-running demo would grow).
+ */
+export async function startDemoSimulator(): Promise<DemoSimulator> {
+  const inheritedUrl = process.env[SIMULATOR_URL_ENV];
+  const inheritedKey = process.env[SIMULATOR_KEY_ENV];
+  if (cluster.isWorker && inheritedUrl && inheritedKey) return { url: inheritedUrl, key: inheritedKey, env: {}, close: async () => undefined };
+  const { startSimulator } = await import('../test/simulator/openai-simulator.js');
+  const key = randomSecret(24);
+  const simulator = await startSimulator({ apiKey: key, retainRecords: false });
+  return { url: simulator.url, key, env: { [SIMULATOR_URL_ENV]: simulator.url, [SIMULATOR_KEY_ENV]: key }, close: () => simulator.close() };
+}
 
 export interface DemoMode {
   /** The family-a key (the first family), kept under this name for compatibility. */
@@ -33,10 +69,8 @@ interface DemoCredentials {
  * family-b key, videos a family-d one), so a newcomer can point any SDK or coding agent at it at once.
  * The keys and password are kept in DATA_DIR so restarts reuse them.
  */
-export async function startDemoMode(config: Config, services: Services, log: Logger): Promise<DemoMode> {
-  const { startSimulator } = await import('../test/simulator/openai-simulator.js');
-  const simulatorKey = randomSecret(24);
-  const simulator = await startSimulator({ apiKey: simulatorKey });
+export async function startDemoMode(config: Config, services: Services, orm: MikroORM, log: Logger): Promise<DemoMode> {
+  const simulator = await startDemoSimulator();
   const catalog = services.catalog.snapshot;
   // Chat and image models from its OpenAI-compatible side, Messages and bridge models from its Anthropic side, videos from its job API.
   const servedBy = (kind: Upstream['kind'], endpoints: string[]): Upstream => ({
@@ -44,7 +78,7 @@ export async function startDemoMode(config: Config, services: Services, log: Log
     kind,
     baseUrl: `${simulator.url}/v1`,
     credentialEnv: 'BAIKAL_DEMO_UPSTREAM_KEY',
-    credential: simulatorKey,
+    credential: simulator.key,
     timeouts: { connectMs: 5_000, firstByteMs: 60_000, idleMs: 120_000 },
     routes: catalog.data.groups
       .map((g) => ({ group: g.id, models: catalog.data.models.filter((m) => m.groups[g.id] && m.endpoints.some((e) => endpoints.includes(e))).map((m) => m.id), modelMap: {}, weight: 1 }))
@@ -57,6 +91,67 @@ export async function startDemoMode(config: Config, services: Services, log: Log
     servedBy('video-jobs', ['/v1/videos']),
   ]);
 
+  // Processes of one cluster seed one after the other: the first creates, the others find and reuse.
+  const { credentials, password } = await underSeedLock(orm, () => seedDemoAccount(config, services));
+  const keys = credentials.keys!;
+  const firstFamily = catalog.data.families[0]!.id;
+  // One banner per gateway: a cluster's first worker (or a lone process) shows it.
+  if (cluster.isWorker && cluster.worker?.id !== 1) {
+    log.info({ simulator: 'shared' }, 'demo mode: serving from the cluster primary’s simulator, with the demo account shown by the first worker');
+    return { key: credentials.key, keys, username: DEMO_USERNAME, password, close: () => simulator.close() };
+  }
+
+  const base = config.port ? `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${config.port}` : '<this gateway>';
+  const models = (family: string, endpoint: string) => catalog.data.models.filter((m) => m.family === family && (m.endpoints as string[]).includes(endpoint)).map((m) => m.id);
+  const chatModel = models(firstFamily, '/v1/responses')[0] ?? 'gen-5.6-luna';
+  const messagesFamily = catalog.data.models.find((m) => m.endpoints.includes('/v1/messages'))?.family;
+  const messagesModel = messagesFamily ? models(messagesFamily, '/v1/messages')[0] : undefined;
+  const messagesKey = messagesFamily ? keys[messagesFamily] : undefined;
+  log.warn(
+    { demoKey: credentials.key, demoKeys: keys, username: DEMO_USERNAME, password },
+    'DEMO MODE: no upstream is configured, so a built-in simulator answers every text, image and video model. A demo account and one key per model family are ready: ' +
+      Object.entries(keys).map(([family, key]) => `${family}=${key}`).join(' ') +
+      ` (sign in to the cabinet as ${DEMO_USERNAME} / ${password}). Configure upstreams in BAIKAL_CONFIG for real models.`,
+  );
+  // How each client of docs/clients.md is pointed at this gateway, ready to paste.
+  const clients: Record<string, string> = {
+    'OpenAI SDKs, Vercel AI SDK, LangChain, OpenAI Agents SDK': `OPENAI_BASE_URL=${base}/v1 OPENAI_API_KEY=${keys[firstFamily]} (model ${chatModel})`,
+  };
+  if (messagesKey && messagesModel) {
+    clients['Anthropic SDKs'] = `ANTHROPIC_BASE_URL=${base} ANTHROPIC_API_KEY=${messagesKey} with header anthropic-version: 2023-06-01 (model ${messagesModel})`;
+    clients['Claude Code'] = `ANTHROPIC_BASE_URL=${base} ANTHROPIC_API_KEY=${messagesKey} claude --model ${messagesModel}`;
+  }
+  clients['Codex (~/.codex/config.toml)'] =
+    `model = "${chatModel}"\nmodel_provider = "baikal"\n[model_providers.baikal]\nname = "Baikal"\nbase_url = "${base}/v1"\nenv_key = "BAIKAL_API_KEY"\nwire_api = "responses"\n` +
+    `then BAIKAL_API_KEY=${keys[firstFamily]} codex exec "..."`;
+  const bridgeModel = messagesFamily ? models(messagesFamily, '/v1/bridge/responses')[0] : undefined;
+  if (bridgeModel && messagesKey) clients['Codex through the bridge'] = `the same provider block with base_url = "${base}/v1/bridge", model = "${bridgeModel}" and BAIKAL_API_KEY=${messagesKey}`;
+  for (const [client, setup] of Object.entries(clients)) log.warn({ client, setup }, `DEMO MODE client setup, ${client}: ${setup}`);
+  return { key: credentials.key, keys, username: DEMO_USERNAME, password, close: () => simulator.close() };
+}
+
+/** Runs `seed` holding the demo advisory lock on a connection of its own. */
+async function underSeedLock<T>(orm: MikroORM, seed: () => Promise<T>): Promise<T> {
+  const pool = await (orm.em.getConnection() as PostgreSqlConnection).getNativeClient();
+  const client = await pool.connect();
+  try {
+    await client.query('select pg_advisory_lock($1)', [DEMO_SEED_LOCK]);
+    try {
+      return await seed();
+    } finally {
+      await client.query('select pg_advisory_unlock($1)', [DEMO_SEED_LOCK]);
+    }
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * The demo account, its balance and one key per family that has models, as DATA_DIR/demo-credentials.json
+ * has them (created, or completed, when missing or stale).
+ */
+async function seedDemoAccount(config: Config, services: Services): Promise<{ credentials: DemoCredentials; password: string }> {
+  const catalog = services.catalog.snapshot;
   const file = path.join(config.dataDir, 'demo-credentials.json');
   const saved = await readFile(file, 'utf8').then((text) => JSON.parse(text) as DemoCredentials, () => null);
   const principal = saved ? await services.keys.authenticate(saved.key) : null;
@@ -100,32 +195,5 @@ export async function startDemoMode(config: Config, services: Services, log: Log
     await mkdir(config.dataDir, { recursive: true });
     await writeFile(file, JSON.stringify(credentials), { mode: 0o600 });
   }
-
-  const base = config.port ? `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${config.port}` : '<this gateway>';
-  const models = (family: string, endpoint: string) => catalog.data.models.filter((m) => m.family === family && (m.endpoints as string[]).includes(endpoint)).map((m) => m.id);
-  const chatModel = models(firstFamily, '/v1/responses')[0] ?? 'gen-5.6-luna';
-  const messagesFamily = catalog.data.models.find((m) => m.endpoints.includes('/v1/messages'))?.family;
-  const messagesModel = messagesFamily ? models(messagesFamily, '/v1/messages')[0] : undefined;
-  const messagesKey = messagesFamily ? keys[messagesFamily] : undefined;
-  log.warn(
-    { demoKey: credentials.key, demoKeys: keys, username: DEMO_USERNAME, password },
-    'DEMO MODE: no upstream is configured, so a built-in simulator answers every text, image and video model. A demo account and one key per model family are ready: ' +
-      Object.entries(keys).map(([family, key]) => `${family}=${key}`).join(' ') +
-      ` (sign in to the cabinet as ${DEMO_USERNAME} / ${password}). Configure upstreams in BAIKAL_CONFIG for real models.`,
-  );
-  // How each client of docs/clients.md is pointed at this gateway, ready to paste.
-  const clients: Record<string, string> = {
-    'OpenAI SDKs, Vercel AI SDK, LangChain, OpenAI Agents SDK': `OPENAI_BASE_URL=${base}/v1 OPENAI_API_KEY=${keys[firstFamily]} (model ${chatModel})`,
-  };
-  if (messagesKey && messagesModel) {
-    clients['Anthropic SDKs'] = `ANTHROPIC_BASE_URL=${base} ANTHROPIC_API_KEY=${messagesKey} with header anthropic-version: 2023-06-01 (model ${messagesModel})`;
-    clients['Claude Code'] = `ANTHROPIC_BASE_URL=${base} ANTHROPIC_API_KEY=${messagesKey} claude --model ${messagesModel}`;
-  }
-  clients['Codex (~/.codex/config.toml)'] =
-    `model = "${chatModel}"\nmodel_provider = "baikal"\n[model_providers.baikal]\nname = "Baikal"\nbase_url = "${base}/v1"\nenv_key = "BAIKAL_API_KEY"\nwire_api = "responses"\n` +
-    `then BAIKAL_API_KEY=${keys[firstFamily]} codex exec "..."`;
-  const bridgeModel = messagesFamily ? models(messagesFamily, '/v1/bridge/responses')[0] : undefined;
-  if (bridgeModel && messagesKey) clients['Codex through the bridge'] = `the same provider block with base_url = "${base}/v1/bridge", model = "${bridgeModel}" and BAIKAL_API_KEY=${messagesKey}`;
-  for (const [client, setup] of Object.entries(clients)) log.warn({ client, setup }, `DEMO MODE client setup, ${client}: ${setup}`);
-  return { key: credentials.key, keys, username: DEMO_USERNAME, password, close: () => simulator.close() };
+  return { credentials, password };
 }

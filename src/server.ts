@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createGateway, type Gateway } from './app.js';
 import type { Config } from './config.js';
 import { migrate, openDatabase, type Database } from './db/database.js';
-import { startDemoMode, type DemoMode } from './demo.js';
+import { demoModeApplies, startDemoMode, type DemoMode } from './demo.js';
 import { Readiness } from './readiness.js';
 import { createServices, type Services } from './services.js';
 import { systemClock, type Clock } from './shared/clock.js';
@@ -69,9 +69,9 @@ export async function startGateway(config: Config, log: Logger, clock: Clock = s
   }
   await services.catalog.load();
   let demo: DemoMode | null = null;
-  if (!config.upstreams.length && config.nodeEnv === 'development') {
+  if (demoModeApplies(config)) {
     try {
-      demo = await startDemoMode(config, services, log);
+      demo = await startDemoMode(config, services, database.orm, log);
     } catch (error) {
       await gateway.close();
       await database.close();

@@ -1,5 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { Redis } from 'ioredis';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
@@ -62,6 +64,63 @@ describe('npm start with no upstream configured', () => {
     } finally {
       second.child.kill('SIGTERM');
       await second.exited;
+    }
+  }, 120_000);
+
+  it('with WORKERS=2: one simulator (in the primary) serves both workers, and one demo account with one key per family is seeded', async () => {
+    const demoDb = await createTestDatabase();
+    const demoDir = await mkdtemp(`${tmpdir()}/baikal-demo-cluster-`);
+    const prefix = `baikal-demo:${randomBytes(6).toString('hex')}:`;
+    const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+    const gateway = await spawnGateway({ DATABASE_URL: demoDb.url, DATA_DIR: demoDir, LOG_LEVEL: 'info', WORKERS: '2', REDIS_URL: redisUrl, REDIS_PREFIX: prefix });
+    try {
+      // Both workers ready (each says so once it listens).
+      for (let tries = 0; gateway.lines.filter((line) => line.includes('gateway ready')).length < 2; tries++) {
+        if (tries > 200) throw new Error(`the second worker never became ready:\n${gateway.lines.join('\n')}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const users = await demoDb.query<{ id: string }>(`select id from users where username = 'demo'`);
+      expect(users).toHaveLength(1);
+      const keys = await demoDb.query<{ provider_family: string }>(`select provider_family from api_keys where user_id = $1 and revoked_at is null`, [users[0]!.id]);
+      const families = keys.map((k) => k.provider_family);
+      expect(families.length).toBeGreaterThan(1);
+      expect(new Set(families).size).toBe(families.length);
+      const topups = await demoDb.query(`select 1 from transactions where kind = 'topup'`);
+      expect(topups).toHaveLength(1);
+      // Every banner names the same key, the one that works.
+      const shown = new Set(gateway.lines.map((line) => /"demoKey":"([^"]+)"/.exec(line)?.[1]).filter(Boolean));
+      expect(shown.size).toBe(1);
+      const key = [...shown][0]!;
+
+      // Requests spread over both workers all reach a simulator that accepts them.
+      const client = new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+      const answers: (string | null)[] = [];
+      // Waves within the key's 8 concurrent.
+      for (let wave = 0; wave < 3; wave++) {
+        answers.push(...(await Promise.all(Array.from({ length: 8 }, () => client.chat.completions.create({ model: 'gen-5.6-luna', messages: [{ role: 'user', content: 'hello' }] }).then((c) => c.choices[0]!.message.content, (error: unknown) => String(error))))));
+      }
+      expect(answers.filter((answer) => answer !== 'baikal is the deepest lake on earth and')).toEqual([]);
+
+      // A video job is submitted, polled and downloaded by whichever worker: the job lives in the one simulator.
+      const videoKey = JSON.parse(await readFile(`${demoDir}/demo-credentials.json`, 'utf8')).keys.family_d as string;
+      const created = await fetch(`${gateway.url}/v1/videos`, { method: 'POST', headers: { authorization: `Bearer ${videoKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'beta3.0-t2v', prompt: 'a lake [sim:start-ms=50 video-ms=100]', seconds: 2 }) });
+      expect(created.status).toBe(201);
+      const { id } = (await created.json()) as { id: string };
+      let status = 'queued';
+      for (let tries = 0; status !== 'completed' && status !== 'failed' && tries < 300; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        status = ((await (await fetch(`${gateway.url}/v1/videos/${id}`, { headers: { authorization: `Bearer ${videoKey}` } })).json()) as { status: string }).status;
+      }
+      expect(status).toBe('completed');
+    } finally {
+      gateway.child.kill('SIGTERM');
+      await gateway.exited;
+      await demoDb.drop();
+      await rm(demoDir, { recursive: true, force: true });
+      const redis = new Redis(redisUrl);
+      const left = await redis.keys(`${prefix}*`);
+      if (left.length) await redis.del(...left);
+      await redis.quit();
     }
   }, 120_000);
 

@@ -69,6 +69,11 @@ export interface SimulatorOptions {
    * a client's unknown fields to an upstream of the client's own format.
    */
   strictFields?: boolean;
+  /**
+   * Keep every request in `requests` and every video job for good (the tests read them). Off for a
+   * long-running simulator (demo mode): requests are not kept, and video jobs an hour after they began.
+   */
+  retainRecords?: boolean;
 }
 
 export interface RecordedRequest {
@@ -515,7 +520,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     record(req, res, path, body) {
       const given = req.headers['x-client-request-id'];
       const record: RecordedRequest = { path, requestId: typeof given === 'string' ? given : undefined, headers: req.headers, body, aborted: false, startedAt: Date.now() };
-      requests.push(record);
+      if (options.retainRecords !== false) requests.push(record);
       res.on('close', () => {
         record.endedAt = Date.now();
         if (!res.writableFinished) record.aborted = true;

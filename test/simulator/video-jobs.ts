@@ -187,6 +187,10 @@ export async function handleVideos(req: IncomingMessage, res: ServerResponse, pa
       polls: 0,
       downloads: 0,
     };
+    if (ctx.options.retainRecords === false) {
+      // A long-running simulator forgets jobs an hour old (and the references each carries).
+      for (const [jobId, old] of store.jobs) if (old.createdAt < job.createdAt - 3_600_000) store.jobs.delete(jobId);
+    }
     store.jobs.set(job.id, job);
     res.writeHead(200, { 'content-type': 'application/json' });
     return void res.end(JSON.stringify(videoJobView(job, ctx.detail)));
