@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { loadConfigOrExit } from './config.js';
-import { createLogger, exitAfterFlush } from './shared/logging.js';
+import { EmbeddedPostgresError } from './db/embedded-postgres.js';
+import { createLogger, exitAfterFlush, type Logger } from './shared/logging.js';
 import cluster from 'node:cluster';
 import { runCluster, STOP_MARGIN_MS } from './cluster.js';
 import { startGateway, type RunningGateway } from './server.js';
@@ -13,8 +14,7 @@ async function main(): Promise<void> {
     try {
       await runCluster(config, log);
     } catch (error) {
-      log.fatal({ err: error }, 'failed to start');
-      exitAfterFlush(log, 1);
+      failedToStart(log, error);
     }
     return;
   }
@@ -51,10 +51,22 @@ async function main(): Promise<void> {
   try {
     running = await startGateway(config, log);
   } catch (error) {
-    log.fatal({ err: error }, 'failed to start');
-    return exitAfterFlush(log, 1);
+    return failedToStart(log, error);
   }
   if (shuttingDown) await running.stop();
+}
+
+/**
+ * A start that failed: what the operator must fix (the embedded PostgreSQL) is one line of ours on stderr
+ * and exit code 2, like a configuration error; anything else is a fatal log entry and exit code 1.
+ */
+function failedToStart(log: Logger, error: unknown): void {
+  if (error instanceof EmbeddedPostgresError) {
+    process.stderr.write(`baikal: ${error.message.replace(/\s*\n\s*/g, ' ')}\n`);
+    return exitAfterFlush(log, 2);
+  }
+  log.fatal({ err: error }, 'failed to start');
+  exitAfterFlush(log, 1);
 }
 
 void main();

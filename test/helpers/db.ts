@@ -3,7 +3,7 @@ import pg from 'pg';
 
 /** A maintenance connection on the machine's PostgreSQL, used to create and drop per-test databases. */
 export function adminDatabaseUrl(): string {
-  return process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+  return process.env.TEST_DATABASE_ADMIN_URL ?? `postgresql://postgres@127.0.0.1:${process.env.TEST_POSTGRES_PORT ?? 5432}/postgres`;
 }
 
 export interface TestDatabase {
