@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { resolveUpstreams, upstreamsSchema, type Upstream } from './inference/upstreams.config.js';
+import { resolveUpstreams, upstreamsSchema, type Upstream } from './upstreams/config.js';
 import { paymentsSchema, resolvePayments, type PaymentsSettings } from './payments/payments.config.js';
 
 /** Thrown at boot when the environment or the operator file is wrong; the message names the bad setting. */

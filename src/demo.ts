@@ -3,7 +3,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { MikroORM, PostgreSqlConnection } from '@mikro-orm/postgresql';
 import type { Config } from './config.js';
-import type { Upstream } from './inference/upstreams.config.js';
+import type { Upstream } from './upstreams/config.js';
 import type { Services } from './services.js';
 import { randomSecret } from './shared/ids.js';
 import type { Logger } from './shared/logging.js';

@@ -9,8 +9,9 @@ import { InferenceService } from './inference/inference.service.js';
 import { CountTokensService } from './inference/count-tokens.js';
 import { DEFAULT_LIMITS, Limiter, type RequestLimiter } from './inference/limits.js';
 import { SharedLimiter } from './inference/shared-limits.js';
-import { RouteTable } from './inference/routes.js';
-import { UpstreamClient } from './inference/upstream-client.js';
+import { RouteTable } from './upstreams/routes.js';
+import { UpstreamClient } from './upstreams/client.js';
+import { CredentialRedactor } from './upstreams/redactor.js';
 import { KeysService } from './keys/keys.service.js';
 import type { Config } from './config.js';
 import type { Clock } from './shared/clock.js';
@@ -76,7 +77,7 @@ export function createServices(deps: ServiceDeps): Services {
     databaseUp: () => deps.orm.em.fork().execute('select 1').then(() => true, () => false),
   });
   const usage = new UsageRecorder({ ...deps, metrics });
-  const upstreams = new UpstreamClient();
+  const upstreams = new UpstreamClient(CredentialRedactor.forUpstreams(deps.config.upstreams));
   const routes = new RouteTable(deps.config.upstreams);
   const billing = new BillingService({ ...deps, wallets });
   const keys = new KeysService({ ...deps, catalog });

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { KeyPrincipal, KeysService } from '../../src/keys/keys.service.js';
 import { DomainError } from '../../src/shared/errors.js';
-import { ANTHROPIC_VERSION } from '../../src/inference/providers/index.js';
+import { MESSAGES_API_VERSION } from '../../src/inference/translate/anthropic-messages.js';
 
 /** One request header as a string (the first, if sent several times). */
 export function headerOf(req: IncomingMessage, name: string): string | undefined {
@@ -63,8 +63,8 @@ export async function requireMessagesKey(req: IncomingMessage, keys: KeysService
   const principal = await keys.authenticate(raw);
   if (!principal) throw new DomainError('unauthenticated', 'Invalid API key', { reason: 'invalid_api_key' });
   const version = headerOf(req, 'anthropic-version');
-  if (version !== ANTHROPIC_VERSION) {
-    throw new DomainError('bad_request', version ? `Unsupported anthropic-version ${JSON.stringify(version)}; use ${ANTHROPIC_VERSION}` : `The header "anthropic-version: ${ANTHROPIC_VERSION}" is required`, {
+  if (version !== MESSAGES_API_VERSION) {
+    throw new DomainError('bad_request', version ? `Unsupported anthropic-version ${JSON.stringify(version)}; use ${MESSAGES_API_VERSION}` : `The header "anthropic-version: ${MESSAGES_API_VERSION}" is required`, {
       reason: 'invalid_version_header',
     });
   }

@@ -266,3 +266,18 @@ export function promptTokenBound(request: CanonicalRequest): number {
 export function promptText(request: CanonicalRequest): string {
   return [request.system ?? '', ...request.messages.map((m) => textOf(m.parts))].filter((text) => text).join('\n');
 }
+
+/**
+ * A tool call's JSON-text arguments as the object Anthropic's `input` must be. The canonical form
+ * keeps the model's text exactly as produced, and an upstream of another kind can produce text that
+ * is not a JSON object (cut off at max_tokens, or just malformed); the client is still owed a valid
+ * `tool_use` block, so such input becomes `{}` rather than failing the whole response.
+ */
+export function toolInputOf(args: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(args || '{}');
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}

@@ -5,11 +5,11 @@ import { DomainError } from '../shared/errors.js';
 import type { Logger } from '../shared/logging.js';
 import { parseInput } from '../shared/validation.js';
 import { anthropic } from './providers/index.js';
-import { failureFromResponse } from './providers/openai-compatible/chat.js';
 import type { RequestLimiter } from './limits.js';
-import type { RouteCandidate, RouteTable } from './routes.js';
+import type { RouteCandidate, RouteTable } from '../upstreams/routes.js';
 import { resolveModel } from './scope.js';
-import { clientErrorOf, failureOf, UpstreamFailure, type UpstreamClient } from './upstream-client.js';
+import type { UpstreamClient } from '../upstreams/client.js';
+import { clientErrorOf, UpstreamFailure } from '../upstreams/failures.js';
 
 /**
  * The body of Anthropic's `POST /v1/messages/count_tokens`, checked leniently: `model` and `messages`
@@ -75,11 +75,11 @@ export class CountTokensService {
         // The upstream pool's first-byte and idle timeouts bound the call; the signal is the client's disconnect.
         const signal = options.signal ?? new AbortController().signal;
         const response = await this.deps.upstreams.post(route.upstream, '/messages/count_tokens', JSON.stringify({ ...body, model: route.upstreamModel }), headers, signal);
-        if (response.status !== 200) throw await failureFromResponse(route.upstream.id, response);
+        if (response.status !== 200) throw await this.deps.upstreams.failureFrom(route.upstream.id, response);
         return { input_tokens: await readCount(route.upstream.id, response.body) };
       } catch (error) {
         if (options.signal?.aborted) throw new DomainError('bad_request', 'The request was cancelled', { reason: 'cancelled' });
-        failure = failureOf(error, route.upstream.id);
+        failure = this.deps.upstreams.failureOf(error, route.upstream.id);
         this.deps.log.warn({ upstream: route.upstream.id, kind: failure.kind, status: failure.status, detail: failure.detail }, 'upstream token count failed');
         if (!failure.retryable) break;
       }

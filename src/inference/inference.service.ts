@@ -16,14 +16,14 @@ import type { RequestLimiter, Slot } from './limits.js';
 import { promptText, promptTokenBound, textOf, type CanonicalResponse, type CanonicalUsage, type ResponseIdentity } from './canonical.js';
 import { chatIdentity, CLIENT_FORMATS, type ClientFormat, type ClientFormatId, type ParsedRequest } from './client-formats.js';
 import { openAiCompatible, PROVIDER_KINDS, type ProviderKind } from './providers/index.js';
-import { failureFromResponse } from './providers/openai-compatible/chat.js';
 import { finalResponseOf, prepareResponsesRequest, type ResponsesStorage } from './responses-state.js';
-import type { RouteCandidate, RouteTable } from './routes.js';
+import type { RouteCandidate, RouteTable } from '../upstreams/routes.js';
 import { SAME_FORMAT, type SameFormatStream } from './same-format.js';
 import { eachChunk, estimateTokens, SseSplitter } from './sse.js';
 import { imageOf, parseImageRequest, renderImage, toImageUpstreamRequest, type ImageRequest } from './translate/openai-images.js';
 import { resolveModel } from './scope.js';
-import { clientErrorOf, failureOf, UpstreamFailure, type UpstreamClient, type UpstreamResponse } from './upstream-client.js';
+import type { UpstreamClient, UpstreamResponse } from '../upstreams/client.js';
+import { clientErrorOf, UpstreamFailure } from '../upstreams/failures.js';
 
 /** Output tokens held for a request that sets no limit, when the catalog names no cap for the model. */
 const DEFAULT_OUTPUT_HOLD = 16_384;
@@ -388,7 +388,7 @@ export class InferenceService {
         return { response: await send(route), route };
       } catch (error) {
         if (signal.cancelled) break;
-        failure = failureOf(error, route.upstream.id);
+        failure = this.deps.upstreams.failureOf(error, route.upstream.id);
         // The request id is on this line through the logging scope; the detail is for the operator only.
         this.deps.log.warn({ upstream: route.upstream.id, kind: failure.kind, status: failure.status, detail: failure.detail }, 'upstream call failed');
         this.deps.metrics?.upstreamError(route.upstream.id, failure.kind);
@@ -402,7 +402,7 @@ export class InferenceService {
     // Our request id travels as OpenAI's X-Client-Request-Id, so an operator can match a provider's logs to ours.
     const response = await this.deps.upstreams.post(route.upstream, path, JSON.stringify(body), { ...headers, [CLIENT_REQUEST_ID_HEADER]: call.requestId }, signal);
     if (response.status === 200) return response;
-    throw await failureFromResponse(route.upstream.id, response);
+    throw await this.deps.upstreams.failureFrom(route.upstream.id, response);
   }
 
   /**
@@ -501,7 +501,7 @@ export class InferenceService {
       return { body: JSON.parse(await response.body.text()) };
     } catch (error) {
       if (sink.signal.cancelled) return { cancelled: true };
-      const failure = error instanceof SyntaxError ? new UpstreamFailure('server_error', upstreamId, 'response is not JSON') : failureOf(error, upstreamId);
+      const failure = error instanceof SyntaxError ? new UpstreamFailure('server_error', upstreamId, 'response is not JSON') : this.deps.upstreams.failureOf(error, upstreamId);
       this.deps.log.warn({ upstream: upstreamId, kind: failure.kind, detail: failure.detail }, 'upstream response unreadable');
       throw routedFailure(failure);
     }
@@ -553,9 +553,9 @@ export class InferenceService {
         if (out) return sink.write(out);
       });
     } catch (error) {
-      if (!sink.signal.cancelled) failure = failureOf(error, upstreamId);
+      if (!sink.signal.cancelled) failure = this.deps.upstreams.failureOf(error, upstreamId);
     }
-    if (decoder.error) failure ??= new UpstreamFailure('server_error', upstreamId, `stream error event: ${decoder.error}`);
+    if (decoder.error) failure ??= this.deps.upstreams.failure('server_error', upstreamId, `stream error event: ${decoder.error}`);
 
     if (sink.signal.cancelled) return { status: 'cancelled', errorCode: 'client_closed', usage: usage ?? this.estimatedUsage(parsed, delivered), upstreamId };
     if (decoder.done && !failure) {
@@ -624,9 +624,9 @@ export class InferenceService {
         if (out) return sink.write(out);
       });
     } catch (error) {
-      if (!sink.signal.cancelled) failure = failureOf(error, upstreamId);
+      if (!sink.signal.cancelled) failure = this.deps.upstreams.failureOf(error, upstreamId);
     }
-    if (stream.error) failure ??= new UpstreamFailure('server_error', upstreamId, `stream error event: ${stream.error}`);
+    if (stream.error) failure ??= this.deps.upstreams.failure('server_error', upstreamId, `stream error event: ${stream.error}`);
 
     const billed = (): CanonicalUsage => stream.usage ?? this.estimatedUsage(parsed, stream.delivered);
     if (sink.signal.cancelled) return { status: 'cancelled', errorCode: 'client_closed', usage: billed(), upstreamId };

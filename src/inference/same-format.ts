@@ -2,7 +2,8 @@ import type { CanonicalUsage, ResponseIdentity } from './canonical.js';
 import type { ClientFormatId, ParsedRequest } from './client-formats.js';
 import { anthropicUsageOf } from './providers/anthropic/messages.js';
 import type { SseEvent } from './sse.js';
-import { deliveredTextOf, publicChunk, publicCompletion, usageOf } from './translate/openai-chat.js';
+import { usageOf } from './providers/openai-compatible/chat.js';
+import { deliveredTextOf, publicChunk, publicCompletion } from './translate/openai-chat.js';
 
 /**
  * When the client and the upstream speak the same wire format, the upstream's own answer goes to the

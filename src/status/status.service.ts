@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Catalog } from '../catalog/catalog.js';
 import type { CatalogService } from '../catalog/catalog.service.js';
-import { PROVIDER_KINDS } from '../inference/providers/index.js';
-import type { RouteTable } from '../inference/routes.js';
-import { failureOf, type UpstreamClient } from '../inference/upstream-client.js';
-import type { Upstream } from '../inference/upstreams.config.js';
+import type { RouteTable } from '../upstreams/routes.js';
+import { authHeaders } from '../upstreams/auth.js';
+import type { UpstreamClient } from '../upstreams/client.js';
+import type { Upstream } from '../upstreams/config.js';
 import type { ServiceDeps } from '../services.js';
 import { Topics, type ServiceStatusChangedPayload } from '../shared/pubsub.js';
 import {
@@ -260,8 +260,7 @@ export class StatusService {
 
   /** One upstream probe: `GET {baseUrl}/models` with the kind's auth headers; true when it answers 2xx in time. */
   private async probe(upstream: Upstream): Promise<boolean> {
-    const kind = PROVIDER_KINDS[upstream.kind];
-    const headers = { accept: 'application/json', ...(kind ? kind.headers(upstream) : { authorization: `Bearer ${upstream.credential}` }) };
+    const headers = { accept: 'application/json', ...authHeaders(upstream) };
     const timeout = AbortSignal.timeout(this.settings.probeTimeoutMs);
     const signal = AbortSignal.any([this.abort.signal, timeout]);
     let up: boolean;
@@ -273,7 +272,7 @@ export class StatusService {
       reason = `status ${response.status}`;
     } catch (error) {
       up = false;
-      reason = timeout.aborted ? 'timeout' : this.abort.signal.aborted ? 'stopped' : failureOf(error, upstream.id).kind;
+      reason = timeout.aborted ? 'timeout' : this.abort.signal.aborted ? 'stopped' : this.deps.upstreams.failureOf(error, upstream.id).kind;
     }
     const before = this.upstreamHealth.get(upstream.id);
     if (before !== up && !this.abort.signal.aborted) {

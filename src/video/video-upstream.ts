@@ -1,7 +1,8 @@
 import type { Readable } from 'node:stream';
-import { failureFromResponse } from '../inference/providers/openai-compatible/chat.js';
-import { UpstreamFailure, type UpstreamClient } from '../inference/upstream-client.js';
-import type { Upstream } from '../inference/upstreams.config.js';
+import { authHeaders } from '../upstreams/auth.js';
+import type { UpstreamClient } from '../upstreams/client.js';
+import { UpstreamFailure } from '../upstreams/failures.js';
+import type { Upstream } from '../upstreams/config.js';
 import type { VideoJobSpec } from './video-request.js';
 
 /**
@@ -20,8 +21,6 @@ export interface UpstreamVideoState {
   /** Operator-facing only. */
   error: string | null;
 }
-
-const authorization = (upstream: Upstream) => ({ authorization: `Bearer ${upstream.credential}` });
 
 async function json(response: { status: number; headers: Record<string, unknown>; body: Readable & { text(): Promise<string> } }, upstreamId: string): Promise<any> {
   try {
@@ -45,16 +44,16 @@ export async function submitVideo(client: UpstreamClient, upstream: Upstream, up
     prompt_extend: spec.promptExtend,
     references: spec.references.map((r) => ({ type: r.type, role: r.role, url: r.url, ...(r.durationSeconds === null ? {} : { duration: r.durationSeconds }) })),
   };
-  const response = await client.post(upstream, '/videos', JSON.stringify(body), authorization(upstream), AbortSignal.timeout(upstream.timeouts.firstByteMs));
-  if (response.status !== 200) throw await failureFromResponse(upstream.id, response);
+  const response = await client.post(upstream, '/videos', JSON.stringify(body), authHeaders(upstream), AbortSignal.timeout(upstream.timeouts.firstByteMs));
+  if (response.status !== 200) throw await client.failureFrom(upstream.id, response);
   const answer = await json(response as never, upstream.id);
   if (typeof answer?.id !== 'string' || !answer.id) throw new UpstreamFailure('server_error', upstream.id, 'video submission without an id');
   return answer.id;
 }
 
 export async function pollVideo(client: UpstreamClient, upstream: Upstream, upstreamTaskId: string): Promise<UpstreamVideoState> {
-  const response = await client.get(upstream, `/videos/${encodeURIComponent(upstreamTaskId)}`, authorization(upstream), AbortSignal.timeout(upstream.timeouts.firstByteMs));
-  if (response.status !== 200) throw await failureFromResponse(upstream.id, response);
+  const response = await client.get(upstream, `/videos/${encodeURIComponent(upstreamTaskId)}`, authHeaders(upstream), AbortSignal.timeout(upstream.timeouts.firstByteMs));
+  if (response.status !== 200) throw await client.failureFrom(upstream.id, response);
   const answer = await json(response as never, upstream.id);
   const status: UpstreamVideoStatus = ['queued', 'in_progress', 'completed', 'failed'].includes(answer?.status) ? answer.status : 'in_progress';
   const progress = typeof answer?.progress === 'number' ? Math.max(0, Math.min(100, Math.round(answer.progress))) : 0;
@@ -63,8 +62,8 @@ export async function pollVideo(client: UpstreamClient, upstream: Upstream, upst
 
 /** Opens the finished MP4; the caller streams it into storage. */
 export async function downloadVideo(client: UpstreamClient, upstream: Upstream, upstreamTaskId: string): Promise<{ body: Readable; bytes: number | null }> {
-  const response = await client.get(upstream, `/videos/${encodeURIComponent(upstreamTaskId)}/content`, authorization(upstream));
-  if (response.status !== 200) throw await failureFromResponse(upstream.id, response);
+  const response = await client.get(upstream, `/videos/${encodeURIComponent(upstreamTaskId)}/content`, authHeaders(upstream));
+  if (response.status !== 200) throw await client.failureFrom(upstream.id, response);
   const length = Number(response.headers['content-length']);
   return { body: response.body, bytes: Number.isFinite(length) && length > 0 ? length : null };
 }

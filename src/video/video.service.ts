@@ -4,9 +4,9 @@ import type { MikroORM, PostgreSqlConnection } from '@mikro-orm/postgresql';
 import type { BillingService } from '../billing/billing.service.js';
 import type { GroupPrices } from '../catalog/catalog.schemas.js';
 import type { CatalogService } from '../catalog/catalog.service.js';
-import type { RouteTable } from '../inference/routes.js';
+import type { RouteTable } from '../upstreams/routes.js';
 import { resolveModel } from '../inference/scope.js';
-import { failureOf, type UpstreamClient } from '../inference/upstream-client.js';
+import type { UpstreamClient } from '../upstreams/client.js';
 import type { KeyPrincipal } from '../keys/keys.service.js';
 import { DomainError } from '../shared/errors.js';
 import { newId, randomSecret } from '../shared/ids.js';
@@ -303,7 +303,7 @@ export class VideoService {
         await this.reschedule(task, owner, { progress: state.progress });
       }
     } catch (error) {
-      const failure = failureOf(error, task.upstream_id ?? 'unknown');
+      const failure = this.deps.upstreams.failureOf(error, task.upstream_id ?? 'unknown');
       this.deps.log.warn({ taskId: task.id, kind: failure.kind, detail: failure.detail }, 'video upstream call failed; will retry');
       if (!task.upstream_task_id && !failure.retryable) {
         await this.fail(task, owner, 'upstream_rejected', 'The video request was refused by the model; nothing was charged');

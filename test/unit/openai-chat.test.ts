@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { RouteTable } from '../../src/inference/routes.js';
+import { RouteTable } from '../../src/upstreams/routes.js';
+import { usageOf } from '../../src/inference/providers/openai-compatible/chat.js';
 import { estimateTokens, SseSplitter } from '../../src/inference/sse.js';
 import { promptTokenBound } from '../../src/inference/canonical.js';
 import {
@@ -11,9 +12,8 @@ import {
   parseChatRequest,
   publicChunk,
   publicCompletion,
-  usageOf,
 } from '../../src/inference/translate/openai-chat.js';
-import type { Upstream } from '../../src/inference/upstreams.config.js';
+import type { Upstream } from '../../src/upstreams/config.js';
 import { DomainError } from '../../src/shared/errors.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/openai-chat/${name}`, import.meta.url), 'utf8');

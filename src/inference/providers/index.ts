@@ -1,6 +1,7 @@
 import type { CanonicalRequest, CanonicalResponse, StreamDecoder } from '../canonical.js';
 import type { ClientFormatId } from '../client-formats.js';
-import type { Upstream } from '../upstreams.config.js';
+import { authHeaders } from '../../upstreams/auth.js';
+import type { Upstream } from '../../upstreams/config.js';
 import { AnthropicStreamDecoder, checkAnthropicUpstream, fromAnthropicResponse, toAnthropicRequest } from './anthropic/messages.js';
 import { ChatStreamDecoder, checkChatUpstream, fromChatCompletion, toChatRequest } from './openai-compatible/chat.js';
 
@@ -29,7 +30,7 @@ export interface ProviderKind {
 export const openAiCompatible: ProviderKind = {
   speaks: 'openai-chat',
   path: '/chat/completions',
-  headers: (upstream) => ({ authorization: `Bearer ${upstream.credential}` }),
+  headers: authHeaders,
   check: checkChatUpstream,
   body: toChatRequest,
   passthrough: (raw, upstreamModel) => ({
@@ -42,12 +43,10 @@ export const openAiCompatible: ProviderKind = {
   decoder: () => new ChatStreamDecoder(),
 };
 
-export const ANTHROPIC_VERSION = '2023-06-01';
-
 export const anthropic: ProviderKind = {
   speaks: 'anthropic-messages',
   path: '/messages',
-  headers: (upstream) => ({ 'x-api-key': upstream.credential, 'anthropic-version': ANTHROPIC_VERSION }),
+  headers: authHeaders,
   check: checkAnthropicUpstream,
   body: (request, upstreamModel) => toAnthropicRequest(request, upstreamModel),
   passthrough: (raw, upstreamModel) => ({ ...raw, model: upstreamModel }),

@@ -4,6 +4,7 @@ import { parseInput } from '../../shared/validation.js';
 import { openUnion } from './open-union.js';
 import {
   textOf,
+  toolInputOf,
   type CanonicalEvent,
   type CanonicalImage,
   type CanonicalMessage,
@@ -18,6 +19,10 @@ import {
   type StopReason,
   type StreamEncoder,
 } from '../canonical.js';
+
+
+/** The `anthropic-version` clients of /v1/messages send (DESIGN.md: wire formats). */
+export const MESSAGES_API_VERSION = '2023-06-01';
 
 /**
  * The Anthropic Messages wire format, client side (what `POST /v1/messages` callers speak): request
@@ -331,21 +336,6 @@ export function messagesUsage(usage: CanonicalUsage): MessagesUsage {
     cache_creation_input_tokens: written,
     cache_read_input_tokens: read,
   };
-}
-
-/**
- * A tool call's JSON-text arguments as the object Anthropic's `input` must be. The canonical form
- * keeps the model's text exactly as produced, and an upstream of another kind can produce text that
- * is not a JSON object (cut off at max_tokens, or just malformed); the client is still owed a valid
- * `tool_use` block, so such input becomes `{}` rather than failing the whole response.
- */
-export function toolInputOf(args: string): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(args || '{}');
-    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
 }
 
 /**

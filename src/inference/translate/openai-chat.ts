@@ -114,21 +114,6 @@ export function outputLimitOf(request: ChatRequest): number | null {
   return request.max_completion_tokens ?? request.max_tokens ?? null;
 }
 
-/** OpenAI usage -> canonical usage. Cache reads come from `prompt_tokens_details.cached_tokens`; absent means not reported. */
-export function usageOf(raw: unknown): TokenUsage | null {
-  if (!raw || typeof raw !== 'object') return null;
-  const u = raw as Record<string, any>;
-  if (typeof u.prompt_tokens !== 'number' || typeof u.completion_tokens !== 'number') return null;
-  const cached = u.prompt_tokens_details?.cached_tokens;
-  const written = u.prompt_tokens_details?.cache_write_tokens ?? u.cache_creation_input_tokens;
-  return {
-    inputTokens: u.prompt_tokens,
-    outputTokens: u.completion_tokens,
-    cacheReadTokens: typeof cached === 'number' ? cached : null,
-    cacheWriteTokens: typeof written === 'number' ? written : null,
-  };
-}
-
 /** The usage object clients see: OpenAI's documented fields only. */
 export function publicUsage(usage: TokenUsage): object {
   return {

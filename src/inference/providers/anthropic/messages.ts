@@ -11,8 +11,7 @@ import type {
   StreamDecoder,
 } from '../../canonical.js';
 import type { ValidationIssue } from '../../../shared/errors.js';
-import { textOf } from '../../canonical.js';
-import { toolInputOf } from '../../translate/anthropic-messages.js';
+import { textOf, toolInputOf } from '../../canonical.js';
 import { anthropicEffortOf, commonIssues, fieldLoc, refuseFields } from '../fields.js';
 
 /**

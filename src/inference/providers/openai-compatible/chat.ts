@@ -14,37 +14,7 @@ import {
   type StreamDecoder,
 } from '../../canonical.js';
 import { chatEffortOf, commonIssues, effortOfThinking, fieldLoc, refuseFields } from '../fields.js';
-import { usageOf } from '../../translate/openai-chat.js';
-import { UpstreamFailure, type UpstreamResponse } from '../../upstream-client.js';
-
-/** The most of an upstream error body we read (for the operator log). */
-const ERROR_EXCERPT_BYTES = 2_048;
-
-/** Maps a non-200 upstream answer to our failure kinds, keeping its text for the operator only. */
-export async function failureFromResponse(upstreamId: string, response: UpstreamResponse): Promise<UpstreamFailure> {
-  let excerpt = '';
-  try {
-    for await (const chunk of response.body) {
-      excerpt += Buffer.from(chunk as Uint8Array).toString('utf8');
-      if (excerpt.length >= ERROR_EXCERPT_BYTES) break;
-    }
-  } catch {
-    // The body is only for the log.
-  } finally {
-    response.body.destroy();
-  }
-  const detail = `HTTP ${response.status}: ${excerpt.slice(0, ERROR_EXCERPT_BYTES)}`;
-  const status = response.status;
-  if (status === 429) {
-    const retryAfter = Number(response.headers['retry-after']);
-    return new UpstreamFailure('rate_limited', upstreamId, detail, status, Number.isFinite(retryAfter) && retryAfter > 0 ? Math.min(Math.ceil(retryAfter), 60) : null);
-  }
-  if (status === 408 || status === 504) return new UpstreamFailure('timeout', upstreamId, detail, status);
-  if (status >= 500) return new UpstreamFailure('server_error', upstreamId, detail, status);
-  // A redirect is never followed (upstream URLs come from configuration only): the route is misconfigured, not the request.
-  if (status === 401 || status === 403 || status === 404 || (status >= 300 && status < 400)) return new UpstreamFailure('misconfigured', upstreamId, detail, status);
-  return new UpstreamFailure('rejected', upstreamId, detail, status);
-}
+import type { TokenUsage } from '../../../billing/cost.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Through the canonical hub: clients of other formats served by an OpenAI-compatible upstream.
@@ -256,4 +226,19 @@ export class ChatStreamDecoder implements StreamDecoder {
     this.open = [];
     return ended;
   }
+}
+
+/** OpenAI usage -> canonical usage. Cache reads come from `prompt_tokens_details.cached_tokens`; absent means not reported. */
+export function usageOf(raw: unknown): TokenUsage | null {
+  if (!raw || typeof raw !== 'object') return null;
+  const u = raw as Record<string, any>;
+  if (typeof u.prompt_tokens !== 'number' || typeof u.completion_tokens !== 'number') return null;
+  const cached = u.prompt_tokens_details?.cached_tokens;
+  const written = u.prompt_tokens_details?.cache_write_tokens ?? u.cache_creation_input_tokens;
+  return {
+    inputTokens: u.prompt_tokens,
+    outputTokens: u.completion_tokens,
+    cacheReadTokens: typeof cached === 'number' ? cached : null,
+    cacheWriteTokens: typeof written === 'number' ? written : null,
+  };
 }

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { registerUpstreamCredential } from './upstream-client.js';
 
 /**
  * Upstream routes are operator configuration (the `upstreams` section of BAIKAL_CONFIG); credentials
@@ -71,9 +70,5 @@ export interface Upstream extends UpstreamDefinition {
 export function resolveUpstreams(definitions: UpstreamDefinition[], env: NodeJS.ProcessEnv): Upstream[] {
   const missing = definitions.filter((u) => !env[u.credentialEnv]?.trim()).map((u) => `${u.id}: ${u.credentialEnv} is not set`);
   if (missing.length) throw new Error(`Upstream credentials missing: ${missing.join('; ')}`);
-  return definitions.map((u) => {
-    const credential = env[u.credentialEnv]!.trim();
-    registerUpstreamCredential(credential);
-    return { ...u, credential };
-  });
+  return definitions.map((u) => ({ ...u, credential: env[u.credentialEnv]!.trim() }));
 }

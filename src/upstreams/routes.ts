@@ -1,4 +1,4 @@
-import type { Upstream } from './upstreams.config.js';
+import type { Upstream } from './config.js';
 
 /** One way to serve a model in a group: an upstream and the name the upstream knows the model by. */
 export interface RouteCandidate {

@@ -1,0 +1,99 @@
+import { Pool, type Dispatcher } from 'undici';
+import type { Cancellation } from '../shared/cancellation.js';
+import type { Upstream } from './config.js';
+import { failureFromResponse, failureOf, UpstreamFailure, type UpstreamFailureKind } from './failures.js';
+import { CredentialRedactor } from './redactor.js';
+
+export interface UpstreamResponse {
+  status: number;
+  headers: Dispatcher.ResponseData['headers'];
+  body: Dispatcher.ResponseData['body'];
+}
+
+/**
+ * HTTP to upstreams: one keep-alive undici pool per upstream, with the upstream's connect,
+ * first-byte (headers) and idle (between body chunks) timeouts. Redirects are never followed, and the
+ * target is always the configured base URL: nothing in a client request can steer it elsewhere.
+ */
+export class UpstreamClient {
+  constructor(private readonly redactor: CredentialRedactor = new CredentialRedactor([])) {}
+
+  private readonly pools = new Map<string, Pool>();
+  private readonly bases = new Map<string, { path: string; search: string }>();
+
+  /** The base URL's path (no trailing slash) and query, parsed once per base URL. */
+  private baseOf(upstream: Upstream): { path: string; search: string } {
+    let base = this.bases.get(upstream.baseUrl);
+    if (!base) {
+      const url = new URL(upstream.baseUrl);
+      base = { path: url.pathname.replace(/\/+$/, ''), search: url.search };
+      this.bases.set(upstream.baseUrl, base);
+    }
+    return base;
+  }
+
+  private poolOf(upstream: Upstream): Pool {
+    let pool = this.pools.get(upstream.id);
+    if (!pool) {
+      pool = new Pool(new URL(upstream.baseUrl).origin, {
+        connections: 512,
+        keepAliveTimeout: 30_000,
+        connect: { timeout: upstream.timeouts.connectMs },
+        headersTimeout: upstream.timeouts.firstByteMs,
+        bodyTimeout: upstream.timeouts.idleMs,
+      });
+      this.pools.set(upstream.id, pool);
+    }
+    return pool;
+  }
+
+  /** POSTs JSON to `<baseUrl><path>`; resolves when the response headers arrive. */
+  async post(upstream: Upstream, path: string, body: string, headers: Record<string, string>, signal: Cancellation | AbortSignal): Promise<UpstreamResponse> {
+    const base = this.baseOf(upstream);
+    try {
+      const response = await this.poolOf(upstream).request({
+        method: 'POST',
+        path: base.path + path + base.search,
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        body,
+        signal,
+      });
+      return { status: response.statusCode, headers: response.headers, body: response.body };
+    } catch (error) {
+      if (signal instanceof AbortSignal ? signal.aborted : signal.cancelled) throw error;
+      throw this.failureOf(error, upstream.id);
+    }
+  }
+
+  /** GETs `<baseUrl><path>`; resolves when the response headers arrive (the body streams). */
+  async get(upstream: Upstream, path: string, headers: Record<string, string>, signal?: AbortSignal): Promise<UpstreamResponse> {
+    const base = this.baseOf(upstream);
+    try {
+      const response = await this.poolOf(upstream).request({ method: 'GET', path: base.path + path, headers, signal });
+      return { status: response.statusCode, headers: response.headers, body: response.body };
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      throw this.failureOf(error, upstream.id);
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.pools.values()].map((pool) => pool.close().catch(() => pool.destroy())));
+    this.pools.clear();
+  }
+
+  /** Classifies an error thrown while calling or reading an upstream (its text scrubbed of credentials). */
+  failureOf(error: unknown, upstreamId: string): UpstreamFailure {
+    return failureOf(error, upstreamId, this.redactor);
+  }
+
+  /** Classifies a non-200 answer, keeping an excerpt of its body (scrubbed of credentials) for the operator log. */
+  failureFrom(upstreamId: string, response: UpstreamResponse): Promise<UpstreamFailure> {
+    return failureFromResponse(upstreamId, response, this.redactor);
+  }
+
+  /** A failure whose detail quotes the upstream (an in-band stream error): scrubbed of credentials. */
+  failure(kind: UpstreamFailureKind, upstreamId: string, upstreamWords: string): UpstreamFailure {
+    return new UpstreamFailure(kind, upstreamId, this.redactor.redact(upstreamWords));
+  }
+}

@@ -1,0 +1,23 @@
+/**
+ * Scrubs upstream credentials from text bound for the operator log. Upstreams (and the proxies in
+ * front of them) may echo the key they were sent in an error text or an in-band stream error; the log
+ * must hold no credential. One instance per process, built from the configured upstreams and owned by
+ * the `UpstreamClient`, which is where every upstream's words enter the gateway.
+ */
+export class CredentialRedactor {
+  private readonly credentials: string[];
+
+  constructor(credentials: Iterable<string>) {
+    this.credentials = [...new Set([...credentials].filter((c) => c.length > 0))];
+  }
+
+  static forUpstreams(upstreams: readonly { credential: string }[]): CredentialRedactor {
+    return new CredentialRedactor(upstreams.map((u) => u.credential));
+  }
+
+  /** The text with every known credential replaced by `[redacted]`. */
+  redact(text: string): string {
+    for (const credential of this.credentials) if (text.includes(credential)) text = text.replaceAll(credential, '[redacted]');
+    return text;
+  }
+}
