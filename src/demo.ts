@@ -85,7 +85,7 @@ export async function startDemoMode(config: Config, services: Services, orm: Mik
       .filter((r) => r.models.length),
     fallback: [],
   });
-  services.inference.routes.replace([
+  services.routes.replace([
     servedBy('openai-compatible', ['/v1/chat/completions', '/v1/responses', '/v1/images/generations']),
     servedBy('anthropic', ['/v1/messages', '/v1/bridge/chat/completions', '/v1/bridge/responses']),
     servedBy('video-jobs', ['/v1/videos']),

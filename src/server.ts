@@ -80,7 +80,7 @@ export async function startGateway(config: Config, log: Logger, clock: Clock = s
   } else if (!config.upstreams.length) {
     log.warn('no upstreams configured: inference requests will answer 503 no_route');
   } else {
-    log.info({ upstreams: services.inference.routes.upstreamIds }, 'upstream routes loaded');
+    log.info({ upstreams: services.routes.upstreamIds }, 'upstream routes loaded');
   }
   readiness.migrated = true;
   address ??= await listen();

@@ -13,6 +13,7 @@ import { RouteTable } from './upstreams/routes.js';
 import { UpstreamClient } from './upstreams/client.js';
 import { CredentialRedactor } from './upstreams/redactor.js';
 import { KeysService } from './keys/keys.service.js';
+import { KeyStatusService } from './billing/key-status.js';
 import type { Config } from './config.js';
 import type { Clock } from './shared/clock.js';
 import type { Logger } from './shared/logging.js';
@@ -41,6 +42,10 @@ export interface Services {
   usage: UsageRecorder;
   upstreams: UpstreamClient;
   inference: InferenceService;
+  /** `GET /v1/me`. */
+  keyStatus: KeyStatusService;
+  /** Which upstreams serve which model and group. */
+  routes: RouteTable;
   /** Anthropic's token counting (POST /v1/messages/count_tokens): unbilled, forwarded or estimated. */
   countTokens: CountTokensService;
   video: VideoService;
@@ -97,7 +102,9 @@ export function createServices(deps: ServiceDeps): Services {
     limiter,
     usage,
     upstreams,
-    inference: new InferenceService({ catalog, accounts, wallets, limiter, routes, upstreams, recorder: usage, log: deps.log, metrics, responses, hostedTools: deps.config.operator.inference.hostedTools }),
+    inference: new InferenceService({ catalog, wallets, limiter, routes, upstreams, recorder: usage, log: deps.log, metrics, responses, hostedTools: deps.config.operator.inference.hostedTools }),
+    keyStatus: new KeyStatusService({ catalog, accounts, wallets }),
+    routes,
     countTokens: new CountTokensService({ catalog, routes, upstreams, limiter, log: deps.log }),
     video: new VideoService({
       ...deps,

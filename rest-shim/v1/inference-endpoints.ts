@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Endpoint } from '../../src/catalog/catalog.schemas.js';
 import { FORMAT_OF_ENDPOINT } from '../../src/inference/client-formats.js';
-import type { InferenceCall, ResponseSink } from '../../src/inference/inference.service.js';
+import type { InferenceCall, ResponseSink } from '../../src/inference/inference-call.js';
 import { notServing, type Readiness } from '../../src/readiness.js';
 import type { Services } from '../../src/services.js';
 import { DomainError } from '../../src/shared/errors.js';

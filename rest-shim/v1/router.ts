@@ -77,7 +77,7 @@ export function v1Router(services: Services): Router {
   }));
 
   router.get('/me', handle(async (req, res) => {
-    const status = await services.inference.keyStatus(await requireKey(req, services.keys));
+    const status = await services.keyStatus.of(await requireKey(req, services.keys));
     res.json({
       object: 'api_key',
       id: status.keyId,

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ResponseSink } from '../../src/inference/inference.service.js';
+import type { ResponseSink } from '../../src/inference/inference-call.js';
 import { Cancellation } from '../../src/shared/cancellation.js';
 import { sendJson } from './errors.js';
 

@@ -25,7 +25,7 @@ export interface RewrittenAnswer {
   deliveredText: string;
 }
 
-/** Rewrites an upstream stream event by event (stateful: one per response). */
+/** Rewrites an upstream stream event by event (stateful: one per response); the relay's codec for a same-format answer. */
 export abstract class SameFormatStream {
   /** Usage the upstream reported as final; null until then. */
   usage: CanonicalUsage | null = null;
@@ -38,9 +38,14 @@ export abstract class SameFormatStream {
   /** The completed response as the client received it, where the format has one (Responses: for the store). */
   finalResponse: Record<string, unknown> | null = null;
 
+  /** Same-format streams open with the upstream's own first event. */
+  start(): string {
+    return '';
+  }
+
   /** The client's frames for one upstream event ('' to drop it). */
   abstract push(event: SseEvent): string;
-  /** Frames that end a complete stream after the upstream's last event. */
+  /** Frames that end a complete stream after the upstream's last event (the upstream's own usage stands). */
   abstract finish(): string;
   /** An in-band error that ends the stream (our own words only). */
   abstract fail(message: string, code: string): string;

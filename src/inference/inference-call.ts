@@ -1,0 +1,34 @@
+import type { Endpoint } from '../catalog/catalog.schemas.js';
+import type { KeyPrincipal } from '../keys/keys.service.js';
+import type { Cancellation } from '../shared/cancellation.js';
+
+/** One /v1 request as the pipeline sees it: who calls, on which endpoint, under which request id. */
+export interface InferenceCall {
+  principal: KeyPrincipal;
+  /** The request id shown to the client (`x-request-id`); the usage event's id is ours. */
+  requestId: string;
+  endpoint: Endpoint;
+  clientSurface: string;
+  /** The client's `anthropic-beta` header: forwarded with a Messages request to an `anthropic` upstream. */
+  anthropicBeta?: string;
+}
+
+/** Where a response goes. Transports implement it; the pipeline never sees `req`/`res`. */
+export interface ResponseSink {
+  /** Cancelled when the client goes away. */
+  readonly signal: Cancellation;
+  sendJson(body: object): void;
+  /** `performance.now()` when the first byte went out (the JSON body or the first stream event), for metrics. */
+  readonly firstByteAt?: number;
+  /** Sets a response header; only before the answer starts. */
+  setHeader(name: string, value: string): void;
+  /** Starts a 200 server-sent-events response. */
+  startStream(): void;
+  /** Nothing when the client can take more now; otherwise a promise that resolves when it can (backpressure) or is gone. */
+  write(text: string): Promise<void> | void;
+  /** Ends the response, with `last` as its final bytes. */
+  end(last?: string): void;
+}
+
+/** The response header naming hosted tools a route could not serve and that were withheld from the model. */
+export const WITHHELD_TOOLS_HEADER = 'x-withheld-tools';

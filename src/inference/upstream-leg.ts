@@ -1,0 +1,136 @@
+import type { Metrics } from '../metrics.js';
+import { Cancellation } from '../shared/cancellation.js';
+import { DomainError } from '../shared/errors.js';
+import type { Logger } from '../shared/logging.js';
+import type { UpstreamClient, UpstreamResponse } from '../upstreams/client.js';
+import { clientErrorOf, type UpstreamFailure } from '../upstreams/failures.js';
+import type { RouteCandidate, RouteTable } from '../upstreams/routes.js';
+import type { ClientFormat, ParsedRequest } from './client-formats.js';
+import type { InferenceCall } from './inference-call.js';
+import { PROVIDER_KINDS, type ProviderKind } from './providers/index.js';
+import { RoutedFailure, type Admitted } from './settlement.js';
+
+/** Carries our request id to the upstream (OpenAI's name for a caller-chosen request id). */
+export const CLIENT_REQUEST_ID_HEADER = 'x-client-request-id';
+
+/** How the upstream of one route is spoken to for one request. */
+export interface UpstreamLeg {
+  path: string;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+  /** Set when the upstream answers in the client's own format (its answer is rewritten, not translated). */
+  sameFormat: boolean;
+  kind: ProviderKind;
+}
+
+/** A Responses request to an OpenAI-compatible upstream that serves the Responses API itself. */
+function isNativeResponses(format: ClientFormat, route: RouteCandidate): boolean {
+  return format.id === 'openai-responses' && route.upstream.kind === 'openai-compatible' && route.upstream.nativeResponses === true;
+}
+
+/** Whether a route's upstream answers in the client's own format (then nothing is translated). */
+export function speaksClientFormat(format: ClientFormat, kind: ProviderKind, route: RouteCandidate): boolean {
+  return kind.speaks === format.id || isNativeResponses(format, route);
+}
+
+/**
+ * How one route is called for a text request: in the client's own format when the upstream speaks it
+ * (chat to an OpenAI-compatible upstream, Messages to an Anthropic one, Responses to an
+ * OpenAI-compatible upstream that declares native Responses support), else through the hub.
+ */
+export function legOf(call: InferenceCall, format: ClientFormat, parsed: ParsedRequest, route: RouteCandidate): UpstreamLeg {
+  const kind = PROVIDER_KINDS[route.upstream.kind]!;
+  const headers = kind.headers(route.upstream);
+  if (isNativeResponses(format, route)) {
+    // The conversation is already whole (expanded from our store): the upstream keeps no state for us.
+    const { previous_response_id: _expanded, ...body } = parsed.raw;
+    return { path: '/responses', headers, body: { ...body, model: route.upstreamModel }, sameFormat: true, kind };
+  }
+  if (kind.speaks !== format.id) return { path: kind.path, headers, body: kind.body(parsed.canonical, route.upstreamModel), sameFormat: false, kind };
+  // Beta features of the Messages API reach an Anthropic upstream as the client asked for them.
+  if (kind.speaks === 'anthropic-messages' && call.anthropicBeta) headers['anthropic-beta'] = call.anthropicBeta;
+  return { path: kind.path, headers, body: kind.passthrough(parsed.raw, route.upstreamModel), sameFormat: true, kind };
+}
+
+/**
+ * The second stage: the routes that can serve the request (503 `no_route` if none), the client's
+ * disconnect and a graceful stop wired to the upstream call, failover before the first byte, the
+ * upstream's timeouts (in its client pool). It ends with an upstream that answered 200 and its route.
+ */
+export class UpstreamLegs {
+  /** Set when a graceful stop runs out of time: every running upstream call ends, streams with a final error event. */
+  private stopped = false;
+  /** The running upstream calls, each ended by its client going away or by `stopRunning`. */
+  private readonly running = new Set<Cancellation>();
+
+  constructor(private readonly deps: { routes: RouteTable; upstreams: UpstreamClient; log: Logger; metrics?: Metrics }) {}
+
+  get stopping(): boolean {
+    return this.stopped;
+  }
+
+  /** The end of a graceful stop's drain period: upstream calls still running end now. */
+  stopRunning(): void {
+    this.stopped = true;
+    for (const call of this.running) call.cancel();
+  }
+
+  /**
+   * Calls the first route of `admitted.model` that `accepts` and answers, then hands its response to
+   * `relay` (the third stage) while the call is still wired to the client's disconnect.
+   */
+  async run<T>(
+    call: InferenceCall,
+    admitted: Admitted,
+    signal: Cancellation,
+    accepts: (route: RouteCandidate) => boolean,
+    request: (route: RouteCandidate) => { path: string; body: Record<string, unknown>; headers: Record<string, string> },
+    relay: (response: UpstreamResponse, route: RouteCandidate) => Promise<T>,
+    cancelled: T,
+  ): Promise<T> {
+    const routes = this.deps.routes.candidates(admitted.model.id, call.principal.routeGroup).filter(accepts);
+    if (!routes.length) {
+      this.deps.log.error({ model: admitted.model.id, group: call.principal.routeGroup }, 'no upstream route serves this model');
+      throw new DomainError('unavailable', `The model ${admitted.model.id} is temporarily unavailable`, { retryAfterSeconds: 30, reason: 'no_route' });
+    }
+    const upstreamCall = new Cancellation();
+    const endUpstream = () => upstreamCall.cancel();
+    signal.once('abort', endUpstream);
+    this.running.add(upstreamCall);
+    // A signal that fired while the key, limits and hold were checked never fires again for a new listener.
+    if (signal.cancelled || this.stopped) endUpstream();
+    try {
+      let failure: UpstreamFailure | null = null;
+      for (const route of routes) {
+        if (upstreamCall.cancelled) break;
+        let response: UpstreamResponse;
+        try {
+          response = await this.send(call, route, request(route), upstreamCall);
+        } catch (error) {
+          if (upstreamCall.cancelled) break;
+          failure = this.deps.upstreams.failureOf(error, route.upstream.id);
+          // The request id is on this line through the logging scope; the detail is for the operator only.
+          this.deps.log.warn({ upstream: route.upstream.id, kind: failure.kind, status: failure.status, detail: failure.detail }, 'upstream call failed');
+          this.deps.metrics?.upstreamError(route.upstream.id, failure.kind);
+          if (!failure.retryable) break;
+          continue;
+        }
+        // Past the first byte there is no failover: the relay owns the answer from here.
+        return await relay(response, route);
+      }
+      if (this.stopped && !signal.cancelled) throw new DomainError('unavailable', 'The service is restarting; retry the request', { retryAfterSeconds: 1, reason: 'shutting_down' });
+      if (signal.cancelled || !failure) return cancelled;
+      throw new RoutedFailure(clientErrorOf(failure), failure.upstreamId);
+    } finally {
+      signal.off('abort', endUpstream);
+      this.running.delete(upstreamCall);
+    }
+  }
+
+  private async send(call: InferenceCall, route: RouteCandidate, leg: { path: string; body: Record<string, unknown>; headers: Record<string, string> }, signal: Cancellation): Promise<UpstreamResponse> {
+    // Our request id travels as OpenAI's X-Client-Request-Id, so an operator can match a provider's logs to ours.
+    const response = await this.deps.upstreams.post(route.upstream, leg.path, JSON.stringify(leg.body), { ...leg.headers, [CLIENT_REQUEST_ID_HEADER]: call.requestId }, signal);
+    if (response.status === 200) return response;
+    throw await this.deps.upstreams.failureFrom(route.upstream.id, response);
+  }
+}
