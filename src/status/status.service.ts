@@ -1,12 +1,14 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { Config } from '../config.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { CatalogService } from '../catalog/catalog.service.js';
 import type { RouteTable } from '../upstreams/routes.js';
 import { authHeaders } from '../upstreams/auth.js';
 import type { UpstreamClient } from '../upstreams/client.js';
 import type { Upstream } from '../upstreams/config.js';
-import type { ServiceDeps } from '../services.js';
-import { Topics, type ServiceStatusChangedPayload } from '../shared/pubsub.js';
+import type { Clock } from '../shared/clock.js';
+import type { Logger } from '../shared/logging.js';
+import { Topics, type PubSub, type ServiceStatusChangedPayload } from '../shared/pubsub.js';
 import {
   CURRENT_SQL,
   HISTORY_SQL,
@@ -88,7 +90,16 @@ interface Observation {
   status: Availability;
 }
 
-type Deps = ServiceDeps & { catalog: CatalogService; routes: RouteTable; upstreams: UpstreamClient };
+interface Deps {
+  orm: MikroORM;
+  config: Pick<Config, 'status'>;
+  clock: Clock;
+  pubsub: PubSub;
+  log: Logger;
+  catalog: CatalogService;
+  routes: RouteTable;
+  upstreams: UpstreamClient;
+}
 
 /**
  * The service-status monitor and its read side.
