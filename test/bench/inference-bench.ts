@@ -265,7 +265,9 @@ async function main(): Promise<void> {
   const port = 20_000 + Math.floor(Math.random() * 12_000);
   const gatewayUrl = `http://127.0.0.1:${port}`;
   const bareUrl = `http://127.0.0.1:${port + 1}`;
-  const gatewayEnv = { PATH: process.env.PATH, HOME: process.env.HOME, HOST: '127.0.0.1', PORT: String(port), DATABASE_URL: dbUrl.toString(), BAIKAL_CONFIG: configFile, BENCH_UPSTREAM_KEY: credential, NODE_ENV: 'production', DATA_DIR: dir, WORKERS: '1', LOG_LEVEL: 'warn', STATUS_PROBE_SECONDS: '0' };
+  const gatewayEnv = { PATH: process.env.PATH, HOME: process.env.HOME, HOST: '127.0.0.1', PORT: String(port), DATABASE_URL: dbUrl.toString(), BAIKAL_CONFIG: configFile, BENCH_UPSTREAM_KEY: credential, NODE_ENV: 'production', DATA_DIR: dir, WORKERS: '1', LOG_LEVEL: 'warn', STATUS_PROBE_SECONDS: '0',
+    // One bench account drives the whole global limit: its own per-account limit (default 16) must not cut it short.
+    ACCOUNT_CONCURRENCY_LIMIT: String(CONCURRENCY) };
   // The gateways log at warn (their output is shown): an error in the table comes with its cause.
   // BENCH_PROFILE=DIR: the gateway writes a V8 CPU profile there when it stops (open it in Chrome DevTools).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_PROFILE)}`] : [];
