@@ -1,4 +1,4 @@
-import { requireAdmin } from '../catalog/catalog.service.js';
+import { requireAdmin } from '../shared/actor.js';
 import type { ServiceDeps } from '../services.js';
 import type { Actor } from '../shared/actor.js';
 import { DomainError } from '../shared/errors.js';

@@ -1,6 +1,6 @@
 import { Decimal } from 'decimal.js';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { requireAdmin } from '../catalog/catalog.service.js';
+import { requireAdmin } from '../shared/actor.js';
 import type { Actor } from '../shared/actor.js';
 import { DomainError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
-import type { Actor } from '../shared/actor.js';
+import { requireAdmin, type Actor } from '../shared/actor.js';
 import { DomainError } from '../shared/errors.js';
 import type { SharedState } from '../shared/redis.js';
 import type { Logger } from '../shared/logging.js';
@@ -256,8 +256,4 @@ function parseCatalog(raw: unknown, source: string): CatalogData {
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.slice(0, 10).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
   throw new Error(`Invalid catalog (${source}): ${problems.join('; ')}`);
-}
-
-export function requireAdmin(actor: Actor): void {
-  if (!actor.isAdmin) throw new DomainError('forbidden', 'This operation needs an administrator', { reason: 'admin_required' });
 }

@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { CatalogService } from '../catalog/catalog.service.js';
-import { requireAdmin } from '../catalog/catalog.service.js';
+import { requireAdmin } from '../shared/actor.js';
 import type { Config } from '../config.js';
 import type { Actor } from '../shared/actor.js';
 import { DomainError, type ValidationIssue } from '../shared/errors.js';

@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Decimal } from 'decimal.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { BillingService, PostRequest, Settlement } from '../billing/billing.service.js';
-import { requireAdmin } from '../catalog/catalog.service.js';
+import { requireAdmin } from '../shared/actor.js';
 import type { ServiceDeps } from '../services.js';
 import type { Actor } from '../shared/actor.js';
 import { DomainError } from '../shared/errors.js';
