@@ -21,6 +21,11 @@ export const MAX_RANGES = 16;
  * - 'unsatisfiable': no range starts before `size` (this includes `bytes=-0`), i.e. send 416;
  * - otherwise the satisfiable ranges, ends clamped to `size - 1`, with overlapping or adjacent ranges
  *   coalesced; the rest keep the order they were asked in (14.2: parts SHOULD follow the request).
+ *
+ * Not express's `range-parser` (1.3.0, in the tree): it answers a suffix longer than the file
+ * (`bytes=-200` of 100 bytes) with "unsatisfiable", where 14.1.3 says the whole file; it makes
+ * `bytes=5-2` a 416 instead of ignoring the header; it refuses empty list elements (5.6.1) and has
+ * no cap on the number of ranges. Each of those is pinned in test/unit/ranges.test.ts.
  */
 export function parseRange(header: string, size: number): ByteRange[] | 'unsatisfiable' | null {
   const match = /^\s*bytes=(.*)$/is.exec(header); // range units compare case-insensitively (14.1)
