@@ -2,6 +2,7 @@ import cluster from 'node:cluster';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { MikroORM, PostgreSqlConnection } from '@mikro-orm/postgresql';
+import type { Catalog } from './catalog/catalog.js';
 import type { Config } from './config.js';
 import type { Upstream } from './upstreams/config.js';
 import type { Services } from './services.js';
@@ -39,7 +40,7 @@ export async function startDemoSimulator(): Promise<DemoSimulator> {
   const inheritedUrl = process.env[SIMULATOR_URL_ENV];
   const inheritedKey = process.env[SIMULATOR_KEY_ENV];
   if (cluster.isWorker && inheritedUrl && inheritedKey) return { url: inheritedUrl, key: inheritedKey, env: {}, close: async () => undefined };
-  const { startSimulator } = await import('../test/simulator/openai-simulator.js');
+  const { startSimulator } = await import('./simulator/openai-simulator.js');
   const key = randomSecret(24);
   const simulator = await startSimulator({ apiKey: key, retainRecords: false });
   return { url: simulator.url, key, env: { [SIMULATOR_URL_ENV]: simulator.url, [SIMULATOR_KEY_ENV]: key }, close: () => simulator.close() };
@@ -63,16 +64,12 @@ interface DemoCredentials {
 }
 
 /**
- * Outside production, a gateway with no upstream configured runs the test tree's upstream simulator
- * as its upstream for every text, image and video model (OpenAI-compatible, Anthropic and video-job kinds), and seeds a demo account with a balance and
- * one key per family that has models (keys are scoped to one family: Messages and the bridge need a
- * family-b key, videos a family-d one), so a newcomer can point any SDK or coding agent at it at once.
- * The keys and password are kept in DATA_DIR so restarts reuse them.
+ * The simulator as the upstream of every catalog model: chat and image models from its OpenAI-compatible
+ * side, Messages and bridge models from its Anthropic side, videos from its job API. Demo mode puts
+ * these into the configuration before the services are created, so routing, status probes and the
+ * credential redactor all know them from the start.
  */
-export async function startDemoMode(config: Config, services: Services, orm: MikroORM, log: Logger): Promise<DemoMode> {
-  const simulator = await startDemoSimulator();
-  const catalog = services.catalog.snapshot;
-  // Chat and image models from its OpenAI-compatible side, Messages and bridge models from its Anthropic side, videos from its job API.
+export function demoUpstreams(simulator: DemoSimulator, catalog: Catalog): Upstream[] {
   const servedBy = (kind: Upstream['kind'], endpoints: string[]): Upstream => ({
     id: `demo-simulator-${kind}`,
     kind,
@@ -85,12 +82,22 @@ export async function startDemoMode(config: Config, services: Services, orm: Mik
       .filter((r) => r.models.length),
     fallback: [],
   });
-  services.routes.replace([
+  return [
     servedBy('openai-compatible', ['/v1/chat/completions', '/v1/responses', '/v1/images/generations']),
     servedBy('anthropic', ['/v1/messages', '/v1/bridge/chat/completions', '/v1/bridge/responses']),
     servedBy('video-jobs', ['/v1/videos']),
-  ]);
+  ];
+}
 
+/**
+ * Outside production, a gateway with no upstream configured runs the built-in upstream simulator
+ * (src/simulator) as its upstream for every text, image and video model (OpenAI-compatible, Anthropic and video-job kinds), and seeds a demo account with a balance and
+ * one key per family that has models (keys are scoped to one family: Messages and the bridge need a
+ * family-b key, videos a family-d one), so a newcomer can point any SDK or coding agent at it at once.
+ * The keys and password are kept in DATA_DIR so restarts reuse them.
+ */
+export async function startDemoMode(config: Config, services: Services, orm: MikroORM, log: Logger, simulator: DemoSimulator): Promise<DemoMode> {
+  const catalog = services.catalog.snapshot;
   // Processes of one cluster seed one after the other: the first creates, the others find and reuse.
   const { credentials, password } = await underSeedLock(orm, () => seedDemoAccount(config, services));
   const keys = credentials.keys!;

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { createGateway, type Gateway } from './app.js';
 import type { Config } from './config.js';
 import { migrate, openDatabase, type Database } from './db/database.js';
-import { demoModeApplies, startDemoMode, type DemoMode } from './demo.js';
+import { CatalogService } from './catalog/catalog.service.js';
+import { demoModeApplies, demoUpstreams, startDemoMode, startDemoSimulator, type DemoMode, type DemoSimulator } from './demo.js';
 import { Readiness } from './readiness.js';
 import { createServices, type Services } from './services.js';
 import { systemClock, type Clock } from './shared/clock.js';
@@ -29,14 +30,14 @@ export interface RunningGateway {
  * Boots one gateway process: database, HTTP listener (so /live and /ready answer during start-up),
  * migrations, then readiness.
  */
-export async function startGateway(config: Config, log: Logger, clock: Clock = systemClock): Promise<RunningGateway> {
-  const database = await openDatabase(config, log);
+export async function startGateway(configured: Config, log: Logger, clock: Clock = systemClock): Promise<RunningGateway> {
+  const database = await openDatabase(configured, log);
   log.info({ database: database.description }, `using ${database.description}`);
   const readiness = new Readiness();
   readiness.attach(database.orm);
   let shared: SharedState | undefined;
-  if (config.redisUrl) {
-    shared = new SharedState(config.redisUrl, log, config.redisPrefix);
+  if (configured.redisUrl) {
+    shared = new SharedState(configured.redisUrl, log, configured.redisPrefix);
     try {
       await shared.connect();
     } catch (error) {
@@ -46,6 +47,22 @@ export async function startGateway(config: Config, log: Logger, clock: Clock = s
     readiness.shared = shared;
   }
   const pubsub = createPubSub(shared && new SharedEventTarget(shared));
+  let demoSimulator: DemoSimulator | null = null;
+  let config = configured;
+  if (demoModeApplies(configured)) {
+    // Demo mode routes every model of the stored catalog to the simulator, and the services are built
+    // from that configuration: so a demo process migrates and reads its catalog before it listens.
+    try {
+      demoSimulator = await startDemoSimulator();
+      await migrate(database.orm, log);
+      const catalog = await new CatalogService({ orm: database.orm, config: configured, log }).load();
+      config = { ...configured, upstreams: demoUpstreams(demoSimulator, catalog) };
+    } catch (error) {
+      await demoSimulator?.close();
+      await database.close();
+      throw error;
+    }
+  }
   const services = createServices({ orm: database.orm, config, clock, pubsub, log, shared });
 
   let gateway: Gateway;
@@ -69,10 +86,11 @@ export async function startGateway(config: Config, log: Logger, clock: Clock = s
   }
   await services.catalog.load();
   let demo: DemoMode | null = null;
-  if (demoModeApplies(config)) {
+  if (demoSimulator) {
     try {
-      demo = await startDemoMode(config, services, database.orm, log);
+      demo = await startDemoMode(config, services, database.orm, log, demoSimulator);
     } catch (error) {
+      await demoSimulator.close();
       await gateway.close();
       await database.close();
       throw error;
@@ -80,7 +98,7 @@ export async function startGateway(config: Config, log: Logger, clock: Clock = s
   } else if (!config.upstreams.length) {
     log.warn('no upstreams configured: inference requests will answer 503 no_route');
   } else {
-    log.info({ upstreams: services.routes.upstreamIds }, 'upstream routes loaded');
+    log.info({ upstreams: config.upstreams.map((upstream) => upstream.id) }, 'upstream routes loaded');
   }
   readiness.migrated = true;
   address ??= await listen();

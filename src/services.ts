@@ -44,8 +44,6 @@ export interface Services {
   inference: InferenceService;
   /** `GET /v1/me`. */
   keyStatus: KeyStatusService;
-  /** Which upstreams serve which model and group. */
-  routes: RouteTable;
   /** Anthropic's token counting (POST /v1/messages/count_tokens): unbilled, forwarded or estimated. */
   countTokens: CountTokensService;
   video: VideoService;
@@ -104,7 +102,6 @@ export function createServices(deps: ServiceDeps): Services {
     upstreams,
     inference: new InferenceService({ catalog, wallets, limiter, routes, upstreams, recorder: usage, log: deps.log, metrics, responses, hostedTools: deps.config.operator.inference.hostedTools }),
     keyStatus: new KeyStatusService({ catalog, accounts, wallets }),
-    routes,
     countTokens: new CountTokensService({ catalog, routes, upstreams, limiter, log: deps.log }),
     video: new VideoService({
       ...deps,

@@ -16,17 +16,10 @@ interface WeightedRoute extends RouteCandidate {
  */
 export class RouteTable {
   private readonly routes = new Map<string, WeightedRoute[]>();
-  private upstreams: Upstream[] = [];
   constructor(
-    upstreams: Upstream[],
+    private readonly upstreams: Upstream[],
     private readonly random: () => number = Math.random,
   ) {
-    this.replace(upstreams);
-  }
-
-  /** Swaps in a new set of upstreams (the demo upstream is only known once the catalog is loaded). */
-  replace(upstreams: Upstream[]): void {
-    this.routes.clear();
     for (const upstream of upstreams) {
       for (const route of upstream.routes) {
         for (const model of route.models) {
@@ -37,7 +30,6 @@ export class RouteTable {
         }
       }
     }
-    this.upstreams = upstreams;
   }
 
   /** Every (group, model, upstream) this table routes to an upstream of `kind`. */
@@ -45,11 +37,6 @@ export class RouteTable {
     return this.upstreams
       .filter((upstream) => upstream.kind === kind)
       .flatMap((upstream) => upstream.routes.flatMap((route) => route.models.map((model) => ({ group: route.group, model, upstreamId: upstream.id }))));
-  }
-
-  /** Ids of the configured upstreams (for the operator's logs). */
-  get upstreamIds(): readonly string[] {
-    return this.upstreams.map((u) => u.id);
   }
 
   /** Every route serving `model` in `group`, in configuration order (no weighting, no copy: read only). */

@@ -31,7 +31,7 @@ import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { Pool } from 'undici';
-import { startSimulator } from '../simulator/openai-simulator.js';
+import { startSimulator } from '../../src/simulator/openai-simulator.js';
 
 const ROOT = path.resolve(new URL('../../..', import.meta.url).pathname);
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
@@ -272,7 +272,7 @@ async function main(): Promise<void> {
   // BENCH_PROFILE=DIR: the gateway writes a V8 CPU profile there when it stops (open it in Chrome DevTools).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_PROFILE)}`] : [];
   const gatewayProcess = spawn('taskset', ['-c', CORE, NODE, ...(process.env.BENCH_GATEWAY_FLAGS ?? '').split(' ').filter(Boolean), ...profile, 'dist/src/main.js'], { cwd: ROOT, env: gatewayEnv, stdio: ['ignore', 'inherit', 'inherit'] });
-  const bareProcess = pinned(['dist/test/bench/bare-proxy.js', `${simulator.url}`, String(port + 1), credential]);
+  const bareProcess = pinned(['dist-bench/test/bench/bare-proxy.js', `${simulator.url}`, String(port + 1), credential]);
   const pools: Pool[] = [];
   const scaleProcesses: ChildProcess[] = [];
   try {

@@ -7,7 +7,7 @@ import { chatToCanonical, parseChatRequest } from '../../src/inference/translate
 import { ledgerBalance } from '../helpers/accounts.js';
 import { http } from '../helpers/clients.js';
 import { apiAccount, createKey, fund, openaiClient, processAdmin, requestId, setAccountLimits, setKeyLimits, startInferenceStack, upstreamCall, usageEventOf, withId, type ApiAccount, type InferenceStack } from '../helpers/inference.js';
-import { promptTokensOf } from '../simulator/openai-simulator.js';
+import { promptTokensOf } from '../../src/simulator/openai-simulator.js';
 
 /** Public cheap-group prices of gen-5.6-luna in the shipped catalog (SPEC.md 4.9), and its official list prices. */
 const LUNA = { input: '0.016', output: '0.04', cacheRead: '0.0016' };

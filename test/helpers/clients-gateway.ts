@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import defaultCatalog from '../../src/catalog/default-catalog.json' with { type: 'json' };
 import { AdjustBalanceDocument } from '../graphql/generated.js';
-import { startSimulator, type Simulator } from '../simulator/openai-simulator.js';
+import { startSimulator, type Simulator } from '../../src/simulator/openai-simulator.js';
 import { graphql, http, registerRest } from './clients.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
 import { ROOT, spawnGateway, type ServerProcess } from './process.js';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import defaultCatalog from '../../src/catalog/default-catalog.json' with { type: 'json' };
-import { startSimulator, type RecordedRequest, type Simulator } from '../simulator/openai-simulator.js';
+import { startSimulator, type RecordedRequest, type Simulator } from '../../src/simulator/openai-simulator.js';
 import { AdjustBalanceDocument, SetAccountLimitsDocument, SetKeyLimitsDocument } from '../graphql/generated.js';
 import { graphql, http, registerRest } from './clients.js';
 import { createTestDatabase, type TestDatabase } from './db.js';

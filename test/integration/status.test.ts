@@ -7,7 +7,7 @@ import { createClient, type Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { startSimulator, type Simulator } from '../simulator/openai-simulator.js';
+import { startSimulator, type Simulator } from '../../src/simulator/openai-simulator.js';
 import { http, trpcClient } from '../helpers/clients.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 

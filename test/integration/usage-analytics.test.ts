@@ -6,7 +6,7 @@ import { Decimal } from 'decimal.js';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UsageRecord } from '../../src/usage/usage-recorder.js';
-import { startSimulator, type Simulator } from '../simulator/openai-simulator.js';
+import { startSimulator, type Simulator } from '../../src/simulator/openai-simulator.js';
 import { newFundedAccount } from '../helpers/accounts.js';
 import { http } from '../helpers/clients.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';

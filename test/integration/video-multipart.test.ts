@@ -4,7 +4,7 @@ import path from 'node:path';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import defaultCatalog from '../../src/catalog/default-catalog.json' with { type: 'json' };
-import { startSimulator, type Simulator } from '../simulator/openai-simulator.js';
+import { startSimulator, type Simulator } from '../../src/simulator/openai-simulator.js';
 import { newFundedAccount } from '../helpers/accounts.js';
 import { http } from '../helpers/clients.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';

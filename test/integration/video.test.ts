@@ -8,7 +8,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import defaultCatalog from '../../src/catalog/default-catalog.json' with { type: 'json' };
-import { startSimulator, type Simulator } from '../simulator/openai-simulator.js';
+import { startSimulator, type Simulator } from '../../src/simulator/openai-simulator.js';
 import { ledgerBalance, newFundedAccount } from '../helpers/accounts.js';
 import { http } from '../helpers/clients.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
@@ -98,7 +98,7 @@ describe('POST /v1/videos and its lifecycle', () => {
     const video = await client.videos.retrieve(id);
     expect(video.status).toBe('completed');
     const mp4 = Buffer.from(await (await client.videos.downloadContent(id)).arrayBuffer());
-    const fixture = await readFile(new URL('../fixtures/video/testsrc-5s.mp4', import.meta.url));
+    const fixture = await readFile(new URL('../../src/simulator/media/testsrc-5s.mp4', import.meta.url));
     expect(mp4.equals(fixture)).toBe(true);
     expect(mp4.subarray(4, 8).toString()).toBe('ftyp');
     expect(sim.videoJobs.jobs.size).toBeGreaterThan(0);
@@ -119,7 +119,7 @@ describe('POST /v1/videos and its lifecycle', () => {
     const created = await http(gw.url, 'POST', '/v1/videos', { token: key, body: { model: 'beta3.0-t2v', prompt: 'waves [sim:start-ms=10 video-ms=30]', seconds: 2 } });
     const id = created.body.id as string;
     await waitFor(key, id, (s) => s === 'completed');
-    const whole = await readFile(new URL('../fixtures/video/blue-2s.mp4', import.meta.url));
+    const whole = await readFile(new URL('../../src/simulator/media/blue-2s.mp4', import.meta.url));
     const get = (range?: string, method = 'GET') => fetch(`${gw.url}/v1/videos/${id}/content`, { method, headers: { authorization: `Bearer ${key}`, ...(range ? { range } : {}) } });
 
     const full = await get();

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { estimateTokens } from '../../src/inference/sse.js';
 import { apiAccount, createKey, processAdmin, requestId, setKeyLimits, startInferenceStack, usageEventOf, type InferenceStack } from '../helpers/inference.js';
 import { eventsByRequest, leaks, METRICS_TOKEN, moneyReport, rawCall, sleep, sseFrames, tokenCost, waitFor, waitIdle, type RawResult } from '../helpers/reliability.js';
-import { answerWords, countTokens, promptTokensOf, type RecordedRequest } from '../simulator/openai-simulator.js';
+import { answerWords, countTokens, promptTokensOf, type RecordedRequest } from '../../src/simulator/openai-simulator.js';
 
 /**
  * Issue 11, Faults, client: clients that go away at random points of 1,000 streams, and clients that

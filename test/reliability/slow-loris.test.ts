@@ -2,7 +2,7 @@ import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiAccount, processAdmin, setKeyLimits, startInferenceStack, type ApiAccount, type InferenceStack } from '../helpers/inference.js';
 import { rawCall, sleep } from '../helpers/reliability.js';
-import { answerWords } from '../simulator/openai-simulator.js';
+import { answerWords } from '../../src/simulator/openai-simulator.js';
 
 /**
  * Issue 11, Faults, client: slow-loris connections. The gateway's server closes a connection whose

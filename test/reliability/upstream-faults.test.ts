@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { estimateTokens } from '../../src/inference/sse.js';
 import { apiAccount, processAdmin, requestId, startInferenceStack, usageEventOf, type ApiAccount, type InferenceStack } from '../helpers/inference.js';
 import { chatBody, eventsByRequest, leaks, METRICS_TOKEN, moneyReport, rawCall, tokenCost, waitIdle, type RawCallOptions, type RawResult } from '../helpers/reliability.js';
-import { answerWords, promptTokensOf } from '../simulator/openai-simulator.js';
+import { answerWords, promptTokensOf } from '../../src/simulator/openai-simulator.js';
 
 /**
  * Issue 11, Faults, upstream: every way an upstream can fail before or during an answer, against the

@@ -25,7 +25,7 @@ import {
   type InferenceStack,
 } from '../helpers/inference.js';
 import type { ServerProcess } from '../helpers/process.js';
-import { startSimulator, type Simulator } from '../simulator/openai-simulator.js';
+import { startSimulator, type Simulator } from '../../src/simulator/openai-simulator.js';
 
 /**
  * Issue 11, "Canary secrets": secrets and internals are planted in the upstream configuration and in

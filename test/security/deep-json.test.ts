@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { jsonNestsDeeper, MAX_JSON_DEPTH, tooDeepLocation } from '../../src/shared/json-depth.js';
-import { startSimulator, type Simulator } from '../simulator/openai-simulator.js';
+import { startSimulator, type Simulator } from '../../src/simulator/openai-simulator.js';
 import { newFundedAccount } from '../helpers/accounts.js';
 import { http } from '../helpers/clients.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';

@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countTokens, PNG_1X1, promptTokensOf, startSimulator, type Simulator } from '../simulator/openai-simulator.js';
+import { countTokens, PNG_1X1, promptTokensOf, startSimulator, type Simulator } from '../../src/simulator/openai-simulator.js';
 
 const CANARY = 'sk-ant-CANARY-sim-credential';
 let sim: Simulator;

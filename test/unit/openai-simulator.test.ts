@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crc32, inflateSync } from 'node:zlib';
-import { countTokens, PNG_1X1, promptTokensOf, startSimulator, type Simulator } from '../simulator/openai-simulator.js';
+import { countTokens, PNG_1X1, promptTokensOf, startSimulator, type Simulator } from '../../src/simulator/openai-simulator.js';
 
 const CANARY = 'sk-CANARY-sim-credential';
 let sim: Simulator;

@@ -3,8 +3,8 @@ import OpenAI from 'openai';
 import { zodResponseFormat, zodTextFormat } from 'openai/helpers/zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { startSimulator, type Simulator } from '../simulator/openai-simulator.js';
-import { schemaInPrompt, schemaInstance } from '../simulator/schema-instance.js';
+import { startSimulator, type Simulator } from '../../src/simulator/openai-simulator.js';
+import { schemaInPrompt, schemaInstance } from '../../src/simulator/schema-instance.js';
 
 /**
  * The upstream simulator does what real clients ask of a provider (issue 21): structured output, the

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sleep, startSimulator, type Simulator } from '../simulator/openai-simulator.js';
-import { VIDEO_FIXTURES } from '../simulator/video-jobs.js';
+import { sleep, startSimulator, type Simulator } from '../../src/simulator/openai-simulator.js';
+import { VIDEO_FIXTURES } from '../../src/simulator/video-jobs.js';
 
 const KEY = 'sk-CANARY-video-credential';
 const CANARY = 'node canary.invalid';
@@ -51,7 +51,7 @@ function mp4Boxes(mp4: Buffer): string[] {
   return boxes;
 }
 
-const fixture = (file: string) => readFileSync(new URL(`../fixtures/video/${file}`, import.meta.url));
+const fixture = (file: string) => readFileSync(new URL(`../../src/simulator/media/${file}`, import.meta.url));
 
 describe('the video job simulator', () => {
   it('has real H.264 MP4 fixtures', () => {

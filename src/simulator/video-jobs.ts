@@ -23,7 +23,7 @@ import { cutConnection, parseDirectives, readJson, sendError, sendStatusError, s
  *
  * A job's life is driven by the clock, computed when asked (no timers): queued for `start-ms`, then in_progress
  * for `video-ms` (progress rising to 99), then completed (progress 100) or failed. Jobs live in memory only.
- * The content is a real H.264 MP4 from test/fixtures/video/: 2 s for `seconds` ≤ 3, else 5 s.
+ * The content is a real H.264 MP4 from src/simulator/media/: 2 s for `seconds` ≤ 3, else 5 s.
  *
  * Directives in the prompt (`[sim:...]`, as on the other routes) choose the behaviour:
  *   start-ms=MS        time queued (default 100)
@@ -88,8 +88,8 @@ export function videoFixtureFor(seconds: number): VideoFixture {
   return seconds <= 3 ? VIDEO_FIXTURES[0]! : VIDEO_FIXTURES[1]!;
 }
 
-// From test/simulator/ when run from source, from dist/test/simulator/ when built (tsc copies no .mp4).
-const FIXTURE_DIRS = ['../fixtures/video/', '../../../test/fixtures/video/'].map((dir) => new URL(dir, import.meta.url));
+// From src/simulator/ when run from source, from dist/src/simulator/ when built (tsc copies no .mp4).
+const FIXTURE_DIRS = ['./media/', '../../../src/simulator/media/'].map((dir) => new URL(dir, import.meta.url));
 const fixtureBytes = new Map<string, Buffer>();
 
 /** A fixture's bytes, read once. */
