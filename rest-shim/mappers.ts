@@ -1,4 +1,5 @@
-import type { AccountSummaryView, AccountView, TransactionView } from '../src/accounts/accounts.service.js';
+import type { AccountView } from '../src/accounts/account-view.js';
+import type { AccountSummaryView, TransactionView } from '../src/accounts/accounts.service.js';
 import type { MessengerLinkStatusView, MessengerLinksView } from '../src/accounts/identity.service.js';
 import type { CatalogModelView, CatalogView, PricingView } from '../src/catalog/catalog.service.js';
 import type { CreatedKeyView, KeyView } from '../src/keys/keys.service.js';

@@ -1,8 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import DataLoader from 'dataloader';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import type { AccountView } from './accounts/accounts.service.js';
-import { toAccountView } from './accounts/accounts.service.js';
+import { toAccountView, type AccountView } from './accounts/account-view.js';
 import { User } from './accounts/user.entity.js';
 import type { Config } from './config.js';
 import type { Services } from './services.js';

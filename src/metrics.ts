@@ -1,7 +1,6 @@
 import cluster from 'node:cluster';
 import { randomUUID } from 'node:crypto';
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { UsageRecord } from './usage/usage-recorder.js';
 
 /** Seconds; dense below 100 ms, where a gateway's own overhead lives. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
@@ -13,6 +12,18 @@ export interface MetricsProbes {
   redisUp(): boolean | null;
   databaseUp(): Promise<boolean>;
 }
+
+/** What metrics read of a usage record (src/usage/usage-recorder.ts's UsageRecord has these fields). */
+export type ObservedUsage = {
+  endpoint: string | null;
+  model: string;
+  status: string;
+  errorCode: string | null;
+  latencyMs: number | null;
+  promptTokens: number | null;
+  completionTokens: number | null;
+  amountUsd: string;
+};
 
 /**
  * Prometheus metrics for the operator (`GET /metrics`, behind METRICS_TOKEN). Labels carry public model
@@ -49,7 +60,7 @@ export class Metrics {
   }
 
   /** Every finished (or refused-for-money) request, from its usage record. */
-  observeUsage(record: UsageRecord): void {
+  observeUsage(record: ObservedUsage): void {
     const endpoint = record.endpoint ?? 'unknown';
     this.requests.inc({ endpoint, model: record.model, status: record.status, error_code: record.errorCode ?? '' });
     if (record.errorCode === 'insufficient_balance' || record.errorCode === 'spend_cap_reached') this.refusals.inc({ reason: record.errorCode });

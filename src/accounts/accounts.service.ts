@@ -6,7 +6,7 @@ import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
 import { randomSecret, sha256Hex } from '../shared/ids.js';
 import type { Logger } from '../shared/logging.js';
-import { formatUsd, money } from '../shared/money.js';
+import { formatUsd } from '../shared/money.js';
 import { Topics, type PubSub } from '../shared/pubsub.js';
 import { attemptCounter, type AttemptCounter } from '../shared/throttle.js';
 import type { SharedState } from '../shared/redis.js';
@@ -18,15 +18,7 @@ import { hashPassword, verifyDecoy, verifyPassword } from './password.js';
 import { Session } from './session.entity.js';
 import type { IdentityService } from './identity.service.js';
 import { User } from './user.entity.js';
-
-export interface AccountView {
-  userId: string;
-  username: string | null;
-  email: string | null;
-  emailVerified: boolean;
-  balanceUsd: string;
-  isAdmin: boolean;
-}
+import { balanceOf, toAccountView, type AccountView } from './account-view.js';
 
 export interface AccountSummaryView {
   userId: string;
@@ -264,21 +256,6 @@ export class AccountsService {
     if (!user) throw new DomainError('unauthenticated', 'Not signed in');
     return user;
   }
-}
-
-export function balanceOf(user: Pick<User, 'balancePaidUsd' | 'balanceBonusUsd'>): string {
-  return formatUsd(money(user.balancePaidUsd).plus(user.balanceBonusUsd));
-}
-
-export function toAccountView(user: User): AccountView {
-  return {
-    userId: user.id,
-    username: user.username,
-    email: user.email,
-    emailVerified: user.emailVerified,
-    balanceUsd: balanceOf(user),
-    isAdmin: user.isAdmin,
-  };
 }
 
 function toTransactionView(row: LedgerTransaction): TransactionView {

@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { DomainError } from '../shared/errors.js';
 import { parseInput } from '../shared/validation.js';
 import { registerInput, type RegisterInput } from './accounts.schemas.js';
-import { toAccountView, type AccountView } from './accounts.service.js';
+import { toAccountView, type AccountView } from './account-view.js';
 import { hashPassword } from './password.js';
 import { User } from './user.entity.js';
 

@@ -26,7 +26,7 @@ import {
   type ResendVerificationInput,
   type VerifyEmailInput,
 } from './accounts.schemas.js';
-import { toAccountView, type AccountView } from './accounts.service.js';
+import { toAccountView, type AccountView } from './account-view.js';
 import { hashPassword, verifyPassword } from './password.js';
 import { User } from './user.entity.js';
 

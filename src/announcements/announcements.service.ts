@@ -1,5 +1,7 @@
 import { requireAdmin } from '../shared/actor.js';
-import type { ServiceDeps } from '../services.js';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Clock } from '../shared/clock.js';
+import type { Logger } from '../shared/logging.js';
 import type { Actor } from '../shared/actor.js';
 import { DomainError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
@@ -66,7 +68,7 @@ export const MAX_LISTED_ANNOUNCEMENTS = 200;
  * user and independent of language; it survives edits and unpublish/republish.
  */
 export class AnnouncementsService {
-  constructor(protected readonly deps: ServiceDeps) {}
+  constructor(protected readonly deps: { orm: MikroORM; clock: Clock; log: Logger }) {}
 
   /** Published announcements, newest first, in the requested language (default ru). */
   async list(actor: Actor, raw: ListAnnouncementsInput = {}): Promise<AnnouncementListView> {

@@ -1,11 +1,12 @@
 import type { CatalogModel, Endpoint } from '../catalog/catalog.schemas.js';
 import { DomainError, type ValidationIssue } from '../shared/errors.js';
-import type { CanonicalRequest, CanonicalResponse, ResponseIdentity, StreamEncoder } from './canonical.js';
+import type { CanonicalRequest, CanonicalResponse, CanonicalSource, ResponseIdentity, StreamEncoder } from './canonical.js';
 import { MessagesStreamEncoder, parseMessages, renderMessage } from './translate/anthropic-messages.js';
 import { parseResponses, renderResponse, ResponsesStreamEncoder, type ResponsesEcho } from './translate/openai-responses.js';
 import { chatToCanonical, ChatStreamEncoder, chatWithheldTools, checkChatCapabilities, parseChatRequest, renderChatCompletion, type ChatRequest } from './translate/openai-chat.js';
 
-export type ClientFormatId = 'openai-chat' | 'openai-responses' | 'anthropic-messages';
+/** The client formats are the wire formats the hub knows (a provider kind names the one it speaks by the same id). */
+export type ClientFormatId = CanonicalSource;
 
 /** A request as one client format sent it: the canonical form, and the body itself for passing straight through. */
 export interface ParsedRequest {

@@ -3,12 +3,15 @@ import { Decimal } from 'decimal.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { BillingService, PostRequest, Settlement } from '../billing/billing.service.js';
 import { requireAdmin } from '../shared/actor.js';
-import type { ServiceDeps } from '../services.js';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Config } from '../config.js';
+import type { Clock } from '../shared/clock.js';
+import type { Logger } from '../shared/logging.js';
 import type { Actor } from '../shared/actor.js';
 import { DomainError } from '../shared/errors.js';
 import { isUuid, newId } from '../shared/ids.js';
 import { formatUsd, money } from '../shared/money.js';
-import { Topics, type InvoiceEventPayload } from '../shared/pubsub.js';
+import { Topics, type InvoiceEventPayload, type PubSub } from '../shared/pubsub.js';
 import { parseInput } from '../shared/validation.js';
 import type { PaymentMethodConfig, PaymentsSettings } from './payments.config.js';
 import {
@@ -125,7 +128,17 @@ export function bonusRateFor(usd: Decimal.Value, bonus: PaymentsSettings['bonus'
  * invoice's compare-and-set to `paid`, so a payment credits exactly once whatever arrives when.
  */
 export class PaymentsService {
-  constructor(private readonly deps: ServiceDeps & { billing: BillingService; identity?: { requireVerifiedEmail(userId: string): Promise<void> } }) {}
+  constructor(
+    private readonly deps: {
+      orm: MikroORM;
+      config: Pick<Config, 'payments'>;
+      clock: Clock;
+      pubsub: PubSub;
+      log: Logger;
+      billing: BillingService;
+      identity?: { requireVerifiedEmail(userId: string): Promise<void> };
+    },
+  ) {}
 
   private get settings(): PaymentsSettings {
     return this.deps.config.payments;

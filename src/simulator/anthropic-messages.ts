@@ -1,6 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-// A cycle with openai-simulator.ts (which routes here): safe, as neither module uses the other while loading.
 import {
   answerWords,
   countTokens,
@@ -19,7 +18,7 @@ import {
   TOOL_INPUT,
   wordDeltas,
   type RouteContext,
-} from './openai-simulator.js';
+} from './common.js';
 import { forcedTool, schemaInstance } from './schema-instance.js';
 
 /**

@@ -18,7 +18,7 @@ import {
   truncatedJson,
   wordDeltas,
   type RouteContext,
-} from './openai-simulator.js';
+} from './common.js';
 import { forcedTool, schemaInPrompt, schemaInstance } from './schema-instance.js';
 
 /**

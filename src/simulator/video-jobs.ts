@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-// A cycle with openai-simulator.ts (which routes here): safe, as neither module uses the other while loading.
-import { cutConnection, parseDirectives, readJson, sendError, sendStatusError, simulateFailure, type RouteContext } from './openai-simulator.js';
+import { cutConnection, parseDirectives, readJson, sendError, sendStatusError, simulateFailure, type RouteContext } from './common.js';
 
 /**
  * The asynchronous video-generation job API (the gateway's upstream kind `video-jobs`) on the simulator's

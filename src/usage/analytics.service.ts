@@ -1,7 +1,9 @@
 import { isRequestId } from '../shared/ids.js';
 import { z } from 'zod';
 import type { CatalogService } from '../catalog/catalog.service.js';
-import type { ServiceDeps } from '../services.js';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Config } from '../config.js';
+import type { Clock } from '../shared/clock.js';
 import type { Actor } from '../shared/actor.js';
 import { DomainError } from '../shared/errors.js';
 import { formatUsd, money } from '../shared/money.js';
@@ -241,7 +243,7 @@ export function dayIn(timeZone: string, at: Date): { date: string; start: Date; 
  * rollups for whole hours and raw events only for the unaligned edges, so they stay fast as events grow.
  */
 export class AnalyticsService {
-  constructor(protected readonly deps: ServiceDeps & { catalog: CatalogService }) {}
+  constructor(protected readonly deps: { orm: MikroORM; config: Pick<Config, 'operator'>; clock: Clock; catalog: CatalogService }) {}
 
   private em() {
     return this.deps.orm.em.fork();

@@ -1,5 +1,4 @@
-import type { CanonicalRequest, CanonicalResponse, StreamDecoder } from '../canonical.js';
-import type { ClientFormatId } from '../client-formats.js';
+import type { CanonicalRequest, CanonicalResponse, CanonicalSource, StreamDecoder } from '../canonical.js';
 import { authHeaders } from '../../upstreams/auth.js';
 import type { Upstream } from '../../upstreams/config.js';
 import { AnthropicStreamDecoder, checkAnthropicUpstream, fromAnthropicResponse, toAnthropicRequest } from './anthropic/messages.js';
@@ -8,7 +7,7 @@ import { ChatStreamDecoder, checkChatUpstream, fromChatCompletion, toChatRequest
 /** One upstream kind, as the inference pipeline uses it. */
 export interface ProviderKind {
   /** The client format whose requests pass straight through to this kind. */
-  speaks: ClientFormatId;
+  speaks: CanonicalSource;
   /** Appended to the upstream's base URL. */
   path: string;
   headers(upstream: Upstream): Record<string, string>;

@@ -1,0 +1,28 @@
+import { formatUsd, money } from '../shared/money.js';
+import type { User } from './user.entity.js';
+
+/** An account as the cabinet shows it (the accounts and identity services, the admin CLI and the context's loader build it). */
+export interface AccountView {
+  userId: string;
+  username: string | null;
+  email: string | null;
+  emailVerified: boolean;
+  balanceUsd: string;
+  isAdmin: boolean;
+}
+
+/** Paid plus bonus balance, as a USD string. */
+export function balanceOf(user: Pick<User, 'balancePaidUsd' | 'balanceBonusUsd'>): string {
+  return formatUsd(money(user.balancePaidUsd).plus(user.balanceBonusUsd));
+}
+
+export function toAccountView(user: User): AccountView {
+  return {
+    userId: user.id,
+    username: user.username,
+    email: user.email,
+    emailVerified: user.emailVerified,
+    balanceUsd: balanceOf(user),
+    isAdmin: user.isAdmin,
+  };
+}
