@@ -8,6 +8,7 @@ import type { Logger } from '../shared/logging.js';
 import { formatUsd, money, toUnits } from '../shared/money.js';
 import { parseInput } from '../shared/validation.js';
 import type { UsageKind } from '../ledger/kinds.js';
+import { postOne, type Posted, type Posting } from '../ledger/ledger.js';
 import type { WalletStore } from './wallets.js';
 import { adjustBalanceInput, trustedPartnerInput, userIdInput, type AdjustBalanceInput, type TrustedPartnerInput } from './billing.schemas.js';
 
@@ -46,26 +47,12 @@ export interface SettleRequest {
   completionTokens: number | null;
 }
 
-export interface Settlement {
-  transactionId: string;
-  amountUsd: string;
-  /** False when this settlement had already been posted (a replay): nothing changed. */
-  applied: boolean;
-}
+/** A posted ledger row; `applied` is false when it had been posted before (a replay): nothing changed. */
+export type Settlement = Posted;
 
-export interface PostRequest {
-  userId: string;
+/** A ledger posting (src/ledger/ledger.ts) whose amount may be any decimal value. */
+export interface PostRequest extends Omit<Posting, 'amountUsd'> {
   amountUsd: Decimal.Value;
-  kind: string;
-  idempotencyKey: string;
-  /** Which balance a credit goes to; debits always spend bonus first. */
-  bucket?: 'paid' | 'bonus';
-  apiKeyId?: string | null;
-  provider?: string | null;
-  model?: string | null;
-  promptTokens?: number | null;
-  completionTokens?: number | null;
-  note?: string | null;
 }
 
 export interface TrustedPartnerView {
@@ -243,51 +230,9 @@ export class BillingService {
     return result;
   }
 
-  /** As `post`, inside a transaction that already holds the account row lock. */
-  private async postLocked(tx: EntityManager, request: PostRequest): Promise<Settlement> {
-    const [existing] = await tx.execute<{ id: string; amount_usd: string }[]>(
-      'select id, amount_usd from transactions where idempotency_key = ?',
-      [request.idempotencyKey],
-    );
-    if (existing) return { transactionId: existing.id, amountUsd: formatUsd(existing.amount_usd), applied: false };
-
-    const amount = money(request.amountUsd);
-    const [user] = await tx.execute<UserMoneyRow[]>('select balance_paid_usd, balance_bonus_usd from users where id = ?', [request.userId]);
-    let bonusPart: Decimal;
-    if (amount.isNegative()) {
-      // Spending uses bonus first (it expires), then paid balance (which may go below zero on a credit line).
-      const bonus = Decimal.max(money(user!.balance_bonus_usd), 0);
-      bonusPart = Decimal.min(bonus, amount.negated()).negated();
-    } else {
-      bonusPart = request.bucket === 'bonus' ? amount : money(0);
-    }
-    const paidPart = amount.minus(bonusPart);
-    const id = newId();
-    await tx.execute(
-      `insert into transactions (id, user_id, amount_usd, paid_usd, bonus_usd, kind, api_key_id, provider, model,
-                                 prompt_tokens, completion_tokens, idempotency_key, note)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [
-        id,
-        request.userId,
-        amount.toFixed(),
-        paidPart.toFixed(),
-        bonusPart.toFixed(),
-        request.kind,
-        request.apiKeyId ?? null,
-        request.provider ?? null,
-        request.model ?? null,
-        request.promptTokens ?? null,
-        request.completionTokens ?? null,
-        request.idempotencyKey,
-        request.note ?? null,
-      ],
-    );
-    await tx.execute(
-      'update users set balance_paid_usd = balance_paid_usd + ?, balance_bonus_usd = balance_bonus_usd + ?, updated_at = now() where id = ?',
-      [paidPart.toFixed(), bonusPart.toFixed(), request.userId],
-    );
-    return { transactionId: id, amountUsd: formatUsd(amount), applied: true };
+  /** As `post`, inside a transaction that already holds the account row lock; the ledger module writes it. */
+  private postLocked(tx: EntityManager, request: PostRequest): Promise<Settlement> {
+    return postOne(tx, { ...request, amountUsd: money(request.amountUsd).toFixed() });
   }
 
   /** Admin: credits or debits an account with a reason, recorded in the ledger. */

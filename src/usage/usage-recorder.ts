@@ -1,5 +1,6 @@
 import type { MikroORM, PostgreSqlConnection } from '@mikro-orm/postgresql';
 import type { Pool } from 'pg';
+import { PostingBatch } from '../ledger/ledger.js';
 import type { Metrics } from '../metrics.js';
 import type { Logger } from '../shared/logging.js';
 
@@ -75,35 +76,23 @@ const RECORDS = `rows from (json_to_recordset($1::json) as (${EVENT_FIELDS.map((
 const BILLED = `r."transactionId" is null and r."amountUsd" > 0`;
 
 /**
- * The batch's statements. Their text never changes with the batch size, so each is parsed and planned
- * once per connection (named prepared statements); the bonus split and the sums run in PostgreSQL.
+ * One `usage` debit per billed record, posted by the ledger (src/ledger/ledger.ts: accounts locked in
+ * id order, bonus first in queue order, balances moved by exactly the rows appended, a replayed batch
+ * appends none).
+ */
+const USAGE_DEBITS = new PostingBatch(
+  'usage_debits',
+  `select r."userId" as user_id, -r."amountUsd" as amount_usd, null::text as bucket, 'usage'::text as kind, 'usage:' || r.id as idempotency_key,
+          r."apiKeyId" as api_key_id, r."providerFamily" as provider, r.model, r."promptTokens" as prompt_tokens,
+          r."completionTokens" as completion_tokens, null::text as note, coalesce(r."completedAt", r."createdAt") as created_at, r.n
+     from ${RECORDS} where ${BILLED}`,
+);
+
+/**
+ * The events' statement. Its text never changes with the batch size, so it is parsed and planned once
+ * per connection (a named prepared statement).
  */
 const SQL = {
-  // Accounts are locked in id order (no deadlock between batches), before their bonus is read.
-  lockUsers: { name: 'usage_lock_users', text: `select 1 from users where id in (select r."userId" from ${RECORDS} where ${BILLED}) order by id for update` },
-  // One `usage` debit per billed record, bonus first in queue order (DESIGN.md: Money): a record takes what
-  // bonus the earlier records of its account left, the rest is paid. Balances move by exactly the rows
-  // appended (a replayed batch appends none).
-  appendDebits: {
-    name: 'usage_append_debits',
-    text: `with billed as (
-             select r.*, sum(r."amountUsd") over (partition by r."userId" order by r.n) - r."amountUsd" as billed_before
-               from ${RECORDS} where ${BILLED}),
-           split as (
-             select b.*, greatest(0, least(b."amountUsd", greatest(u.balance_bonus_usd, 0) - b.billed_before)) as bonus
-               from billed b join users u on u.id = b."userId"),
-           appended as (
-             insert into transactions (id, user_id, amount_usd, paid_usd, bonus_usd, kind, api_key_id, provider, model,
-                                       prompt_tokens, completion_tokens, idempotency_key, created_at)
-             select gen_random_uuid(), "userId", -"amountUsd", bonus - "amountUsd", -bonus, 'usage', "apiKeyId", "providerFamily", model,
-                    "promptTokens", "completionTokens", 'usage:' || id, coalesce("completedAt", "createdAt")
-               from split order by n
-             on conflict (idempotency_key) do nothing
-             returning user_id, paid_usd, bonus_usd)
-           update users u set balance_paid_usd = u.balance_paid_usd + m.paid, balance_bonus_usd = u.balance_bonus_usd + m.bonus, updated_at = now()
-             from (select user_id, sum(paid_usd) as paid, sum(bonus_usd) as bonus from appended group by user_id) m
-            where u.id = m.user_id`,
-  },
   // The events, each linked to its debit; the hourly rollups move by exactly the events appended.
   insertEvents: {
     name: 'usage_insert_events',
@@ -221,8 +210,7 @@ export class UsageRecorder {
     try {
       const values = [JSON.stringify(batch)];
       await client.query('begin');
-      await client.query({ ...SQL.lockUsers, values });
-      await client.query({ ...SQL.appendDebits, values });
+      await USAGE_DEBITS.post(client, values);
       await client.query({ ...SQL.insertEvents, values });
       await client.query('commit');
     } catch (error) {

@@ -2,20 +2,24 @@
  * `npm run bench:usage`: usage analytics over a large history. Seeds BENCH_EVENTS (default 1,000,000)
  * usage events of one account spread over 30 days and 5 models into a fresh database (plus the hourly
  * rollups the batch writer keeps), then times the summary, timeseries, list and leaderboard queries
- * (median of 5 runs each).
+ * (median of 5 runs each). First it times the batch writer: BENCH_WRITES (default 50,000) billed usage
+ * records of 100 accounts, each with a paid and a bonus balance, recorded and flushed (usage events,
+ * ledger debits, balances and rollups), then checks that every balance equals its ledger.
  */
 import 'reflect-metadata';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
 import { migrate, openDatabase } from '../../src/db/database.js';
-import { createServices } from '../../src/services.js';
+import { createServices, type Services } from '../../src/services.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { createLogger } from '../../src/shared/logging.js';
 import { createPubSub } from '../../src/shared/pubsub.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
+const WRITES = Number(process.env.BENCH_WRITES ?? 50_000);
 const ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -45,6 +49,7 @@ async function main(): Promise<void> {
     const services = createServices({ orm: database.orm, config, clock: systemClock, pubsub: createPubSub(), log: logger });
     await services.catalog.load();
     const em = database.orm.em.fork();
+    await benchWrites(services, em);
     const [user] = await em.execute<{ id: string }[]>(`insert into users (id, username, email, password_hash) values (gen_random_uuid(), 'bench', 'bench@example.test', 'x') returning id`);
     const userId = user!.id;
 
@@ -65,7 +70,8 @@ async function main(): Promise<void> {
        select user_id, date_trunc('hour', created_at), model, coalesce(route_group, ''), provider_family, count(*), sum(amount_usd),
               coalesce(sum(prompt_tokens), 0), coalesce(sum(completion_tokens), 0), coalesce(sum(cache_read_tokens), 0), coalesce(sum(cache_write_tokens), 0),
               count(official_cost_usd), coalesce(sum(amount_usd) filter (where official_cost_usd is not null), 0), coalesce(sum(official_cost_usd), 0)
-         from usage_events group by 1, 2, 3, 4, 5`,
+         from usage_events where user_id = ? group by 1, 2, 3, 4, 5`,
+      [userId],
     );
     await em.execute('analyze usage_events; analyze usage_hourly');
     log(`seeded ${EVENTS.toLocaleString('en')} events of one account over 30 days in ${((performance.now() - started) / 1000).toFixed(1)} s`);
@@ -85,6 +91,38 @@ async function main(): Promise<void> {
     await admin.query(`drop database if exists "${name}" with (force)`);
     await admin.end();
   }
+}
+
+/** The batch writer's throughput: billed usage records to events, ledger debits and balances. */
+async function benchWrites(services: Services, em: EntityManager): Promise<void> {
+  const accounts = await em.execute<{ id: string }[]>(
+    `insert into users (id, username, email, password_hash, balance_paid_usd, balance_bonus_usd)
+     select gen_random_uuid(), 'writer-' || g, 'writer-' || g || '@example.test', 'x', 5, 0.5 from generate_series(1, 100) g returning id`,
+  );
+  await em.execute(
+    `insert into transactions (id, user_id, amount_usd, paid_usd, bonus_usd, kind, idempotency_key)
+     select gen_random_uuid(), id, 5.5, 5, 0.5, 'topup', 'seed:' || id from users where username like 'writer-%'`,
+  );
+  const started = performance.now();
+  for (let i = 0; i < WRITES; i++) {
+    const at = new Date();
+    services.usage.record({
+      id: randomUUID(), userId: accounts[i % accounts.length]!.id, apiKeyId: null, requestId: `bench-${i}`, clientSurface: 'api',
+      createdAt: at, completedAt: at, providerFamily: 'family_a', routeGroup: 'cheap', routeGroupLabel: 'Cheap', endpoint: '/v1/chat/completions',
+      model: 'gen-5.6-luna', status: 'success', errorCode: null, latencyMs: 300, promptTokens: 1000, completionTokens: 200, cacheReadTokens: 0,
+      cacheWriteTokens: 0, totalTokens: 1200, cacheHitRatio: '0', publicInputUsdPer1m: '0.016', publicOutputUsdPer1m: '0.04',
+      publicCacheReadUsdPer1m: null, publicCacheWriteUsdPer1m: null, publicRequestUsdPerGeneration: null,
+      amountUsd: `0.0000${1 + (i % 9)}`, officialCostUsd: null, savedUsd: null, upstreamId: null,
+    });
+    if (i % 1000 === 999) await new Promise((resolve) => setImmediate(resolve));
+  }
+  await services.usage.flush();
+  const seconds = (performance.now() - started) / 1000;
+  const [check] = await em.execute<{ wrong: number }[]>(
+    `select count(*)::int as wrong from users u where u.username like 'writer-%'
+        and u.balance_paid_usd + u.balance_bonus_usd <> (select sum(amount_usd) from transactions t where t.user_id = u.id)`,
+  );
+  log(`batch writer: ${WRITES.toLocaleString('en')} billed records in ${seconds.toFixed(2)} s = ${Math.round(WRITES / seconds).toLocaleString('en')} records/s; accounts whose balance differs from the ledger: ${check!.wrong}`);
 }
 
 main().catch((error: unknown) => {

@@ -1,0 +1,159 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { PoolClient } from 'pg';
+import { formatUsd } from '../shared/money.js';
+
+/**
+ * The only writer of money. Every row of the append-only `transactions` table, and every move of an
+ * account's stored paid and bonus balances, goes through the one statement built here: posted one at
+ * a time (top-ups, adjustments, settlements, bonus grants and expiries, inside the caller's
+ * transaction) or as a batch of usage debits (the usage recorder's group commit). So the rule for
+ * splitting an amount between the paid and the bonus balance exists once, in `SPLIT` below.
+ */
+
+/** One ledger row to append. `amountUsd` is signed: below zero spends, above zero credits. */
+export interface Posting {
+  userId: string;
+  amountUsd: string;
+  kind: string;
+  /** Unique per posting; a second posting with the same key appends nothing (a replay). */
+  idempotencyKey: string;
+  /** Which balance a credit goes to (paid unless said); debits always spend bonus first. */
+  bucket?: 'paid' | 'bonus';
+  apiKeyId?: string | null;
+  provider?: string | null;
+  model?: string | null;
+  promptTokens?: number | null;
+  completionTokens?: number | null;
+  note?: string | null;
+}
+
+export interface Posted {
+  transactionId: string;
+  amountUsd: string;
+  /** False when the key had been posted before (a replay): nothing changed. */
+  applied: boolean;
+}
+
+/**
+ * The columns a posting source must yield, in this order, one row per posting; `n` orders the
+ * postings of one batch (an account's debits take its bonus in that order).
+ */
+const POSTING_COLUMNS =
+  'user_id uuid, amount_usd numeric, bucket text, kind text, idempotency_key text, api_key_id uuid, provider text, model text, ' +
+  'prompt_tokens int4, completion_tokens int4, note text, created_at timestamptz';
+
+/**
+ * The split rule. A credit goes wholly to its bucket. A debit spends bonus first (bonus expires; paid
+ * balance may go below zero on a credit line): it takes what bonus the account has left after the
+ * debits posted before it in the same batch (`spent_before`), never more than its own amount, never
+ * below zero. `bonus_usd` carries the sign of the amount.
+ */
+const SPLIT = `case when p.amount_usd >= 0 then (case when p.bucket = 'bonus' then p.amount_usd else 0 end)
+                    else -greatest(0, least(-p.amount_usd, greatest(u.balance_bonus_usd, 0) - p.spent_before)) end`;
+
+/**
+ * Appends the postings of `source` (a query yielding POSTING_COLUMNS and `n`) and moves each account's
+ * balances by exactly the rows appended (a replayed key appends nothing and moves nothing). The
+ * accounts must be locked by the caller's transaction. Returns the appended rows' ids and keys.
+ */
+function appendStatement(source: string): string {
+  return `with postings as (${source}),
+           ordered as (
+             select p.*, sum(greatest(-p.amount_usd, 0)) over (partition by p.user_id order by p.n) - greatest(-p.amount_usd, 0) as spent_before
+               from postings p),
+           split as (
+             select p.*, ${SPLIT} as bonus_usd from ordered p join users u on u.id = p.user_id),
+           appended as (
+             insert into transactions (id, user_id, amount_usd, paid_usd, bonus_usd, kind, api_key_id, provider, model,
+                                       prompt_tokens, completion_tokens, idempotency_key, note, created_at)
+             select gen_random_uuid(), user_id, amount_usd, amount_usd - bonus_usd, bonus_usd, kind, api_key_id, provider, model,
+                    prompt_tokens, completion_tokens, idempotency_key, note, coalesce(created_at, now())
+               from split order by n
+             on conflict (idempotency_key) do nothing
+             returning id, user_id, paid_usd, bonus_usd, idempotency_key),
+           moved as (
+             update users u set balance_paid_usd = u.balance_paid_usd + m.paid, balance_bonus_usd = u.balance_bonus_usd + m.bonus, updated_at = now()
+               from (select user_id, sum(paid_usd) as paid, sum(bonus_usd) as bonus from appended group by user_id) m
+              where u.id = m.user_id)
+         select id, idempotency_key from appended`;
+}
+
+/** Postings given as one JSON array (`$1` for the driver, `?` for MikroORM), in array order. */
+const jsonPostings = (placeholder: string) =>
+  `select * from rows from (json_to_recordset(${placeholder}::json) as (${POSTING_COLUMNS}))
+     with ordinality as p(${POSTING_COLUMNS.split(', ').map((column) => column.split(' ')[0]).join(', ')}, n)`;
+
+const POST_ONE = appendStatement(jsonPostings('?'));
+
+/** A posting as one element of the JSON array `jsonPostings` reads. */
+function postingRow(posting: Posting) {
+  return {
+    user_id: posting.userId,
+    amount_usd: posting.amountUsd,
+    bucket: posting.bucket ?? 'paid',
+    kind: posting.kind,
+    idempotency_key: posting.idempotencyKey,
+    api_key_id: posting.apiKeyId ?? null,
+    provider: posting.provider ?? null,
+    model: posting.model ?? null,
+    prompt_tokens: posting.promptTokens ?? null,
+    completion_tokens: posting.completionTokens ?? null,
+    note: posting.note ?? null,
+    created_at: null,
+  };
+}
+
+/**
+ * Posts one row inside `tx`, a transaction that already holds the account's row lock (so concurrent
+ * postings to one account serialise and each sees the balance the previous one left).
+ */
+export async function postOne(tx: EntityManager, posting: Posting): Promise<Posted> {
+  const [appended] = await tx.execute<{ id: string }[]>(POST_ONE, [JSON.stringify([postingRow(posting)])]);
+  if (appended) return { transactionId: appended.id, amountUsd: formatUsd(posting.amountUsd), applied: true };
+  const [existing] = await tx.execute<{ id: string; amount_usd: string }[]>('select id, amount_usd from transactions where idempotency_key = ?', [
+    posting.idempotencyKey,
+  ]);
+  return { transactionId: existing!.id, amountUsd: formatUsd(existing!.amount_usd), applied: false };
+}
+
+/**
+ * A batch of postings that another statement's rows describe (the usage recorder's records), as two
+ * named prepared statements over the same parameters: lock the accounts in id order (so two batches
+ * never deadlock), then append. Their text never changes with the batch size, so each is parsed and
+ * planned once per connection.
+ */
+export class PostingBatch {
+  private readonly lock: { name: string; text: string };
+  private readonly append: { name: string; text: string };
+
+  /** `source`: a query over the statement's parameters yielding POSTING_COLUMNS and an order `n`. */
+  constructor(name: string, source: string) {
+    this.lock = { name: `${name}_lock`, text: `select 1 from users where id in (select user_id from (${source}) s) order by id for update` };
+    this.append = { name: `${name}_append`, text: appendStatement(source) };
+  }
+
+  /** Runs inside the caller's open transaction on `client`. */
+  async post(client: PoolClient, values: unknown[]): Promise<void> {
+    await client.query({ ...this.lock, values });
+    await client.query({ ...this.append, values });
+  }
+}
+
+const DEBITS = new PostingBatch('ledger_debits', jsonPostings('$1'));
+
+/**
+ * Posts a batch of debits in one transaction on `client` (locks, appends and balance moves in order;
+ * replayed keys append nothing). Debits only: within a batch, a debit's bonus share counts the debits
+ * before it, not credits, so a credit is posted on its own (`postOne`).
+ */
+export async function postDebits(client: PoolClient, postings: Posting[]): Promise<void> {
+  if (postings.some((posting) => !posting.amountUsd.startsWith('-'))) throw new Error('postDebits: a batch holds debits only');
+  await client.query('begin');
+  try {
+    await DEBITS.post(client, [JSON.stringify(postings.map(postingRow))]);
+    await client.query('commit');
+  } catch (error) {
+    await client.query('rollback');
+    throw error;
+  }
+}
