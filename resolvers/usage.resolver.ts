@@ -1,37 +1,35 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Query, Resolver, Root } from 'type-graphql';
 import { DateTimeISOResolver } from 'graphql-scalars';
 import { requireActor, type RequestContext } from '../src/context.js';
-import { plainDecimal } from '../src/shared/money.js';
-import type { TotalsView, UsageEventRow } from '../src/usage/analytics.service.js';
+import type { TotalsView, UsageEventView } from '../src/usage/analytics.service.js';
 import { DailyLeaderboard, UsageBreakdown, UsageEvent, UsageKeyRef, UsageSummary, UsageTimeseries } from './types/usage.types.js';
 
-const decimal = plainDecimal;
 
-function toUsageEvent(e: UsageEventRow): UsageEvent {
+function toUsageEvent(e: UsageEventView): UsageEvent {
   return {
     id: e.id,
-    requestId: e.request_id,
-    clientSurface: e.client_surface,
-    createdAt: new Date(e.created_at),
-    completedAt: e.completed_at ? new Date(e.completed_at) : null,
-    providerFamily: e.provider_family,
-    routeGroup: e.route_group,
-    routeGroupLabel: e.route_group_label,
+    requestId: e.requestId,
+    clientSurface: e.clientSurface,
+    createdAt: e.createdAt,
+    completedAt: e.completedAt,
+    providerFamily: e.providerFamily,
+    routeGroup: e.routeGroup,
+    routeGroupLabel: e.routeGroupLabel,
     endpoint: e.endpoint,
     model: e.model,
     status: e.status,
-    errorCode: e.error_code,
-    latencyMs: e.latency_ms,
-    promptTokens: e.prompt_tokens,
-    completionTokens: e.completion_tokens,
-    cacheReadTokens: e.cache_read_tokens,
-    cacheWriteTokens: e.cache_write_tokens,
-    totalTokens: e.total_tokens,
-    cacheHitRatio: decimal(e.cache_hit_ratio),
-    amountUsd: decimal(e.amount_usd)!,
-    officialCostUsd: decimal(e.official_cost_usd),
-    savedUsd: decimal(e.saved_usd),
-    apiKeyId: e.api_key_id,
+    errorCode: e.errorCode,
+    latencyMs: e.latencyMs,
+    promptTokens: e.promptTokens,
+    completionTokens: e.completionTokens,
+    cacheReadTokens: e.cacheReadTokens,
+    cacheWriteTokens: e.cacheWriteTokens,
+    totalTokens: e.totalTokens,
+    cacheHitRatio: e.cacheHitRatio,
+    amountUsd: e.amountUsd,
+    officialCostUsd: e.officialCostUsd,
+    savedUsd: e.savedUsd,
+    apiKeyId: e.apiKeyId,
   };
 }
 

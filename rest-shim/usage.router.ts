@@ -1,44 +1,41 @@
 import { Router } from 'express';
-import type { TotalsView, UsageEventRow } from '../src/usage/analytics.service.js';
-import { plainDecimal } from '../src/shared/money.js';
+import type { TotalsView, UsageEventView } from '../src/usage/analytics.service.js';
 import { authed, from } from './handler.js';
 
-const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
 
 /** SPEC.md Usage event: every required key; amounts and prices as exact decimal strings. */
-export function usageEventJson(e: UsageEventRow) {
+export function usageEventJson(e: UsageEventView) {
   return {
     id: e.id,
-    request_id: e.request_id,
-    client_surface: e.client_surface,
-    created_at: iso(e.created_at),
-    completed_at: iso(e.completed_at),
-    provider_family: e.provider_family,
-    route_group: e.route_group,
-    route_group_label: e.route_group_label,
+    request_id: e.requestId,
+    client_surface: e.clientSurface,
+    created_at: e.createdAt.toISOString(),
+    completed_at: e.completedAt?.toISOString() ?? null,
+    provider_family: e.providerFamily,
+    route_group: e.routeGroup,
+    route_group_label: e.routeGroupLabel,
     endpoint: e.endpoint,
     model: e.model,
     status: e.status,
-    error_code: e.error_code,
-    latency_ms: e.latency_ms,
-    prompt_tokens: e.prompt_tokens,
-    completion_tokens: e.completion_tokens,
-    cache_read_tokens: e.cache_read_tokens,
-    cache_write_tokens: e.cache_write_tokens,
-    total_tokens: e.total_tokens,
-    cache_hit_ratio: decimal(e.cache_hit_ratio),
-    public_input_usd_per_1m: decimal(e.public_input_usd_per_1m)!,
-    public_output_usd_per_1m: decimal(e.public_output_usd_per_1m)!,
-    public_cache_read_usd_per_1m: decimal(e.public_cache_read_usd_per_1m),
-    public_cache_write_usd_per_1m: decimal(e.public_cache_write_usd_per_1m),
-    public_request_usd_per_generation: decimal(e.public_request_usd_per_generation),
-    amount_usd: decimal(e.amount_usd)!,
-    official_cost_usd: decimal(e.official_cost_usd),
-    saved_usd: decimal(e.saved_usd),
+    error_code: e.errorCode,
+    latency_ms: e.latencyMs,
+    prompt_tokens: e.promptTokens,
+    completion_tokens: e.completionTokens,
+    cache_read_tokens: e.cacheReadTokens,
+    cache_write_tokens: e.cacheWriteTokens,
+    total_tokens: e.totalTokens,
+    cache_hit_ratio: e.cacheHitRatio,
+    public_input_usd_per_1m: e.publicInputUsdPer1m,
+    public_output_usd_per_1m: e.publicOutputUsdPer1m,
+    public_cache_read_usd_per_1m: e.publicCacheReadUsdPer1m,
+    public_cache_write_usd_per_1m: e.publicCacheWriteUsdPer1m,
+    public_request_usd_per_generation: e.publicRequestUsdPerGeneration,
+    amount_usd: e.amountUsd,
+    official_cost_usd: e.officialCostUsd,
+    saved_usd: e.savedUsd,
   };
 }
 
-const decimal = plainDecimal;
 
 function totalsJson(t: TotalsView) {
   return {

@@ -99,7 +99,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   });
 
   const buildContext = async (req: Request, res: Response): Promise<RequestContext> =>
-    createRequestContext(deps.orm, services, {
+    createRequestContext(services, {
       requestId: res.locals.requestId as string,
       log,
       ...(await resolveHttpActor(req, config, services)),

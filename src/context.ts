@@ -1,18 +1,14 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import DataLoader from 'dataloader';
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { toAccountView, type AccountView } from './accounts/account-view.js';
-import { User } from './accounts/user.entity.js';
 import type { Config } from './config.js';
 import type { Services } from './services.js';
 import type { Actor, Caller } from './shared/actor.js';
 import { DomainError } from './shared/errors.js';
 import type { Logger } from './shared/logging.js';
 
-/** Per-request batching loaders: a page of rows that name users costs one query, not one per row. */
+/** Per-request batching loaders: a page of rows that name a key costs one query, not one per row. */
 export interface Loaders {
-  accounts: DataLoader<string, AccountView | null>;
-  /** API keys by id (label and scope), for rows that name the key they were made with. */
+  /** API keys by id (their labels), for usage rows that name the key they were made with. */
   apiKeys: DataLoader<string, { id: string; label: string | null } | null>;
 }
 
@@ -36,19 +32,16 @@ export interface RequestContext {
   authProblem: DomainError | null;
   caller: Caller;
   services: Services;
-  em: EntityManager;
   loaders: Loaders;
   sessionCookie: SessionCookie;
 }
 
-/** Builds a context: the transport supplies identity and caller; the unit-of-work parts are made here, once. */
+/** Builds a context: the transport supplies identity and caller; the per-request loaders are made here, once. */
 export function createRequestContext(
-  orm: MikroORM,
   services: Services,
   parts: Pick<RequestContext, 'requestId' | 'log' | 'actor' | 'authVia' | 'authProblem' | 'caller' | 'sessionCookie'>,
 ): RequestContext {
-  const em = orm.em.fork();
-  return { ...parts, services, em, loaders: createLoaders(em) };
+  return { ...parts, services, loaders: createLoaders(services) };
 }
 
 export function requireActor(ctx: Pick<RequestContext, 'actor' | 'authProblem'>): Actor {
@@ -56,16 +49,10 @@ export function requireActor(ctx: Pick<RequestContext, 'actor' | 'authProblem'>)
   throw ctx.authProblem ?? new DomainError('unauthenticated', 'Not signed in');
 }
 
-export function createLoaders(em: EntityManager): Loaders {
+function createLoaders(services: Services): Loaders {
   return {
-    accounts: new DataLoader(async (ids) => {
-      const users = await em.find(User, { id: { $in: [...ids] } });
-      const byId = new Map(users.map((user) => [user.id, toAccountView(user)]));
-      return ids.map((id) => byId.get(id) ?? null);
-    }),
     apiKeys: new DataLoader(async (ids) => {
-      const rows = await em.execute<{ id: string; label: string | null }[]>(`select id, label from api_keys where id in (${ids.map(() => '?').join(', ')})`, [...ids]);
-      const byId = new Map(rows.map((row) => [row.id, row]));
+      const byId = await services.keys.labels(ids);
       return ids.map((id) => byId.get(id) ?? null);
     }),
   };

@@ -232,7 +232,7 @@ export function serveGraphqlWs(deps: GraphqlWsDeps): { dispose(): Promise<void> 
       context: (ctx): RequestContext => {
         const requestId = requestIdFrom(undefined);
         const actor = connectionOf(ctx.extra).actor;
-        return createRequestContext(deps.orm, services, {
+        return createRequestContext(services, {
           requestId,
           log: log.child({ requestId, transport: 'graphql-ws' }),
           actor,

@@ -88,6 +88,12 @@ export class KeysService {
     return `${this.deps.config.operator.brand.keyPrefix}-sk-`;
   }
 
+  /** Labels of keys by id (any account's: callers show them beside rows the reader may already see). */
+  async labels(ids: readonly string[]): Promise<Map<string, { id: string; label: string | null }>> {
+    const rows = await this.deps.orm.em.fork().execute<{ id: string; label: string | null }[]>(`select id, label from api_keys where id in (${ids.map(() => '?').join(', ')})`, [...ids]);
+    return new Map(rows.map((row) => [row.id, row]));
+  }
+
   async list(actor: Actor): Promise<KeyView[]> {
     const rows = await this.deps.orm.em
       .fork()

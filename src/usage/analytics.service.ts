@@ -1,6 +1,9 @@
 import { isRequestId } from '../shared/ids.js';
 import { z } from 'zod';
 import type { CatalogService } from '../catalog/catalog.service.js';
+import { UsageRepository, type LeaderboardRow, type TotalsRow, type UsageEventView } from './usage.repository.js';
+
+export type { UsageEventView } from './usage.repository.js';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
 import type { Clock } from '../shared/clock.js';
@@ -48,126 +51,12 @@ export type UsageListQuery = z.input<typeof usageListQuery>;
 export type UsageSummaryQuery = z.input<typeof usageSummaryQuery>;
 export type UsageTimeseriesQuery = z.input<typeof usageTimeseriesQuery>;
 
-/** A usage event row as stored; transports map it to SPEC.md's Usage event. */
-export interface UsageEventRow {
-  id: string;
-  request_id: string;
-  client_surface: string;
-  created_at: Date;
-  completed_at: Date | null;
-  provider_family: string;
-  route_group: string | null;
-  route_group_label: string;
-  endpoint: string | null;
-  model: string;
-  status: string;
-  error_code: string | null;
-  latency_ms: number | null;
-  prompt_tokens: number | null;
-  completion_tokens: number | null;
-  cache_read_tokens: number | null;
-  cache_write_tokens: number | null;
-  total_tokens: number | null;
-  cache_hit_ratio: string | null;
-  public_input_usd_per_1m: string;
-  public_output_usd_per_1m: string;
-  public_cache_read_usd_per_1m: string | null;
-  public_cache_write_usd_per_1m: string | null;
-  public_request_usd_per_generation: string | null;
-  amount_usd: string;
-  official_cost_usd: string | null;
-  saved_usd: string | null;
-  api_key_id: string | null;
-}
-
-/** Columns users may see: everything but the operator-only upstream id and internal links. */
-const EVENT_COLUMNS = `id, request_id, client_surface, created_at, completed_at, provider_family, route_group, route_group_label, endpoint,
-  model, status, error_code, latency_ms, prompt_tokens, completion_tokens, cache_read_tokens, cache_write_tokens, total_tokens,
-  cache_hit_ratio::text, public_input_usd_per_1m::text, public_output_usd_per_1m::text, public_cache_read_usd_per_1m::text,
-  public_cache_write_usd_per_1m::text, public_request_usd_per_generation::text, amount_usd::text, official_cost_usd::text,
-  saved_usd::text, api_key_id`;
-
-/** The aggregate columns shared by rollups and raw events, in one order. */
-const AGG = `count(*)::bigint as requests, sum(amount_usd) as spend_usd, coalesce(sum(prompt_tokens), 0) as input_tokens,
-  coalesce(sum(completion_tokens), 0) as output_tokens, coalesce(sum(cache_read_tokens), 0) as cache_read_tokens,
-  coalesce(sum(cache_write_tokens), 0) as cache_write_tokens, count(official_cost_usd) as comparable_requests,
-  coalesce(sum(amount_usd) filter (where official_cost_usd is not null), 0) as comparable_spend_usd,
-  coalesce(sum(official_cost_usd), 0) as official_cost_usd`;
-const ROLLUP_AGG = `sum(requests) as requests, sum(spend_usd) as spend_usd, sum(input_tokens) as input_tokens, sum(output_tokens) as output_tokens,
-  sum(cache_read_tokens) as cache_read_tokens, sum(cache_write_tokens) as cache_write_tokens, sum(comparable_requests) as comparable_requests,
-  sum(comparable_spend_usd) as comparable_spend_usd, sum(official_cost_usd) as official_cost_usd`;
-
-interface Totals {
-  requests: string;
-  spend_usd: string | null;
-  input_tokens: string;
-  output_tokens: string;
-  cache_read_tokens: string;
-  cache_write_tokens: string;
-  comparable_requests: string;
-  comparable_spend_usd: string;
-  official_cost_usd: string;
-}
-
-const HOUR = 3_600_000;
-const floorHour = (d: Date) => new Date(Math.floor(d.getTime() / HOUR) * HOUR);
-const ceilHour = (d: Date) => new Date(Math.ceil(d.getTime() / HOUR) * HOUR);
-
-interface Filters {
-  model?: string;
-  group?: string;
-  provider_family?: string;
-}
-
-/**
- * A source of per-hour (or finer) aggregates over [from, to): whole hours come from `usage_hourly`,
- * the unaligned edges from `usage_events`. Returns SQL yielding `(user_id, at, model, route_group,
- * provider_family, <AGG columns>)` and its parameters; `rawBucket` is the truncation used for raw rows.
- */
-function hourlySource(userId: string | null, from: Date | null, to: Date | null, filters: Filters, rawBucket: 'hour' | 'minute' = 'hour'): { sql: string; params: unknown[] } {
-  const lo = from ? ceilHour(from) : null;
-  const hi = to ? floorHour(to) : null;
-  const parts: string[] = [];
-  const params: unknown[] = [];
-  const where = (column: { user: string; model: string; group: string; family: string }) => {
-    const clauses: string[] = [];
-    const values: unknown[] = [];
-    if (userId) (clauses.push(`${column.user} = ?`), values.push(userId));
-    if (filters.model) (clauses.push(`${column.model} = ?`), values.push(filters.model));
-    if (filters.group) (clauses.push(`${column.group} = ?`), values.push(filters.group));
-    if (filters.provider_family) (clauses.push(`${column.family} = ?`), values.push(filters.provider_family));
-    return { clauses, values };
-  };
-  const raw = (start: Date | null, end: Date | null) => {
-    const w = where({ user: 'user_id', model: 'model', group: "coalesce(route_group, '')", family: 'provider_family' });
-    if (start) (w.clauses.push('created_at >= ?'), w.values.push(start));
-    if (end) (w.clauses.push('created_at < ?'), w.values.push(end));
-    parts.push(`select user_id, date_trunc('${rawBucket}', created_at) as at, model, coalesce(route_group, '') as route_group, provider_family, ${AGG}
-                from usage_events where ${w.clauses.join(' and ') || 'true'} group by 1, 2, 3, 4, 5`);
-    params.push(...w.values);
-  };
-  if (rawBucket === 'minute' || (lo && hi && lo >= hi)) {
-    raw(from, to); // all of it is finer than, or inside, one hour
-  } else {
-    const w = where({ user: 'user_id', model: 'model', group: 'route_group', family: 'provider_family' });
-    if (lo) (w.clauses.push('hour >= ?'), w.values.push(lo));
-    if (hi) (w.clauses.push('hour < ?'), w.values.push(hi));
-    parts.push(`select user_id, hour as at, model, route_group, provider_family, requests::bigint, spend_usd, input_tokens, output_tokens, cache_read_tokens,
-                       cache_write_tokens, comparable_requests::bigint, comparable_spend_usd, official_cost_usd
-                  from usage_hourly where ${w.clauses.join(' and ') || 'true'}`);
-    params.push(...w.values);
-    if (from && lo && from < lo) raw(from, lo);
-    if (to && hi && hi < to) raw(hi, to);
-  }
-  return { sql: parts.join(' union all '), params };
-}
-
 function usd(value: string | null | undefined): string {
   return formatUsd(value ?? 0);
 }
 
 /** Figures of one group of rows (sums over no rows are SQL nulls: zero here). */
-function totalsView(t: Totals) {
+function totalsView(t: TotalsRow) {
   const spend = money(t.spend_usd ?? 0);
   const requests = Number(t.requests ?? 0);
   const comparableSpend = money(t.comparable_spend_usd ?? 0);
@@ -243,10 +132,10 @@ export function dayIn(timeZone: string, at: Date): { date: string; start: Date; 
  * rollups for whole hours and raw events only for the unaligned edges, so they stay fast as events grow.
  */
 export class AnalyticsService {
-  constructor(protected readonly deps: { orm: MikroORM; config: Pick<Config, 'operator'>; clock: Clock; catalog: CatalogService }) {}
+  private readonly usage: UsageRepository;
 
-  private em() {
-    return this.deps.orm.em.fork();
+  constructor(protected readonly deps: { orm: MikroORM; config: Pick<Config, 'operator'>; clock: Clock; catalog: CatalogService }) {
+    this.usage = new UsageRepository(deps.orm);
   }
 
   /**
@@ -263,30 +152,16 @@ export class AnalyticsService {
     });
   }
 
-  async list(actor: Actor, raw: UsageListQuery): Promise<{ items: UsageEventRow[]; limit: number }> {
+  async list(actor: Actor, raw: UsageListQuery): Promise<{ items: UsageEventView[]; limit: number }> {
     const q = parseInput(usageListQuery, raw);
     this.checkFamily(q.provider_family);
-    const clauses = ['user_id = ?'];
-    const params: unknown[] = [actor.userId];
-    if (q.from) (clauses.push('created_at >= ?'), params.push(q.from));
-    if (q.to) (clauses.push('created_at < ?'), params.push(q.to));
-    if (q.model) (clauses.push('model = ?'), params.push(q.model));
-    if (q.group) (clauses.push('route_group = ?'), params.push(q.group));
-    if (q.status) (clauses.push('status = ?'), params.push(q.status));
-    if (q.provider_family) (clauses.push('provider_family = ?'), params.push(q.provider_family));
-    const items = await this.em().execute<UsageEventRow[]>(
-      `select ${EVENT_COLUMNS} from usage_events where ${clauses.join(' and ')} order by created_at desc, id desc limit ?`,
-      [...params, q.limit],
-    );
-    return { items, limit: q.limit };
+    return { items: await this.usage.events(actor.userId, q, q.limit), limit: q.limit };
   }
 
   /** One of the account's events by its request id (the latest, should a client have reused an id); 404 otherwise. */
-  async event(actor: Actor, requestId: string): Promise<UsageEventRow> {
+  async event(actor: Actor, requestId: string): Promise<UsageEventView> {
     // Anything that cannot be a request id is not one (and text with NUL would not even reach PostgreSQL).
-    const [row] = isRequestId(requestId)
-      ? await this.em().execute<UsageEventRow[]>(`select ${EVENT_COLUMNS} from usage_events where user_id = ? and request_id = ? order by created_at desc limit 1`, [actor.userId, requestId])
-      : [];
+    const row = isRequestId(requestId) ? await this.usage.eventByRequestId(actor.userId, requestId) : null;
     if (!row) throw new DomainError('not_found', 'No such usage event', { reason: 'usage_event_not_found' });
     return row;
   }
@@ -294,13 +169,9 @@ export class AnalyticsService {
   async summary(actor: Actor, raw: UsageSummaryQuery): Promise<UsageSummaryView> {
     const q = parseInput(usageSummaryQuery, raw);
     if (q.from && q.to && q.from > q.to) throw rangeError();
-    const source = hourlySource(actor.userId, q.from ?? null, q.to ?? null, {});
-    const rows = await this.em().execute<(Totals & { model: string; route_group: string })[]>(
-      `select model, route_group, ${ROLLUP_AGG} from (${source.sql}) s group by grouping sets ((model), (route_group), ())`,
-      source.params,
-    );
+    const rows = await this.usage.summary(actor.userId, q.from ?? null, q.to ?? null);
     const catalog = this.deps.catalog.snapshot;
-    const empty: Totals = { requests: '0', spend_usd: '0', input_tokens: '0', output_tokens: '0', cache_read_tokens: '0', cache_write_tokens: '0', comparable_requests: '0', comparable_spend_usd: '0', official_cost_usd: '0' };
+    const empty: TotalsRow = { requests: '0', spend_usd: '0', input_tokens: '0', output_tokens: '0', cache_read_tokens: '0', cache_write_tokens: '0', comparable_requests: '0', comparable_spend_usd: '0', official_cost_usd: '0' };
     const total = rows.find((r) => r.model === null && r.route_group === null) ?? empty;
     const byModel: UsageSummaryView['byModel'] = {};
     const byGroup: UsageSummaryView['byGroup'] = {};
@@ -323,15 +194,9 @@ export class AnalyticsService {
         issues: [{ loc: ['bucket'], msg: `The range holds ${count} ${q.bucket} buckets; at most ${MAX_POINTS} are allowed: use a larger bucket or a shorter range`, type: 'value_error' }],
       });
     }
-    const source = hourlySource(actor.userId, q.from, q.to, q, q.bucket === 'minute' ? 'minute' : 'hour');
     // Buckets are UTC; every bucket of the range is present, empty ones as zeros.
-    const rows = await this.em().execute<(Totals & { ts: Date })[]>(
-      `select b.ts, ${ROLLUP_AGG.replaceAll('sum(', 'sum(s.')}
-         from generate_series(?::timestamptz, ?::timestamptz, ?::interval) as b(ts)
-         left join (${source.sql}) s on date_trunc('${q.bucket}', s.at at time zone 'UTC') at time zone 'UTC' = b.ts
-        group by b.ts order by b.ts`,
-      [first, new Date(first.getTime() + (count - 1) * step), `1 ${q.bucket}`, ...source.params],
-    );
+    const last = new Date(first.getTime() + (count - 1) * step);
+    const rows = await this.usage.timeseries(actor.userId, { from: q.from, to: q.to, first, last }, q.bucket, q);
     return {
       bucket: q.bucket,
       from: q.from,
@@ -360,16 +225,8 @@ export class AnalyticsService {
     const { limit } = parseInput(leaderboardQuery, raw);
     const { timeZone, prize } = this.leaderboardSettings();
     const day = dayIn(timeZone, at);
-    const source = hourlySource(null, day.start, day.end, {});
-    const rows = await this.em().execute<{ user_id: string; username: string | null; tokens: string; comparable_spend_usd: string; official_cost_usd: string; rank: string }[]>(
-      `select s.user_id, u.username, sum(s.input_tokens + s.output_tokens) as tokens, sum(s.comparable_spend_usd) as comparable_spend_usd,
-              sum(s.official_cost_usd) as official_cost_usd, rank() over (order by sum(s.input_tokens + s.output_tokens) desc) as rank
-         from (${source.sql}) s join users u on u.id = s.user_id
-        group by s.user_id, u.username having sum(s.input_tokens + s.output_tokens) > 0
-        order by tokens desc, s.user_id`,
-      source.params,
-    );
-    const entry = (r: (typeof rows)[number]): LeaderboardEntry => ({
+    const rows = await this.usage.leaderboard(day.start, day.end);
+    const entry = (r: LeaderboardRow): LeaderboardEntry => ({
       rank: Number(r.rank),
       user: maskName(r.username),
       tokens: Number(r.tokens),
