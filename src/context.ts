@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { parse as parseCookies } from 'cookie';
 import DataLoader from 'dataloader';
 import type { Config } from './config.js';
 import type { Services } from './services.js';
@@ -74,20 +75,9 @@ export function credentialsFrom(req: IncomingMessage, config: Config): Credentia
   return { cookieToken: readCookie(req.headers.cookie, sessionCookieName(config)), bearerToken: bearer };
 }
 
+/** One cookie of a Cookie header (the first of that name, percent-decoded), by the `cookie` package express itself uses. */
 export function readCookie(header: string | undefined, name: string): string | null {
-  if (!header) return null;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq < 0) continue;
-    if (part.slice(0, eq).trim() === name) {
-      try {
-        return decodeURIComponent(part.slice(eq + 1).trim());
-      } catch {
-        return null;
-      }
-    }
-  }
-  return null;
+  return header ? (parseCookies(header)[name] ?? null) : null;
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

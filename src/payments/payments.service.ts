@@ -1,4 +1,3 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Decimal } from 'decimal.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { BillingService, PostRequest, Settlement } from '../billing/billing.service.js';
@@ -14,9 +13,11 @@ import { formatUsd, money } from '../shared/money.js';
 import { Topics, type InvoiceEventPayload, type PubSub } from '../shared/pubsub.js';
 import { parseInput } from '../shared/validation.js';
 import type { PaymentMethodConfig, PaymentsSettings } from './payments.config.js';
+import { CheckoutProvider } from './providers/checkout.js';
+import { manualProvider } from './providers/manual.js';
+import type { PaymentProvider } from './providers/provider.js';
 import {
   acceptAgreementInput,
-  checkoutEvent,
   createInvoiceInput,
   invoiceIdInput,
   listInvoicesInput,
@@ -140,6 +141,12 @@ export class PaymentsService {
     },
   ) {}
 
+  /** The ways to pay, by the `provider` of a payment method. */
+  private readonly providers: Record<PaymentProvider['id'], PaymentProvider> = {
+    manual: manualProvider,
+    checkout: new CheckoutProvider(() => this.settings),
+  };
+
   private get settings(): PaymentsSettings {
     return this.deps.config.payments;
   }
@@ -229,10 +236,7 @@ export class PaymentsService {
     const amount = amountInCurrency(usd, method, s.rubPerUsd);
     const rate = bonusRateFor(usd, s.bonus);
     const bonusUsd = usd.times(rate);
-    const paymentUrl =
-      method.provider === 'checkout'
-        ? `${s.checkout.baseUrl}${s.checkout.baseUrl.includes('?') ? '&' : '?'}invoice=${id}&amount=${encodeURIComponent(formatUsd(amount))}&currency=${method.currency}`
-        : null;
+    const paymentUrl = this.providers[method.provider].paymentUrl({ id, amount, currency: method.currency });
     const now = this.now();
     const [row] = await em.execute<InvoiceRow[]>(
       `insert into invoices (id, user_id, method, provider, currency, amount_requested, usd_credit, bonus_rate, bonus_usd, status, payment_url,
@@ -319,6 +323,7 @@ export class PaymentsService {
    * their outcome and logged, and answer 400; replays and valid events with no effect answer 200.
    */
   async handleCheckoutWebhook(rawBody: Buffer, signatureHeader: string | undefined): Promise<WebhookOutcome> {
+    const provider = this.providers.checkout;
     const raw = rawBody.toString('utf8');
     let parsedJson: unknown = null;
     try {
@@ -337,19 +342,9 @@ export class PaymentsService {
       return { status: 400, outcome };
     };
 
-    const secret = this.settings.checkoutSecret;
-    if (!secret) return refuse('not_configured');
-    const signature = parseSignature(signatureHeader);
-    if (!signature) return refuse('unsigned');
-    const expected = createHmac('sha256', secret).update(`${signature.t}.`).update(rawBody).digest();
-    const given = /^[0-9a-f]{64}$/i.test(signature.v1) ? Buffer.from(signature.v1, 'hex') : Buffer.alloc(0);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return refuse('bad_signature');
-    const skew = Math.abs(Math.floor(this.now().getTime() / 1000) - signature.t);
-    if (skew > this.settings.checkout.toleranceSeconds) return refuse('stale', { skewSeconds: skew });
-
-    const parsed = checkoutEvent.safeParse(parsedJson);
-    if (!parsed.success) return refuse('malformed');
-    const event = parsed.data;
+    const checked = provider.checkWebhook(rawBody, signatureHeader, this.now());
+    if (!checked.ok) return refuse(checked.outcome, checked.detail);
+    const event = checked.event;
 
     const em = this.em();
     const [seen] = await em.execute<{ outcome: string }[]>(
@@ -448,19 +443,6 @@ export class PaymentsService {
   private publish(userId: string, view: InvoiceView): void {
     this.deps.pubsub.publish(Topics.InvoiceUpdated, userId, view);
   }
-}
-
-function parseSignature(header: string | undefined): { t: number; v1: string } | null {
-  if (!header) return null;
-  const parts = new Map<string, string>();
-  for (const piece of header.split(',')) {
-    const index = piece.indexOf('=');
-    if (index > 0) parts.set(piece.slice(0, index).trim(), piece.slice(index + 1).trim());
-  }
-  const t = parts.get('t');
-  const v1 = parts.get('v1');
-  if (!t || !/^\d{1,12}$/.test(t) || !v1) return null;
-  return { t: Number(t), v1 };
 }
 
 function methodView(m: PaymentMethodConfig): PaymentMethodView {
