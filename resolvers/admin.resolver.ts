@@ -2,7 +2,7 @@ import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { requireActor, type RequestContext } from '../src/context.js';
 import type { CatalogModelInput, PricingPlanInput as PricingPlanInputData } from '../src/catalog/catalog.schemas.js';
-import { definedOnly } from './keys.resolver.js';
+import { domainInput } from './args.js';
 import { AdjustBalanceInput, LedgerPosting, TrustedPartner, TrustedPartnerInput } from './types/billing.types.js';
 import { CatalogModel, PricingPlanInput, PricingPlanView } from './types/catalog.types.js';
 import { AccountLimits, AccountLimitsInput, KeyLimits, KeyLimitsInput } from './types/keys.types.js';
@@ -12,12 +12,12 @@ import { AccountLimits, AccountLimitsInput, KeyLimits, KeyLimitsInput } from './
 export class AdminResolver {
   @Mutation(() => LedgerPosting, { description: 'Credits (positive) or debits (negative) an account, with a reason.' })
   async adjustBalance(@Ctx() ctx: RequestContext, @Arg('input', () => AdjustBalanceInput) input: AdjustBalanceInput): Promise<LedgerPosting> {
-    return ctx.services.billing.adjustBalance(requireActor(ctx), definedOnly({ ...input, idempotencyKey: input.idempotencyKey ?? undefined }));
+    return ctx.services.billing.adjustBalance(requireActor(ctx), domainInput(input));
   }
 
   @Mutation(() => KeyLimits, { description: 'Overrides a key’s requests per minute, concurrency or monthly spend cap.' })
   async setKeyLimits(@Ctx() ctx: RequestContext, @Arg('input', () => KeyLimitsInput) input: KeyLimitsInput): Promise<KeyLimits> {
-    return ctx.services.keys.setLimits(requireActor(ctx), definedOnly({ ...input }));
+    return ctx.services.keys.setLimits(requireActor(ctx), domainInput(input, 'rpmLimit', 'concurrencyLimit', 'monthlySpendCap'));
   }
 
   @Mutation(() => AccountLimits, { description: 'Overrides how many requests an account may have in flight across its keys.' })
@@ -39,7 +39,7 @@ export class AdminResolver {
   async upsertPricingPlan(@Ctx() ctx: RequestContext, @Arg('input', () => PricingPlanInput) input: PricingPlanInput): Promise<PricingPlanView> {
     return ctx.services.catalog.upsertPlan(
       requireActor(ctx),
-      definedOnly({ ...input, multiplier: input.multiplier ?? undefined, overrides: (input.overrides ?? undefined) as PricingPlanInputData['overrides'] }),
+      domainInput(input) as PricingPlanInputData,
     );
   }
 

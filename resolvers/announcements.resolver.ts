@@ -1,7 +1,7 @@
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { requireActor, type RequestContext } from '../src/context.js';
 import type { AnnouncementLanguage, UpdateAnnouncementInput as UpdateAnnouncementData } from '../src/announcements/announcements.schemas.js';
-import { definedOnly } from './keys.resolver.js';
+import { domainInput } from './args.js';
 import {
   AdminAnnouncement,
   AnnouncementList,
@@ -17,7 +17,7 @@ export class AnnouncementsResolver {
     @Ctx() ctx: RequestContext,
     @Arg('language', () => String, { nullable: true, description: '`ru` (default) or `en`.' }) language?: string | null,
   ): Promise<AnnouncementList> {
-    return ctx.services.announcements.list(requireActor(ctx), definedOnly({ language: (language ?? undefined) as AnnouncementLanguage | undefined }));
+    return ctx.services.announcements.list(requireActor(ctx), domainInput({ language: language as AnnouncementLanguage | null | undefined }));
   }
 
   @Mutation(() => AnnouncementReadState, { description: 'Marks a published announcement read (idempotent); unknown or unpublished ids are NOT_FOUND.' })
@@ -37,7 +37,7 @@ export class AnnouncementsResolver {
 
   @Mutation(() => AdminAnnouncement, { description: 'Admin: a new announcement in ru and en; a draft unless `publish` is true.' })
   async createAnnouncement(@Ctx() ctx: RequestContext, @Arg('input', () => CreateAnnouncementInput) input: CreateAnnouncementInput): Promise<AdminAnnouncement> {
-    return ctx.services.announcements.create(requireActor(ctx), definedOnly({ ...input, publish: input.publish ?? undefined }));
+    return ctx.services.announcements.create(requireActor(ctx), domainInput(input));
   }
 
   @Mutation(() => AdminAnnouncement, { description: 'Admin: edits an announcement’s texts.' })
@@ -46,7 +46,7 @@ export class AnnouncementsResolver {
     @Arg('id', () => ID) id: string,
     @Arg('input', () => UpdateAnnouncementInput) input: UpdateAnnouncementInput,
   ): Promise<AdminAnnouncement> {
-    return ctx.services.announcements.update(requireActor(ctx), id, definedOnly({ ...input }) as UpdateAnnouncementData);
+    return ctx.services.announcements.update(requireActor(ctx), id, domainInput(input, 'titleRu', 'titleEn', 'bodyRu', 'bodyEn') as UpdateAnnouncementData);
   }
 
   @Mutation(() => AdminAnnouncement, { description: 'Admin: publishes an announcement (a published one keeps its date).' })

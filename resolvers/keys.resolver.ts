@@ -1,5 +1,6 @@
 import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import { requireActor, type RequestContext } from '../src/context.js';
+import { domainInput } from './args.js';
 import { ApiKey, CreatedApiKey, CreateKeyInput } from './types/keys.types.js';
 
 @Resolver()
@@ -12,13 +13,7 @@ export class KeysResolver {
   @Mutation(() => CreatedApiKey)
   async createKey(@Ctx() ctx: RequestContext, @Arg('input', () => CreateKeyInput, { nullable: true }) input?: CreateKeyInput): Promise<CreatedApiKey> {
     const actor = requireActor(ctx);
-    return ctx.services.keys.create(actor, definedOnly({
-      label: input?.label,
-      provider_family: input?.providerFamily ?? undefined,
-      route_group: input?.routeGroup ?? undefined,
-      pricing_plan: input?.pricingPlan ?? undefined,
-      monthly_spend_cap: input?.monthlySpendCap,
-    }));
+    return ctx.services.keys.create(actor, domainInput(input, 'label', 'monthlySpendCap'));
   }
 
   @Mutation(() => Boolean, { description: 'Revokes a key at once; unknown or foreign ids are NOT_FOUND.' })
@@ -29,6 +24,3 @@ export class KeysResolver {
 }
 
 /** GraphQL gives absent optional arguments as undefined and explicit nulls as null; keep both meanings. */
-export function definedOnly<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
-}

@@ -2,7 +2,7 @@ import { Arg, Ctx, ID, Int, Mutation, Query, Resolver, Root, Subscription } from
 import { requireActor, type RequestContext } from '../src/context.js';
 import type { PaymentLanguage } from '../src/payments/payments.schemas.js';
 import { Topics, type InvoiceEventPayload } from '../src/shared/pubsub.js';
-import { definedOnly } from './keys.resolver.js';
+import { domainInput } from './args.js';
 import { AgreementAcceptance, Invoice, PaymentConfig } from './types/payments.types.js';
 
 @Resolver()
@@ -12,12 +12,12 @@ export class PaymentsResolver {
     @Ctx() ctx: RequestContext,
     @Arg('language', () => String, { nullable: true, description: '`ru` (default) or `en`.' }) language?: string | null,
   ): Promise<PaymentConfig> {
-    return ctx.services.payments.config(requireActor(ctx), definedOnly({ language: (language ?? undefined) as PaymentLanguage | undefined }));
+    return ctx.services.payments.config(requireActor(ctx), domainInput({ language: language as PaymentLanguage | null | undefined }));
   }
 
   @Query(() => [Invoice], { description: 'The signed-in user’s invoices, newest first (limit 1-100, default 25).' })
   async invoices(@Ctx() ctx: RequestContext, @Arg('limit', () => Int, { nullable: true }) limit?: number | null): Promise<Invoice[]> {
-    return ctx.services.payments.listInvoices(requireActor(ctx), definedOnly({ limit: limit ?? undefined }));
+    return ctx.services.payments.listInvoices(requireActor(ctx), domainInput({ limit }));
   }
 
   @Query(() => Invoice, { description: 'One of the signed-in user’s invoices; unknown or foreign ids are NOT_FOUND.' })
@@ -33,7 +33,7 @@ export class PaymentsResolver {
   ): Promise<AgreementAcceptance> {
     return ctx.services.payments.acceptAgreement(
       requireActor(ctx),
-      definedOnly({ language: (language ?? undefined) as PaymentLanguage | undefined, surface: surface ?? undefined }),
+      domainInput({ language: language as PaymentLanguage | null | undefined, surface }),
       ctx.caller.clientAddress,
     );
   }
@@ -44,7 +44,7 @@ export class PaymentsResolver {
     @Arg('amountUsd', () => String, { description: 'A decimal string, e.g. "25.50".' }) amountUsd: string,
     @Arg('method', () => String) method: string,
   ): Promise<Invoice> {
-    return ctx.services.payments.createInvoice(requireActor(ctx), { amount_usd: amountUsd, method });
+    return ctx.services.payments.createInvoice(requireActor(ctx), { amountUsd, method });
   }
 
   @Mutation(() => Invoice, { description: 'Admin: marks an invoice paid (manual provider) and credits it once; repeating it changes nothing.' })

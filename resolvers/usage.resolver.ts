@@ -51,7 +51,7 @@ export class UsageResolver {
     @Arg('providerFamily', () => String, { nullable: true }) providerFamily?: string | null,
     @Arg('limit', () => Int, { nullable: true }) limit?: number | null,
   ): Promise<UsageEvent[]> {
-    const query = { from: iso(from), to: iso(to), model: model ?? undefined, group: group ?? undefined, status: (status ?? undefined) as never, provider_family: providerFamily ?? undefined, limit: limit ?? undefined };
+    const query = { from: iso(from), to: iso(to), model: model ?? undefined, group: group ?? undefined, status: (status ?? undefined) as never, providerFamily: providerFamily ?? undefined, limit: limit ?? undefined };
     const list = await ctx.services.analytics.list(requireActor(ctx), query);
     return list.items.map(toUsageEvent);
   }
@@ -87,7 +87,7 @@ export class UsageResolver {
       bucket: (bucket ?? undefined) as never,
       model: model ?? undefined,
       group: group ?? undefined,
-      provider_family: providerFamily ?? undefined,
+      providerFamily: providerFamily ?? undefined,
     });
   }
 

@@ -1,7 +1,9 @@
 import { Router } from 'express';
 import type { AnnouncementListView } from '../src/announcements/announcements.service.js';
 import type { AnnouncementLanguage } from '../src/announcements/announcements.schemas.js';
-import { authed, from } from './handler.js';
+import { authed, from, SpecNames } from './handler.js';
+
+const ANNOUNCEMENT_PATH = new SpecNames(['announcement_id']);
 
 /** SPEC.md 4.5 announcements: an open object `{items, unread_count}` for the signed-in user. */
 function announcementListJson(view: AnnouncementListView) {
@@ -33,7 +35,7 @@ export function announcementsRouter(): Router {
   }));
 
   router.post('/:announcement_id/read', authed(async (actor, ctx, req, res) => {
-    const { id, read } = await from('path', () => ctx.services.announcements.markRead(actor, String(req.params.announcement_id)));
+    const { id, read } = await from('path', () => ctx.services.announcements.markRead(actor, String(req.params.announcement_id)), ANNOUNCEMENT_PATH);
     res.json({ ok: true, id, read });
   }));
 

@@ -1,7 +1,11 @@
 import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { InvoiceView, PaymentConfigView } from '../src/payments/payments.service.js';
 import type { Services } from '../src/services.js';
-import { authed, from } from './handler.js';
+import { authed, from, SpecNames } from './handler.js';
+
+/** SPEC.md's names for the invoice inputs' multi-word fields. */
+const INVOICE_FIELDS = new SpecNames(['amount_usd']);
+const INVOICE_PATH = new SpecNames(['invoice_id']);
 
 /** SPEC.md Invoice. */
 export function invoiceJson(view: InvoiceView) {
@@ -67,12 +71,13 @@ export function paymentsRouter(): Router {
   }));
 
   router.post('/invoices', authed(async (actor, ctx, req, res) => {
-    const invoice = await from('body', () => ctx.services.payments.createInvoice(actor, req.body ?? {}));
+    const input = INVOICE_FIELDS.in('body', req.body ?? {});
+    const invoice = await from('body', () => ctx.services.payments.createInvoice(actor, input as never), INVOICE_FIELDS);
     res.status(201).json(invoiceJson(invoice));
   }));
 
   router.get('/invoices/:invoice_id', authed(async (actor, ctx, req, res) => {
-    res.json(invoiceJson(await from('path', () => ctx.services.payments.getInvoice(actor, String(req.params.invoice_id)))));
+    res.json(invoiceJson(await from('path', () => ctx.services.payments.getInvoice(actor, String(req.params.invoice_id)), INVOICE_PATH)));
   }));
 
   return router;

@@ -1,6 +1,9 @@
 import { Router } from 'express';
 import type { TotalsView, UsageEventView } from '../src/usage/analytics.service.js';
-import { authed, from } from './handler.js';
+import { authed, from, SpecNames } from './handler.js';
+
+/** SPEC.md's names for the usage filters' multi-word fields. */
+const USAGE_FILTERS = new SpecNames(['provider_family']);
 
 
 /** SPEC.md Usage event: every required key; amounts and prices as exact decimal strings. */
@@ -59,7 +62,8 @@ export function usageRouter(): Router {
   const router = Router();
 
   router.get('/', authed(async (actor, ctx, req, res) => {
-    const list = await from('query', () => ctx.services.analytics.list(actor, req.query as never));
+    const query = USAGE_FILTERS.in('query', req.query);
+    const list = await from('query', () => ctx.services.analytics.list(actor, query as never), USAGE_FILTERS);
     res.json({ items: list.items.map(usageEventJson), limit: list.limit });
   }));
 
@@ -85,7 +89,8 @@ export function usageRouter(): Router {
   }));
 
   router.get('/timeseries', authed(async (actor, ctx, req, res) => {
-    const series = await from('query', () => ctx.services.analytics.timeseries(actor, req.query as never));
+    const query = USAGE_FILTERS.in('query', req.query);
+    const series = await from('query', () => ctx.services.analytics.timeseries(actor, query as never), USAGE_FILTERS);
     res.json({
       bucket: series.bucket,
       from_: series.from.toISOString(),

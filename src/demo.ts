@@ -194,7 +194,7 @@ async function seedDemoAccount(config: Config, services: Services): Promise<{ cr
       keys[family.id] = previous;
       continue;
     }
-    keys[family.id] = (await services.keys.create(actor, { label: `demo ${family.id}`, provider_family: family.id, route_group: group })).key;
+    keys[family.id] = (await services.keys.create(actor, { label: `demo ${family.id}`, providerFamily: family.id, routeGroup: group })).key;
     changed = true;
   }
   const credentials: DemoCredentials = { key: keys[firstFamily] ?? Object.values(keys)[0]!, keys, password };

@@ -35,7 +35,7 @@ export const languageInput = z.enum(ANNOUNCEMENT_LANGUAGES, "Input should be 'ru
 export const listAnnouncementsInput = z.object({ language: languageInput.optional().transform((v) => v ?? 'ru') });
 export type ListAnnouncementsInput = z.input<typeof listAnnouncementsInput>;
 
-export const announcementIdInput = z.strictObject({ announcement_id: z.uuid('Input should be a valid UUID') });
+export const announcementIdInput = z.strictObject({ announcementId: z.uuid('Input should be a valid UUID') });
 
 /** Admin: a new announcement; both languages are required. `publish` publishes it at once. */
 export const createAnnouncementInput = z.strictObject({

@@ -98,7 +98,7 @@ export class AnnouncementsService {
 
   /** Marks one published announcement read for the caller (idempotent); 404 for unknown or unpublished ids. */
   async markRead(actor: Actor, announcementId: string): Promise<{ id: string; read: true }> {
-    const { announcement_id } = parseInput(announcementIdInput, { announcement_id: announcementId });
+    const { announcementId: id } = parseInput(announcementIdInput, { announcementId });
     const [row] = await this.em().execute<{ found: string }[]>(
       `with target as (select id from announcements where id = ? and published_at is not null),
             marked as (
@@ -107,10 +107,10 @@ export class AnnouncementsService {
               on conflict (announcement_id, user_id) do nothing
               returning 1)
        select (select count(*) from target) as found`,
-      [announcement_id, actor.userId, this.deps.clock.now()],
+      [id, actor.userId, this.deps.clock.now()],
     );
     if (!row || Number(row.found) === 0) throw new DomainError('not_found', 'No such announcement');
-    return { id: announcement_id, read: true };
+    return { id, read: true };
   }
 
   /** Marks every published announcement read for the caller; returns how many were newly marked. */
@@ -149,7 +149,7 @@ export class AnnouncementsService {
   /** Admin: edits the texts; read state is kept. */
   async update(actor: Actor, announcementId: string, raw: UpdateAnnouncementInput): Promise<AdminAnnouncementView> {
     requireAdmin(actor);
-    const { announcement_id } = parseInput(announcementIdInput, { announcement_id: announcementId });
+    const { announcementId: id } = parseInput(announcementIdInput, { announcementId });
     const input = parseInput(updateAnnouncementInput, raw ?? {});
     const sets: string[] = [];
     const params: unknown[] = [];
@@ -163,9 +163,9 @@ export class AnnouncementsService {
       ? await em.execute<AnnouncementRow[]>(`update announcements set ${sets.join(', ')}, updated_at = ?::timestamptz where id = ? returning *`, [
           ...params,
           this.deps.clock.now(),
-          announcement_id,
+          id,
         ])
-      : await em.execute<AnnouncementRow[]>('select * from announcements where id = ?', [announcement_id]);
+      : await em.execute<AnnouncementRow[]>('select * from announcements where id = ?', [id]);
     if (!row) throw new DomainError('not_found', 'No such announcement');
     this.deps.log.info({ announcementId: row.id, userId: actor.userId }, 'announcement edited');
     return toAdminView(row);
@@ -178,13 +178,13 @@ export class AnnouncementsService {
    */
   async publish(actor: Actor, announcementId: string): Promise<AdminAnnouncementView> {
     requireAdmin(actor);
-    const { announcement_id } = parseInput(announcementIdInput, { announcement_id: announcementId });
+    const { announcementId: id } = parseInput(announcementIdInput, { announcementId });
     const [row] = await this.em().execute<AnnouncementRow[]>(
       `update announcements
           set published_at = coalesce(published_at, greatest(?::timestamptz, (select max(published_at) + interval '1 microsecond' from announcements))),
               updated_at = case when published_at is null then ?::timestamptz else updated_at end
         where id = ? returning *`,
-      [this.deps.clock.now(), this.deps.clock.now(), announcement_id],
+      [this.deps.clock.now(), this.deps.clock.now(), id],
     );
     if (!row) throw new DomainError('not_found', 'No such announcement');
     this.deps.log.info({ announcementId: row.id, userId: actor.userId }, 'announcement published');
@@ -194,13 +194,13 @@ export class AnnouncementsService {
   /** Admin: hides an announcement from users again; their read state is kept for a later republish. */
   async unpublish(actor: Actor, announcementId: string): Promise<AdminAnnouncementView> {
     requireAdmin(actor);
-    const { announcement_id } = parseInput(announcementIdInput, { announcement_id: announcementId });
+    const { announcementId: id } = parseInput(announcementIdInput, { announcementId });
     const [row] = await this.em().execute<AnnouncementRow[]>(
       `update announcements
           set updated_at = case when published_at is not null then ?::timestamptz else updated_at end,
               published_at = null
         where id = ? returning *`,
-      [this.deps.clock.now(), announcement_id],
+      [this.deps.clock.now(), id],
     );
     if (!row) throw new DomainError('not_found', 'No such announcement');
     this.deps.log.info({ announcementId: row.id, userId: actor.userId }, 'announcement unpublished');

@@ -4,14 +4,14 @@ import { usdAmount } from '../billing/billing.schemas.js';
 /** SPEC.md Key creation request; catalog rules (known family, public group of it, public plan) are checked by the service. */
 export const createKeyInput = z.strictObject({
   label: z.string().trim().max(128, 'Label must be at most 128 characters').nullable().optional(),
-  provider_family: z.string().min(1).optional(),
-  route_group: z.string().min(1).optional(),
-  pricing_plan: z.string().min(1).optional(),
-  monthly_spend_cap: usdAmount.refine((v) => !v.startsWith('-'), 'The spend cap must not be negative').nullable().optional(),
+  providerFamily: z.string().min(1).optional(),
+  routeGroup: z.string().min(1).optional(),
+  pricingPlan: z.string().min(1).optional(),
+  monthlySpendCap: usdAmount.refine((v) => !v.startsWith('-'), 'The spend cap must not be negative').nullable().optional(),
 });
 export type CreateKeyInput = z.input<typeof createKeyInput>;
 
-export const keyIdInput = z.strictObject({ key_id: z.uuid('Input should be a valid UUID') });
+export const keyIdInput = z.strictObject({ keyId: z.uuid('Input should be a valid UUID') });
 
 export const keyLimitsInput = z.strictObject({
   keyId: z.uuid('Input should be a valid UUID'),

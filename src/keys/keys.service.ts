@@ -104,19 +104,19 @@ export class KeysService {
   async create(actor: Actor, raw: CreateKeyInput): Promise<CreatedKeyView> {
     const input = parseInput(createKeyInput, raw ?? {});
     const catalog = this.deps.catalog.snapshot;
-    const family = input.provider_family ?? catalog.data.families[0]!.id;
-    const group = input.route_group ?? 'cheap';
-    const plan = input.pricing_plan ?? catalog.defaultPlan;
+    const family = input.providerFamily ?? catalog.data.families[0]!.id;
+    const group = input.routeGroup ?? 'cheap';
+    const plan = input.pricingPlan ?? catalog.defaultPlan;
 
     const issues: ValidationIssue[] = [];
     if (!catalog.families.has(family)) {
-      issues.push({ loc: ['provider_family'], msg: `Input should be one of: ${[...catalog.families.keys()].join(', ')}`, type: 'enum' });
+      issues.push({ loc: ['providerFamily'], msg: `Input should be one of: ${[...catalog.families.keys()].join(', ')}`, type: 'enum' });
     } else {
       const groups = catalog.publicGroupsOf(family);
-      if (!groups.includes(group)) issues.push({ loc: ['route_group'], msg: `Input should be a route group of ${family}: ${groups.join(', ') || 'none'}`, type: 'enum' });
+      if (!groups.includes(group)) issues.push({ loc: ['routeGroup'], msg: `Input should be a route group of ${family}: ${groups.join(', ') || 'none'}`, type: 'enum' });
     }
     const publicPlans = catalog.data.plans.filter((p) => p.public).map((p) => p.id);
-    if (!publicPlans.includes(plan)) issues.push({ loc: ['pricing_plan'], msg: `Input should be one of: ${publicPlans.join(', ')}`, type: 'enum' });
+    if (!publicPlans.includes(plan)) issues.push({ loc: ['pricingPlan'], msg: `Input should be one of: ${publicPlans.join(', ')}`, type: 'enum' });
     if (issues.length) throw new DomainError('validation_failed', 'Request validation failed', { issues });
 
     const key = this.prefix + randomSecret(32);
@@ -129,7 +129,7 @@ export class KeysService {
       const [inserted] = await em.execute<KeyRow[]>(
         `insert into api_keys (id, user_id, label, key_hash, key_hint, provider_family, route_group, pricing_plan, monthly_spend_cap_usd)
          values (?, ?, ?, ?, ?, ?, ?, ?, ?) returning *`,
-        [newId(), actor.userId, input.label ?? null, sha256Hex(key), key.slice(-4), family, group, plan, input.monthly_spend_cap ?? null],
+        [newId(), actor.userId, input.label ?? null, sha256Hex(key), key.slice(-4), family, group, plan, input.monthlySpendCap ?? null],
       );
       return inserted;
     });
@@ -140,17 +140,17 @@ export class KeysService {
 
   /** Revokes one of the actor's keys; 404 for an unknown, revoked or someone else's key (ids cannot be probed). */
   async revoke(actor: Actor, keyId: string): Promise<void> {
-    const { key_id } = parseInput(keyIdInput, { key_id: keyId });
+    const { keyId: id } = parseInput(keyIdInput, { keyId });
     const rows = await this.deps.orm.em
       .fork()
       .execute<{ id: string }[]>(
         'update api_keys set revoked_at = now() where id = ? and user_id = ? and revoked_at is null returning id',
-        [key_id, actor.userId],
+        [id, actor.userId],
       );
     if (!rows[0]) throw new DomainError('not_found', 'No such key');
-    this.evictKey(key_id);
-    await this.deps.shared?.publish({ type: 'key-evicted', keyId: key_id });
-    this.deps.log.info({ keyId: key_id, userId: actor.userId }, 'API key revoked');
+    this.evictKey(id);
+    await this.deps.shared?.publish({ type: 'key-evicted', keyId: id });
+    this.deps.log.info({ keyId: id, userId: actor.userId }, 'API key revoked');
   }
 
   /**

@@ -26,7 +26,7 @@ export type AcceptAgreementInput = z.input<typeof acceptAgreementInput>;
 /** SPEC.md Invoice creation request. Amounts are whole cents (a payment cannot carry fractions of a cent). */
 export const createInvoiceInput = z.strictObject({
   // `missing` is reported for an absent amount (a bare union would say `union_error`).
-  amount_usd: z.custom<unknown>((value) => value !== undefined, { message: 'Field required', params: { type: 'missing' } }).pipe(usdAmount).superRefine((value, ctx) => {
+  amountUsd: z.custom<unknown>((value) => value !== undefined, { message: 'Field required', params: { type: 'missing' } }).pipe(usdAmount).superRefine((value, ctx) => {
     if (value.startsWith('-') || Number(value) <= 0) ctx.addIssue({ code: 'custom', message: 'Input should be greater than 0', params: { type: 'greater_than' } });
     else if (/\.\d{3,}$/.test(value)) ctx.addIssue({ code: 'custom', message: 'Input should have at most 2 decimal places', params: { type: 'decimal_max_places' } });
   }),
@@ -37,10 +37,10 @@ export type CreateInvoiceInput = z.input<typeof createInvoiceInput>;
 export const listInvoicesInput = z.object({ limit: intParam(1, 100, 25) });
 export type ListInvoicesInput = z.input<typeof listInvoicesInput>;
 
-export const invoiceIdInput = z.strictObject({ invoice_id: z.uuid('Input should be a valid UUID') });
+export const invoiceIdInput = z.strictObject({ invoiceId: z.uuid('Input should be a valid UUID') });
 
 export const markInvoicePaidInput = z.strictObject({
-  invoice_id: z.uuid('Input should be a valid UUID'),
+  invoiceId: z.uuid('Input should be a valid UUID'),
   reference: z.string().trim().min(1).max(200).optional(),
 });
 

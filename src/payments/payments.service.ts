@@ -217,10 +217,10 @@ export class PaymentsService {
         issues: [{ loc: ['method'], msg: `Input should be one of: ${ids.join(', ') || 'none'}`, type: 'enum' }],
       });
     }
-    const usd = money(input.amount_usd);
+    const usd = money(input.amountUsd);
     if (usd.lessThan(method.minUsd) || usd.greaterThan(method.maxUsd)) {
       throw new DomainError('validation_failed', 'Request validation failed', {
-        issues: [{ loc: ['amount_usd'], msg: `Input should be between ${formatUsd(method.minUsd)} and ${formatUsd(method.maxUsd)} USD for ${method.id}`, type: 'range_error' }],
+        issues: [{ loc: ['amountUsd'], msg: `Input should be between ${formatUsd(method.minUsd)} and ${formatUsd(method.maxUsd)} USD for ${method.id}`, type: 'range_error' }],
       });
     }
     // Money in requires a reachable, verified owner (docs/cabinet.md "Identity"): 403 email_not_verified.
@@ -258,8 +258,8 @@ export class PaymentsService {
 
   /** One of the caller's invoices; 404 for an unknown or someone else's id. */
   async getInvoice(actor: Actor, invoiceId: string): Promise<InvoiceView> {
-    const { invoice_id } = parseInput(invoiceIdInput, { invoice_id: invoiceId });
-    const [row] = await this.em().execute<InvoiceRow[]>('select * from invoices where id = ? and user_id = ?', [invoice_id, actor.userId]);
+    const { invoiceId: id } = parseInput(invoiceIdInput, { invoiceId });
+    const [row] = await this.em().execute<InvoiceRow[]>('select * from invoices where id = ? and user_id = ?', [id, actor.userId]);
     if (!row) throw new DomainError('not_found', 'No such invoice');
     return toView(row);
   }
@@ -267,10 +267,10 @@ export class PaymentsService {
   /** Admin (manual provider, or an operator override): marks an invoice paid and credits it once. */
   async markPaid(actor: Actor, invoiceId: string, reference?: string | null): Promise<InvoiceView> {
     requireAdmin(actor);
-    const input = parseInput(markInvoicePaidInput, { invoice_id: invoiceId, ...(reference != null ? { reference } : {}) });
-    const result = await this.applyPaid(input.invoice_id, input.reference ?? `manual:${actor.userId}`);
+    const input = parseInput(markInvoicePaidInput, { invoiceId, ...(reference != null ? { reference } : {}) });
+    const result = await this.applyPaid(input.invoiceId, input.reference ?? `manual:${actor.userId}`);
     if (!result) throw new DomainError('not_found', 'No such invoice');
-    this.deps.log.info({ invoiceId: input.invoice_id, admin: actor.userId, changed: result.changed }, 'invoice marked paid');
+    this.deps.log.info({ invoiceId: input.invoiceId, admin: actor.userId, changed: result.changed }, 'invoice marked paid');
     return toView(result.row);
   }
 

@@ -55,9 +55,14 @@ export class DomainError extends Error {
 
   /** The same error with every issue location prefixed, e.g. `['body']` for a REST body. */
   withLocPrefix(prefix: (string | number)[]): DomainError {
-    if (this.code !== 'validation_failed' || prefix.length === 0) return this;
+    return prefix.length === 0 ? this : this.withLocs((loc) => [...prefix, ...loc]);
+  }
+
+  /** The same error with every issue location rewritten (a transport naming fields its own way). */
+  withLocs(rewrite: (loc: (string | number)[]) => (string | number)[]): DomainError {
+    if (this.code !== 'validation_failed') return this;
     return new DomainError(this.code, this.message, {
-      issues: this.issues.map((issue) => ({ ...issue, loc: [...prefix, ...issue.loc] })),
+      issues: this.issues.map((issue) => ({ ...issue, loc: rewrite(issue.loc) })),
       reason: this.reason,
     });
   }

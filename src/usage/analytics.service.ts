@@ -30,7 +30,7 @@ export const usageListQuery = z.strictObject({
   model: optionalText,
   group: optionalText,
   status: z.enum(['pending', 'success', 'error', 'cancelled']).optional(),
-  provider_family: optionalText,
+  providerFamily: optionalText,
   limit: intParam(1, 200, 50),
 });
 export const usageSummaryQuery = z.strictObject({ from: dateTime.optional(), to: dateTime.optional() });
@@ -43,7 +43,7 @@ export const usageTimeseriesQuery = z.strictObject({
   bucket: z.enum(['minute', 'hour', 'day']).default('hour'),
   model: optionalText,
   group: optionalText,
-  provider_family: optionalText,
+  providerFamily: optionalText,
 });
 export const leaderboardQuery = z.strictObject({ limit: intParam(1, 100, 20) });
 
@@ -148,13 +148,13 @@ export class AnalyticsService {
     const families = this.deps.catalog.snapshot.families;
     if (families.has(family)) return;
     throw new DomainError('validation_failed', 'Request validation failed', {
-      issues: [{ loc: ['provider_family'], msg: `Input should be one of: ${[...families.keys()].join(', ')}`, type: 'literal_error' }],
+      issues: [{ loc: ['providerFamily'], msg: `Input should be one of: ${[...families.keys()].join(', ')}`, type: 'literal_error' }],
     });
   }
 
   async list(actor: Actor, raw: UsageListQuery): Promise<{ items: UsageEventView[]; limit: number }> {
     const q = parseInput(usageListQuery, raw);
-    this.checkFamily(q.provider_family);
+    this.checkFamily(q.providerFamily);
     return { items: await this.usage.events(actor.userId, q, q.limit), limit: q.limit };
   }
 
@@ -184,7 +184,7 @@ export class AnalyticsService {
 
   async timeseries(actor: Actor, raw: UsageTimeseriesQuery): Promise<{ bucket: string; from: Date; to: Date; points: TimeseriesPoint[] }> {
     const q = parseInput(usageTimeseriesQuery, raw);
-    this.checkFamily(q.provider_family);
+    this.checkFamily(q.providerFamily);
     if (q.from > q.to) throw rangeError();
     const step = BUCKETS[q.bucket];
     const first = new Date(Math.floor(q.from.getTime() / step) * step);

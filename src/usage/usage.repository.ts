@@ -141,7 +141,7 @@ const ceilHour = (d: Date) => new Date(Math.ceil(d.getTime() / HOUR) * HOUR);
 export interface UsageFilters {
   model?: string;
   group?: string;
-  provider_family?: string;
+  providerFamily?: string;
 }
 
 /**
@@ -160,7 +160,7 @@ function hourlySource(userId: string | null, from: Date | null, to: Date | null,
     if (userId) (clauses.push(`${column.user} = ?`), values.push(userId));
     if (filters.model) (clauses.push(`${column.model} = ?`), values.push(filters.model));
     if (filters.group) (clauses.push(`${column.group} = ?`), values.push(filters.group));
-    if (filters.provider_family) (clauses.push(`${column.family} = ?`), values.push(filters.provider_family));
+    if (filters.providerFamily) (clauses.push(`${column.family} = ?`), values.push(filters.providerFamily));
     return { clauses, values };
   };
   const raw = (start: Date | null, end: Date | null) => {
@@ -213,7 +213,7 @@ export class UsageRepository {
     if (filters.model) (clauses.push('model = ?'), params.push(filters.model));
     if (filters.group) (clauses.push('route_group = ?'), params.push(filters.group));
     if (filters.status) (clauses.push('status = ?'), params.push(filters.status));
-    if (filters.provider_family) (clauses.push('provider_family = ?'), params.push(filters.provider_family));
+    if (filters.providerFamily) (clauses.push('provider_family = ?'), params.push(filters.providerFamily));
     const rows = await this.em().execute<UsageEventRow[]>(
       `select ${EVENT_COLUMNS} from usage_events where ${clauses.join(' and ')} order by created_at desc, id desc limit ?`,
       [...params, limit],

@@ -156,7 +156,7 @@ describe('admin announcements over GraphQL', () => {
     expect(emptied.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', issues: [{ loc: ['titleRu'], type: 'string_too_short' }] });
     for (const query of [PUBLISH, UNPUBLISH]) {
       expect((await gql(query, { id: UNKNOWN_ID }, admin.token)).errors![0]!.extensions!.code).toBe('NOT_FOUND');
-      expect((await gql(query, { id: 'nope' }, admin.token)).errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', issues: [{ loc: ['announcement_id'] }] });
+      expect((await gql(query, { id: 'nope' }, admin.token)).errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', issues: [{ loc: ['announcementId'] }] });
     }
     expect((await gql(UPDATE, { id: UNKNOWN_ID, input: { titleEn: 'x' } }, admin.token)).errors![0]!.extensions!.code).toBe('NOT_FOUND');
     const unchanged = await gql(UPDATE, { id: draft.id, input: {} }, admin.token);
@@ -332,7 +332,7 @@ describe('announcements over GraphQL and tRPC', () => {
     const bad = await gql(LIST, { language: 'fr' }, a.token);
     expect(bad.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', issues: [{ loc: ['language'] }] });
     expect((await gql(MARK_READ, { id: UNKNOWN_ID }, a.token)).errors![0]!.extensions!.code).toBe('NOT_FOUND');
-    expect((await gql(MARK_READ, { id: 'x' }, a.token)).errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', issues: [{ loc: ['announcement_id'], type: 'uuid_format' }] });
+    expect((await gql(MARK_READ, { id: 'x' }, a.token)).errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', issues: [{ loc: ['announcementId'], type: 'uuid_format' }] });
     expect((await gql(LIST, {})).errors![0]!.extensions!.code).toBe('UNAUTHENTICATED');
     expect((await gql(MARK_ALL, {})).errors![0]!.extensions!.code).toBe('UNAUTHENTICATED');
   });

@@ -100,7 +100,7 @@ describe('holds against a balance', () => {
 
   it("200 parallel holds against a key's $0.50 monthly cap admit exactly 5, even with balance to spare", async () => {
     const account = await newFundedAccount(gw, '100');
-    const key = await gw.services.keys.create(account.actor, { label: 'capped', monthly_spend_cap: '0.50' });
+    const key = await gw.services.keys.create(account.actor, { label: 'capped', monthlySpendCap: '0.50' });
     const outcomes = await Promise.all(
       Array.from({ length: 200 }, () => codeOf(gw.services.billing.hold({ userId: account.userId, apiKeyId: key.id, requestId: `req-${randomUUID()}`, amountUsd: '0.10' }))),
     );

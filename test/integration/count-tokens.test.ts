@@ -66,8 +66,8 @@ beforeAll(async () => {
   gw = await startTestGateway({ BAIKAL_CONFIG: path.join(dir, 'baikal.json'), COUNT_UPSTREAM_KEY: UPSTREAM_SECRET, DATA_DIR: dir });
   const b = await newFundedAccount(gw, '1');
   userB = b.userId;
-  keyB = (await gw.services.keys.create(b.actor, { provider_family: 'family_b' })).key;
-  keyA = (await gw.services.keys.create(b.actor, { provider_family: 'family_a' })).key;
+  keyB = (await gw.services.keys.create(b.actor, { providerFamily: 'family_b' })).key;
+  keyA = (await gw.services.keys.create(b.actor, { providerFamily: 'family_a' })).key;
 });
 
 afterAll(async () => {
@@ -200,7 +200,7 @@ describe('POST /v1/messages/count_tokens', () => {
 
   it("forwarded counts take slots of the key's rate limit; estimates cost nothing and take none", async () => {
     const { actor } = await newFundedAccount(gw);
-    const limited = (await gw.services.keys.create(actor, { provider_family: 'family_b' })).key;
+    const limited = (await gw.services.keys.create(actor, { providerFamily: 'family_b' })).key;
     await gw.db.query('update api_keys set rpm_limit = 2 where key_hint = $1', [limited.slice(-4)]);
     const headers = { 'x-api-key': limited, 'anthropic-version': '2023-06-01' };
     const forwarded = { model: 'lm-opus-5', messages: [{ role: 'user', content: 'x' }] };

@@ -13,6 +13,26 @@ const KEY_FIELDS = ['created_at', 'id', 'label', 'last_used', 'monthly_spend_cap
 const CREATED_FIELDS = ['created_at', 'id', 'key', 'label', 'monthly_spend_cap', 'pricing_plan', 'provider_family', 'route_group'];
 
 describe('REST /keys (SPEC.md 4.2)', () => {
+  it('speaks SPEC names at the edge: issues name snake_case fields, a camelCase twin is an unknown field, and nothing is created by a refused body', async () => {
+    const { token } = await newFundedAccount(gw);
+    const bad = await http(gw.url, 'POST', '/keys', { token, body: { provider_family: 'nope', route_group: '', monthly_spend_cap: 'ten', extra_field: 1 } });
+    expect(bad.status).toBe(422);
+    const locs = (bad.body as { detail: { loc: string[] }[] }).detail.map((issue) => issue.loc.join('.')).sort();
+    expect(locs).toEqual(['body.extra_field', 'body.monthly_spend_cap', 'body.route_group']);
+    const family = await http(gw.url, 'POST', '/keys', { token, body: { provider_family: 'nope' } });
+    expect(family.status).toBe(422);
+    expect((family.body as { detail: { loc: string[] }[] }).detail.map((issue) => issue.loc)).toEqual([['body', 'provider_family']]);
+    for (const body of [{ providerFamily: 'family_a' }, { routeGroup: 'cheap', label: 'x' }, { monthlySpendCap: '5' }]) {
+      const twin = await http(gw.url, 'POST', '/keys', { token, body });
+      expect(twin.status).toBe(422);
+      expect(twin.body).toMatchObject({ detail: [{ loc: ['body', Object.keys(body)[0]], type: 'extra_forbidden' }] });
+    }
+    const revoked = await http(gw.url, 'DELETE', '/keys/not-a-uuid', { token });
+    expect(revoked.status).toBe(422);
+    expect(revoked.body).toMatchObject({ detail: [{ loc: ['path', 'key_id'], type: 'uuid_format' }] });
+    expect((await http(gw.url, 'GET', '/keys', { token })).body).toEqual([]);
+  });
+
   it('creates a key with the defaults, shows the raw key once, stores only its hash', async () => {
     const { token, userId } = await newFundedAccount(gw);
     const created = await http(gw.url, 'POST', '/keys', { token, body: {} });
@@ -141,7 +161,7 @@ describe('keys over GraphQL and tRPC', () => {
     const list = await graphql(gw.url, KeysDocument, {}, token);
     expect(list.data!.keys.map((k) => k.id)).toEqual([created.data!.createKey.id]);
     const invalid = await graphql(gw.url, CreateKeyDocument, { input: { monthlySpendCap: 'lots' } }, token);
-    expect(invalid.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', issues: [{ loc: ['monthly_spend_cap'], type: 'decimal_parsing' }] });
+    expect(invalid.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', issues: [{ loc: ['monthlySpendCap'], type: 'decimal_parsing' }] });
     const foreign = await graphql(gw.url, RevokeKeyDocument, { id: created.data!.createKey.id }, stranger.token);
     expect(foreign.errors![0]!.extensions!.code).toBe('NOT_FOUND');
     expect((await graphql(gw.url, RevokeKeyDocument, { id: created.data!.createKey.id }, token)).data!.revokeKey).toBe(true);
@@ -151,7 +171,7 @@ describe('keys over GraphQL and tRPC', () => {
   it('tRPC keys.list, keys.create, keys.revoke', async () => {
     const { token } = await newFundedAccount(gw);
     const client = trpcClient(gw.url, token);
-    const created = await client.keys.create.mutate({ label: 'trpc', provider_family: 'family_c' });
+    const created = await client.keys.create.mutate({ label: 'trpc', providerFamily: 'family_c' });
     expect(created).toMatchObject({ label: 'trpc', providerFamily: 'family_c', routeGroup: 'cheap' });
     expect((await client.keys.list.query()).map((k) => k.id)).toEqual([created.id]);
     expect(await client.keys.revoke.mutate({ id: created.id })).toEqual({ ok: true });

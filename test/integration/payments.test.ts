@@ -450,17 +450,17 @@ describe('GraphQL and tRPC', () => {
     const created = await gql('mutation { createInvoice(amountUsd: "150", method: "rub_card") { id amountRequested currency bonusRate bonusUsd paymentUrl status } }', {}, account.token);
     expect(created.data.createInvoice).toMatchObject({ amountRequested: '13851.84', currency: 'RUB', bonusRate: '0.05', bonusUsd: '7.5', status: 'pending' });
     const bad = await gql('mutation { createInvoice(amountUsd: "1e2", method: "rub_card") { id } }', {}, account.token);
-    expect(bad.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', issues: [{ loc: ['amount_usd'] }] });
+    expect(bad.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', issues: [{ loc: ['amountUsd'] }] });
     const list = await gql('query { invoices(limit: 5) { id } }', {}, account.token);
     expect(list.data.invoices).toEqual([{ id: created.data.createInvoice.id }]);
     expect((await gql(`query { invoice(id: "${UNKNOWN_ID}") { id } }`, {}, account.token)).errors![0]!.extensions!.code).toBe('NOT_FOUND');
 
     const trpc = trpcClient(gw.url, account.token);
     expect((await trpc.payments.config.query({ language: 'ru' })).agreementAccepted).toBe(true);
-    const viaTrpc = await trpc.payments.createInvoice.mutate({ amount_usd: '10', method: 'usd_manual' });
+    const viaTrpc = await trpc.payments.createInvoice.mutate({ amountUsd: '10', method: 'usd_manual' });
     expect((await trpc.payments.invoice.query({ id: viaTrpc.id })).usdCredit).toBe('10');
     expect((await trpc.payments.invoices.query({ limit: 1 })).map((i) => i.id)).toEqual([viaTrpc.id]);
-    const trpcBad = await trpc.payments.createInvoice.mutate({ amount_usd: '10', method: 'zzz' }).catch((e: unknown) => e as TRPCClientError<any>);
+    const trpcBad = await trpc.payments.createInvoice.mutate({ amountUsd: '10', method: 'zzz' }).catch((e: unknown) => e as TRPCClientError<any>);
     expect((trpcBad as TRPCClientError<any>).data.code).toBe('UNPROCESSABLE_CONTENT');
   });
 });

@@ -9,7 +9,7 @@ let key: string;
 
 beforeAll(async () => {
   const { actor } = await newFundedAccount(gw);
-  key = (await gw.services.keys.create(actor, { provider_family: 'family_c' })).key;
+  key = (await gw.services.keys.create(actor, { providerFamily: 'family_c' })).key;
 });
 
 function client(apiKey: string) {
@@ -54,7 +54,7 @@ describe('GET /v1/models', () => {
     ]);
     await gw.services.catalog.load();
     const { actor } = await newFundedAccount(gw);
-    const vipKey = (await gw.services.keys.create(actor, { provider_family: 'family_c' })).key;
+    const vipKey = (await gw.services.keys.create(actor, { providerFamily: 'family_c' })).key;
     await gw.db.query(`update api_keys set route_group = 'vip' where key_hint = $1`, [vipKey.slice(-4)]);
     const fresh = await gw.services.keys.authenticate(vipKey);
     expect(fresh?.routeGroup).toBe('vip');

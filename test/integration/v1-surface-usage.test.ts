@@ -34,23 +34,23 @@ describe('provider_family accepts only catalog families', () => {
     expect((await http(gw.url, 'GET', `/usage/timeseries?${range}&provider_family=family_b`, { token })).status).toBe(200);
   });
 
-  it('GraphQL usage and usageTimeseries refuse it with the same issue', async () => {
+  it('GraphQL usage and usageTimeseries refuse it with the same issue, at the argument GraphQL names providerFamily', async () => {
     const usage = parse('query { usage(providerFamily: "nope") { requestId } }') as TypedDocumentNode<unknown, Record<string, never>>;
     const refused = await graphql(gw.url, usage, {}, token);
-    expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', issues: [{ loc: ['provider_family'], ...ISSUE }] });
+    expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', issues: [{ loc: ['providerFamily'], ...ISSUE }] });
     const timeseries = parse(`query { usageTimeseries(from: "${new Date(Date.now() - 3_600_000).toISOString()}", to: "${new Date().toISOString()}", providerFamily: "nope") { bucket } }`) as TypedDocumentNode<unknown, Record<string, never>>;
-    expect((await graphql(gw.url, timeseries, {}, token)).errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', issues: [{ loc: ['provider_family'] }] });
+    expect((await graphql(gw.url, timeseries, {}, token)).errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', issues: [{ loc: ['providerFamily'] }] });
     const accepted = parse('query { usage(providerFamily: "family_a") { requestId } }') as TypedDocumentNode<unknown, Record<string, never>>;
     expect((await graphql(gw.url, accepted, {}, token)).errors).toBeUndefined();
   });
 
-  it('tRPC usage.list and usage.timeseries refuse it with the same issue', async () => {
+  it('tRPC usage.list and usage.timeseries refuse it with the same issue, at its camelCase input field', async () => {
     const client = trpcClient(gw.url, token);
-    const list = await client.usage.list.query({ provider_family: 'nope' }).catch((e: unknown) => e);
+    const list = await client.usage.list.query({ providerFamily: 'nope' }).catch((e: unknown) => e);
     expect(list).toBeInstanceOf(TRPCClientError);
-    expect((list as TRPCClientError<any>).data).toMatchObject({ code: 'UNPROCESSABLE_CONTENT', httpStatus: 422, issues: [{ loc: ['provider_family'], ...ISSUE }] });
-    const series = await client.usage.timeseries.query({ from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date().toISOString(), provider_family: 'nope' }).catch((e: unknown) => e);
-    expect((series as TRPCClientError<any>).data).toMatchObject({ issues: [{ loc: ['provider_family'] }] });
-    expect(await client.usage.list.query({ provider_family: 'family_c' })).toMatchObject({ items: [] });
+    expect((list as TRPCClientError<any>).data).toMatchObject({ code: 'UNPROCESSABLE_CONTENT', httpStatus: 422, issues: [{ loc: ['providerFamily'], ...ISSUE }] });
+    const series = await client.usage.timeseries.query({ from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date().toISOString(), providerFamily: 'nope' }).catch((e: unknown) => e);
+    expect((series as TRPCClientError<any>).data).toMatchObject({ issues: [{ loc: ['providerFamily'] }] });
+    expect(await client.usage.list.query({ providerFamily: 'family_c' })).toMatchObject({ items: [] });
   });
 });

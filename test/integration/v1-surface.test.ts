@@ -39,8 +39,8 @@ beforeAll(async () => {
   );
   gw = await startTestGateway({ BAIKAL_CONFIG: path.join(dir, 'baikal.json'), SURFACE_UPSTREAM_KEY: 'surface-upstream-secret', DATA_DIR: dir });
   const { actor } = await newFundedAccount(gw, '5');
-  keyA = (await gw.services.keys.create(actor, { provider_family: 'family_a' })).key;
-  keyB = (await gw.services.keys.create(actor, { provider_family: 'family_b' })).key;
+  keyA = (await gw.services.keys.create(actor, { providerFamily: 'family_a' })).key;
+  keyB = (await gw.services.keys.create(actor, { providerFamily: 'family_b' })).key;
 });
 
 afterAll(async () => {
@@ -89,7 +89,7 @@ describe('GET /v1/models: groups and prices (SPEC.md 4.6)', () => {
     ]);
     await gw.services.catalog.load();
     const { actor } = await newFundedAccount(gw);
-    const vipKey = (await gw.services.keys.create(actor, { provider_family: 'family_c' })).key;
+    const vipKey = (await gw.services.keys.create(actor, { providerFamily: 'family_c' })).key;
     await gw.db.query(`update api_keys set route_group = 'vip', pricing_plan = 'partner' where key_hint = $1`, [vipKey.slice(-4)]);
 
     const anonymous = (await http(gw.url, 'GET', '/v1/models')).body.data;

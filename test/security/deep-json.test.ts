@@ -39,7 +39,7 @@ beforeAll(async () => {
   const account = await newFundedAccount(gw, '5');
   token = account.token;
   userId = account.userId;
-  key = (await gw.services.keys.create(account.actor, { provider_family: 'family_a' })).key;
+  key = (await gw.services.keys.create(account.actor, { providerFamily: 'family_a' })).key;
 });
 
 afterAll(async () => {
