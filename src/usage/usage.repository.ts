@@ -1,5 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { plainDecimal } from '../shared/money.js';
+import type { UsageRecord, UsageStatus } from './usage-recorder.js';
 
 /**
  * The usage tables as the analytics read them: usage_events (one row per request) and usage_hourly (the
@@ -7,37 +8,8 @@ import { plainDecimal } from '../shared/money.js';
  * (validation, ranges, savings, masking) and returns views. The writer is src/usage/usage-recorder.ts.
  */
 
-/** A usage event as users see it (SPEC.md's Usage event; amounts and prices as plain decimal strings). */
-export interface UsageEventView {
-  id: string;
-  requestId: string;
-  clientSurface: string;
-  createdAt: Date;
-  completedAt: Date | null;
-  providerFamily: string;
-  routeGroup: string | null;
-  routeGroupLabel: string;
-  endpoint: string | null;
-  model: string;
-  status: string;
-  errorCode: string | null;
-  latencyMs: number | null;
-  promptTokens: number | null;
-  completionTokens: number | null;
-  cacheReadTokens: number | null;
-  cacheWriteTokens: number | null;
-  totalTokens: number | null;
-  cacheHitRatio: string | null;
-  publicInputUsdPer1m: string;
-  publicOutputUsdPer1m: string;
-  publicCacheReadUsdPer1m: string | null;
-  publicCacheWriteUsdPer1m: string | null;
-  publicRequestUsdPerGeneration: string | null;
-  amountUsd: string;
-  officialCostUsd: string | null;
-  savedUsd: string | null;
-  apiKeyId: string | null;
-}
+/** A usage event as users see it: its record without the operator's upstream and the internal links. */
+export type UsageEventView = Omit<UsageRecord, 'userId' | 'upstreamId' | 'transactionId'>;
 
 /** A usage event row as stored (users' columns only). */
 interface UsageEventRow {
@@ -113,7 +85,7 @@ function toUsageEventView(e: UsageEventRow): UsageEventView {
     routeGroupLabel: e.route_group_label,
     endpoint: e.endpoint,
     model: e.model,
-    status: e.status,
+    status: e.status as UsageStatus,
     errorCode: e.error_code,
     latencyMs: e.latency_ms,
     promptTokens: e.prompt_tokens,
