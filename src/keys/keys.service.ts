@@ -4,11 +4,12 @@ import { requireAdmin } from '../shared/actor.js';
 import type { Config } from '../config.js';
 import type { Actor } from '../shared/actor.js';
 import { DomainError, type ValidationIssue } from '../shared/errors.js';
-import { newId, randomSecret, sha256Hex } from '../shared/ids.js';
+import { randomSecret, sha256Hex } from '../shared/ids.js';
 import type { Logger } from '../shared/logging.js';
 import type { SharedState } from '../shared/redis.js';
 import { formatUsd } from '../shared/money.js';
 import { parseInput } from '../shared/validation.js';
+import { KeysRepository, type KeyRow } from './keys.repository.js';
 import { accountLimitsInput, createKeyInput, keyIdInput, keyLimitsInput, type AccountLimitsInput, type CreateKeyInput, type KeyLimitsInput } from './keys.schemas.js';
 
 export interface KeyView {
@@ -42,23 +43,6 @@ export interface KeyPrincipal {
   accountConcurrencyLimit: number | null;
 }
 
-interface KeyRow {
-  id: string;
-  user_id: string;
-  label: string | null;
-  provider_family: string;
-  route_group: string;
-  pricing_plan: string;
-  monthly_spend_cap_usd: string | null;
-  rpm_limit: number | null;
-  concurrency_limit: number | null;
-  /** Joined from the key's account where the inference path needs it. */
-  account_concurrency_limit?: number | null;
-  last_used_at: Date | null;
-  created_at: Date;
-  revoked_at: Date | null;
-}
-
 /** Active keys one account may hold. */
 export const MAX_ACTIVE_KEYS = 100;
 /**
@@ -79,10 +63,14 @@ export class KeysService {
   private readonly usedSince = new Map<string, Date>();
   private flushTimer?: NodeJS.Timeout;
 
+  private readonly keys: KeysRepository;
+
   constructor(
     private readonly deps: { orm: MikroORM; config: Config; log: Logger; catalog: CatalogService; shared?: SharedState },
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.keys = new KeysRepository(deps.orm);
+  }
 
   private get prefix(): string {
     return `${this.deps.config.operator.brand.keyPrefix}-sk-`;
@@ -90,15 +78,11 @@ export class KeysService {
 
   /** Labels of keys by id (any account's: callers show them beside rows the reader may already see). */
   async labels(ids: readonly string[]): Promise<Map<string, { id: string; label: string | null }>> {
-    const rows = await this.deps.orm.em.fork().execute<{ id: string; label: string | null }[]>(`select id, label from api_keys where id in (${ids.map(() => '?').join(', ')})`, [...ids]);
-    return new Map(rows.map((row) => [row.id, row]));
+    return new Map((await this.keys.labels(ids)).map((row) => [row.id, row]));
   }
 
   async list(actor: Actor): Promise<KeyView[]> {
-    const rows = await this.deps.orm.em
-      .fork()
-      .execute<KeyRow[]>('select * from api_keys where user_id = ? and revoked_at is null order by created_at desc, id desc', [actor.userId]);
-    return rows.map((row) => this.toView(row));
+    return (await this.keys.active(actor.userId)).map((row) => this.toView(row));
   }
 
   async create(actor: Actor, raw: CreateKeyInput): Promise<CreatedKeyView> {
@@ -120,34 +104,21 @@ export class KeysService {
     if (issues.length) throw new DomainError('validation_failed', 'Request validation failed', { issues });
 
     const key = this.prefix + randomSecret(32);
-    // Count and insert under a lock of the account's row: parallel creations are serialised, so the
-    // bound holds exactly (a plain count then insert let 150 parallel requests make 103 keys).
-    const row = await this.deps.orm.em.fork().transactional(async (em) => {
-      await em.execute('select 1 from users where id = ? for update', [actor.userId]);
-      const [{ n }] = (await em.execute<{ n: string }[]>('select count(*) as n from api_keys where user_id = ? and revoked_at is null', [actor.userId])) as [{ n: string }];
-      if (Number(n) >= MAX_ACTIVE_KEYS) throw new DomainError('conflict', `An account may have at most ${MAX_ACTIVE_KEYS} active keys; revoke one first`, { reason: 'too_many_keys' });
-      const [inserted] = await em.execute<KeyRow[]>(
-        `insert into api_keys (id, user_id, label, key_hash, key_hint, provider_family, route_group, pricing_plan, monthly_spend_cap_usd)
-         values (?, ?, ?, ?, ?, ?, ?, ?, ?) returning *`,
-        [newId(), actor.userId, input.label ?? null, sha256Hex(key), key.slice(-4), family, group, plan, input.monthlySpendCap ?? null],
-      );
-      return inserted;
-    });
-    this.deps.log.info({ keyId: row!.id, userId: actor.userId }, 'API key created');
-    const { lastUsed: _lastUsed, ...view } = this.toView(row!);
+    const row = await this.keys.insertWithin(
+      actor.userId,
+      { label: input.label ?? null, keyHash: sha256Hex(key), keyHint: key.slice(-4), providerFamily: family, routeGroup: group, pricingPlan: plan, monthlySpendCap: input.monthlySpendCap ?? null },
+      MAX_ACTIVE_KEYS,
+    );
+    if (!row) throw new DomainError('conflict', `An account may have at most ${MAX_ACTIVE_KEYS} active keys; revoke one first`, { reason: 'too_many_keys' });
+    this.deps.log.info({ keyId: row.id, userId: actor.userId }, 'API key created');
+    const { lastUsed: _lastUsed, ...view } = this.toView(row);
     return { ...view, key };
   }
 
   /** Revokes one of the actor's keys; 404 for an unknown, revoked or someone else's key (ids cannot be probed). */
   async revoke(actor: Actor, keyId: string): Promise<void> {
     const { keyId: id } = parseInput(keyIdInput, { keyId });
-    const rows = await this.deps.orm.em
-      .fork()
-      .execute<{ id: string }[]>(
-        'update api_keys set revoked_at = now() where id = ? and user_id = ? and revoked_at is null returning id',
-        [id, actor.userId],
-      );
-    if (!rows[0]) throw new DomainError('not_found', 'No such key');
+    if (!(await this.keys.revoke(id, actor.userId))) throw new DomainError('not_found', 'No such key');
     this.evictKey(id);
     await this.deps.shared?.publish({ type: 'key-evicted', keyId: id });
     this.deps.log.info({ keyId: id, userId: actor.userId }, 'API key revoked');
@@ -186,12 +157,7 @@ export class KeysService {
     const evictions = this.evictions;
     let row: KeyRow | undefined;
     try {
-      [row] = await this.deps.orm.em
-        .fork()
-        .execute<KeyRow[]>(
-          'select k.*, u.concurrency_limit as account_concurrency_limit from api_keys k join users u on u.id = k.user_id where k.key_hash = ? and k.revoked_at is null',
-          [hash],
-        );
+      row = await this.keys.byHash(hash);
     } catch (error) {
       // PostgreSQL unreachable: a key seen before is still good (revocations evict it from the cache at once);
       // one never seen cannot be checked, which is a retryable 503, never a 401 or a 500.
@@ -222,14 +188,8 @@ export class KeysService {
     if (this.usedSince.size === 0) return;
     const batch = [...this.usedSince.entries()];
     this.usedSince.clear();
-    const values = batch.map(() => '(?::uuid, ?::timestamptz)').join(', ');
     try {
-      await this.deps.orm.em
-        .fork()
-        .execute(
-          `update api_keys k set last_used_at = greatest(coalesce(k.last_used_at, v.at), v.at) from (values ${values}) as v(id, at) where k.id = v.id`,
-          batch.flatMap(([id, at]) => [id, at]),
-        );
+      await this.keys.touch(batch);
     } catch (error) {
       this.deps.log.warn({ err: error, keys: batch.length }, 'could not record key last-used times');
     }
@@ -239,15 +199,7 @@ export class KeysService {
   async setLimits(actor: Actor, raw: KeyLimitsInput): Promise<KeyPrincipal> {
     requireAdmin(actor);
     const input = parseInput(keyLimitsInput, raw);
-    const sets: string[] = [];
-    const params: unknown[] = [];
-    if (input.rpmLimit !== undefined) (sets.push('rpm_limit = ?'), params.push(input.rpmLimit));
-    if (input.concurrencyLimit !== undefined) (sets.push('concurrency_limit = ?'), params.push(input.concurrencyLimit));
-    if (input.monthlySpendCap !== undefined) (sets.push('monthly_spend_cap_usd = ?'), params.push(input.monthlySpendCap));
-    const em = this.deps.orm.em.fork();
-    const [row] = sets.length
-      ? await em.execute<KeyRow[]>(`update api_keys set ${sets.join(', ')} where id = ? returning *`, [...params, input.keyId])
-      : await em.execute<KeyRow[]>('select * from api_keys where id = ?', [input.keyId]);
+    const row = await this.keys.setLimits(input.keyId, input);
     if (!row) throw new DomainError('not_found', 'No such key');
     this.evictKey(row.id);
     await this.deps.shared?.publish({ type: 'key-evicted', keyId: row.id });
@@ -261,26 +213,18 @@ export class KeysService {
   async setAccountLimits(actor: Actor, raw: AccountLimitsInput): Promise<{ userId: string; concurrencyLimit: number | null }> {
     requireAdmin(actor);
     const input = parseInput(accountLimitsInput, raw);
-    const em = this.deps.orm.em.fork();
-    const [user] = await em.execute<{ id: string; concurrency_limit: number | null }[]>('update users set concurrency_limit = ? where id = ? returning id, concurrency_limit', [input.concurrencyLimit, input.userId]);
-    if (!user) throw new DomainError('not_found', 'No such account');
-    const keys = await em.execute<{ id: string }[]>('select id from api_keys where user_id = ? and revoked_at is null', [user.id]);
-    for (const { id } of keys) {
+    const account = await this.keys.setAccountConcurrency(input.userId, input.concurrencyLimit);
+    if (!account) throw new DomainError('not_found', 'No such account');
+    for (const id of account.keyIds) {
       this.evictKey(id);
       await this.deps.shared?.publish({ type: 'key-evicted', keyId: id });
     }
-    return { userId: user.id, concurrencyLimit: user.concurrency_limit };
+    return { userId: input.userId, concurrencyLimit: account.concurrencyLimit };
   }
 
   /** The (family, group, plan) scopes of a user's active keys. */
   async scopesOf(userId: string): Promise<{ family: string; group: string; plan: string }[]> {
-    const rows = await this.deps.orm.em
-      .fork()
-      .execute<{ provider_family: string; route_group: string; pricing_plan: string }[]>(
-        'select distinct provider_family, route_group, pricing_plan from api_keys where user_id = ? and revoked_at is null',
-        [userId],
-      );
-    return rows.map((r) => ({ family: r.provider_family, group: r.route_group, plan: r.pricing_plan }));
+    return this.keys.scopesOf(userId);
   }
 
   /** Drops a key's cached authentication (revoked or changed here or on another process). */
