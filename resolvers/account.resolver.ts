@@ -1,6 +1,7 @@
 import { Arg, Ctx, Int, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { requireActor, type RequestContext } from '../src/context.js';
 import { Topics, type SessionEventPayload } from '../src/shared/pubsub.js';
+import { domainInput } from './args.js';
 import {
   Account,
   AccountSummary,
@@ -41,7 +42,7 @@ export class AccountResolver {
     @Ctx() ctx: RequestContext,
     @Arg('limit', () => Int, { nullable: true, description: '1 to 100, default 25.' }) limit?: number,
   ): Promise<Transaction[]> {
-    return ctx.services.accounts.transactions(requireActor(ctx), { limit: limit ?? undefined });
+    return ctx.services.accounts.transactions(requireActor(ctx), domainInput({ limit }));
   }
 
   @Mutation(() => AuthPayload)

@@ -1,5 +1,6 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Query, Resolver, Root } from 'type-graphql';
 import { DateTimeISOResolver } from 'graphql-scalars';
+import { domainInput } from './args.js';
 import { requireActor, type RequestContext } from '../src/context.js';
 import type { TotalsView, UsageEventView } from '../src/usage/analytics.service.js';
 import { DailyLeaderboard, UsageBreakdown, UsageEvent, UsageKeyRef, UsageSummary, UsageTimeseries } from './types/usage.types.js';
@@ -51,8 +52,7 @@ export class UsageResolver {
     @Arg('providerFamily', () => String, { nullable: true }) providerFamily?: string | null,
     @Arg('limit', () => Int, { nullable: true }) limit?: number | null,
   ): Promise<UsageEvent[]> {
-    const query = { from: iso(from), to: iso(to), model: model ?? undefined, group: group ?? undefined, status: (status ?? undefined) as never, providerFamily: providerFamily ?? undefined, limit: limit ?? undefined };
-    const list = await ctx.services.analytics.list(requireActor(ctx), query);
+    const list = await ctx.services.analytics.list(requireActor(ctx), domainInput({ from: iso(from), to: iso(to), model, group, status: status as never, providerFamily, limit }));
     return list.items.map(toUsageEvent);
   }
 
@@ -81,19 +81,15 @@ export class UsageResolver {
     @Arg('group', () => String, { nullable: true }) group?: string | null,
     @Arg('providerFamily', () => String, { nullable: true }) providerFamily?: string | null,
   ): Promise<UsageTimeseries> {
-    return ctx.services.analytics.timeseries(requireActor(ctx), {
-      from: from.toISOString(),
-      to: to.toISOString(),
-      bucket: (bucket ?? undefined) as never,
-      model: model ?? undefined,
-      group: group ?? undefined,
-      providerFamily: providerFamily ?? undefined,
-    });
+    return ctx.services.analytics.timeseries(
+      requireActor(ctx),
+      domainInput({ from: from.toISOString(), to: to.toISOString(), bucket: bucket as never, model, group, providerFamily }),
+    );
   }
 
   @Query(() => DailyLeaderboard, { description: 'Today’s ranking; `me` is the signed-in user’s entry when there is one.' })
   async leaderboard(@Ctx() ctx: RequestContext, @Arg('limit', () => Int, { nullable: true }) limit?: number | null): Promise<DailyLeaderboard> {
-    return ctx.services.analytics.leaderboard(ctx.actor, { limit: limit ?? undefined });
+    return ctx.services.analytics.leaderboard(ctx.actor, domainInput({ limit }));
   }
 
   @FieldResolver(() => UsageKeyRef, { nullable: true, description: 'The key the request was made with (batched: one query per page).' })

@@ -2,6 +2,7 @@ import { Arg, Ctx, ID, Int, Query, Resolver, Root, Subscription } from 'type-gra
 import { requireActor, type RequestContext } from '../src/context.js';
 import { Topics, type VideoTaskEventPayload } from '../src/shared/pubsub.js';
 import { VideoTask, VideoTaskStatus } from './types/video.types.js';
+import { domainInput } from './args.js';
 
 function toVideoTask(view: VideoTaskEventPayload): VideoTask {
   return {
@@ -20,7 +21,7 @@ export class VideoResolver {
 
   @Query(() => [VideoTask], { description: 'The signed-in account’s video tasks, newest first (limit 1-100, default 20).' })
   async videoTasks(@Ctx() ctx: RequestContext, @Arg('limit', () => Int, { nullable: true }) limit?: number | null): Promise<VideoTask[]> {
-    const views = await ctx.services.video.list(requireActor(ctx).userId, { limit: limit ?? undefined });
+    const views = await ctx.services.video.list(requireActor(ctx).userId, domainInput({ limit }));
     return views.map(toVideoTask);
   }
 

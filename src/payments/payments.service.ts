@@ -13,6 +13,8 @@ import { formatUsd, money } from '../shared/money.js';
 import { Topics, type InvoiceEventPayload, type PubSub } from '../shared/pubsub.js';
 import { parseInput } from '../shared/validation.js';
 import type { PaymentMethodConfig, PaymentsSettings } from './payments.config.js';
+import * as store from './payments.repository.js';
+import type { InvoiceRow } from './payments.repository.js';
 import { CheckoutProvider } from './providers/checkout.js';
 import { manualProvider } from './providers/manual.js';
 import type { PaymentProvider } from './providers/provider.js';
@@ -78,29 +80,8 @@ export interface WebhookOutcome {
   outcome: string;
 }
 
-interface InvoiceRow {
-  id: string;
-  user_id: string;
-  method: string;
-  provider: string;
-  currency: string;
-  amount_requested: string;
-  usd_credit: string;
-  bonus_rate: string;
-  bonus_usd: string;
-  status: InvoiceStatus;
-  payment_url: string | null;
-  provider_ref: string | null;
-  created_at: Date | string;
-  updated_at: Date | string;
-  paid_at: Date | string | null;
-  expires_at: Date | string;
-}
-
-/** Statuses from which a confirmed payment still credits (money received after expiry or a failed attempt is not lost). */
-const PAYABLE = `('pending', 'expired', 'failed')`;
-/** Largest webhook body kept in `payment_events.raw`. */
-const MAX_RAW_EVENT = 64 * 1024;
+/** Bonus grants expired per sweep at most (the rest wait for the next sweep). */
+const BONUS_EXPIRY_BATCH = 500;
 
 /**
  * RUB amounts: usd x rub_per_usd, rounded half-up to whole kopecks (2 decimal places). USD amounts are
@@ -163,13 +144,7 @@ export class PaymentsService {
     const { language } = parseInput(paymentConfigInput, raw ?? {});
     const s = this.settings;
     const now = this.now();
-    const [row] = await this.em().execute<{ balance_paid_usd: string; balance_bonus_usd: string; trusted_partner_until: Date | null; next_expiry: Date | null; accepted: boolean }[]>(
-      `select u.balance_paid_usd, u.balance_bonus_usd, u.trusted_partner_until,
-              (select min(g.expires_at) from bonus_grants g where g.user_id = u.id and g.expired_at is null) as next_expiry,
-              exists (select 1 from agreement_acceptances a where a.user_id = u.id and a.terms_version = ? and a.privacy_version = ?) as accepted
-         from users u where u.id = ?`,
-      [s.agreement.termsVersion, s.agreement.privacyVersion, actor.userId],
-    );
+    const row = await store.paymentStateOf(this.em(), actor.userId, s.agreement);
     if (!row) throw new DomainError('unauthenticated', 'Not signed in');
     const bonusBalance = money(row.balance_bonus_usd);
     const until = row.trusted_partner_until ? new Date(row.trusted_partner_until) : null;
@@ -197,11 +172,7 @@ export class PaymentsService {
   async acceptAgreement(actor: Actor, raw: AcceptAgreementInput, clientAddress: string | null): Promise<AgreementAcceptanceView> {
     const input = parseInput(acceptAgreementInput, raw ?? {});
     const { termsVersion, privacyVersion } = this.settings.agreement;
-    await this.em().execute(
-      `insert into agreement_acceptances (id, user_id, terms_version, privacy_version, language, surface, client_address, accepted_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?::timestamptz)`,
-      [newId(), actor.userId, termsVersion, privacyVersion, input.language, input.surface, clientAddress, this.now()],
-    );
+    await store.recordAcceptance(this.em(), { userId: actor.userId, termsVersion, privacyVersion, language: input.language, surface: input.surface, clientAddress, at: this.now() });
     this.deps.log.info({ userId: actor.userId, termsVersion, privacyVersion, surface: input.surface }, 'agreement accepted');
     return { accepted: true, termsVersion, privacyVersion };
   }
@@ -226,11 +197,7 @@ export class PaymentsService {
     // Money in requires a reachable, verified owner (docs/cabinet.md "Identity"): 403 email_not_verified.
     await this.deps.identity?.requireVerifiedEmail(actor.userId);
     const em = this.em();
-    const [accepted] = await em.execute<{ ok: number }[]>(
-      'select 1 as ok from agreement_acceptances where user_id = ? and terms_version = ? and privacy_version = ? limit 1',
-      [actor.userId, s.agreement.termsVersion, s.agreement.privacyVersion],
-    );
-    if (!accepted) throw new DomainError('forbidden', 'Accept the current terms and privacy policy first', { reason: 'agreement_required' });
+    if (!(await store.hasAccepted(em, actor.userId, s.agreement))) throw new DomainError('forbidden', 'Accept the current terms and privacy policy first', { reason: 'agreement_required' });
 
     const id = newId();
     const amount = amountInCurrency(usd, method, s.rubPerUsd);
@@ -238,28 +205,38 @@ export class PaymentsService {
     const bonusUsd = usd.times(rate);
     const paymentUrl = this.providers[method.provider].paymentUrl({ id, amount, currency: method.currency });
     const now = this.now();
-    const [row] = await em.execute<InvoiceRow[]>(
-      `insert into invoices (id, user_id, method, provider, currency, amount_requested, usd_credit, bonus_rate, bonus_usd, status, payment_url,
-                             created_at, updated_at, expires_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?::timestamptz, ?::timestamptz, ?::timestamptz) returning *`,
-      [id, actor.userId, method.id, method.provider, method.currency, amount.toFixed(), usd.toFixed(), rate.toFixed(), bonusUsd.toFixed(), paymentUrl, now, now, new Date(now.getTime() + s.invoiceTtlMinutes * 60_000)],
+    const row = await store.insertInvoice(
+      em,
+      {
+        id,
+        userId: actor.userId,
+        method: method.id,
+        provider: method.provider,
+        currency: method.currency,
+        amountRequested: amount.toFixed(),
+        usdCredit: usd.toFixed(),
+        bonusRate: rate.toFixed(),
+        bonusUsd: bonusUsd.toFixed(),
+        paymentUrl,
+        expiresAt: new Date(now.getTime() + s.invoiceTtlMinutes * 60_000),
+      },
+      now,
     );
     this.deps.log.info({ invoiceId: id, userId: actor.userId, method: method.id, usd: usd.toFixed() }, 'invoice created');
-    const view = toView(row!);
-    this.publish(row!.user_id, view);
+    const view = toView(row);
+    this.publish(row.user_id, view);
     return view;
   }
 
   async listInvoices(actor: Actor, raw: ListInvoicesInput = {}): Promise<InvoiceView[]> {
     const { limit } = parseInput(listInvoicesInput, raw ?? {});
-    const rows = await this.em().execute<InvoiceRow[]>('select * from invoices where user_id = ? order by created_at desc, id desc limit ?', [actor.userId, limit]);
-    return rows.map(toView);
+    return (await store.invoicesOf(this.em(), actor.userId, limit)).map(toView);
   }
 
   /** One of the caller's invoices; 404 for an unknown or someone else's id. */
   async getInvoice(actor: Actor, invoiceId: string): Promise<InvoiceView> {
     const { invoiceId: id } = parseInput(invoiceIdInput, { invoiceId });
-    const [row] = await this.em().execute<InvoiceRow[]>('select * from invoices where id = ? and user_id = ?', [id, actor.userId]);
+    const row = await store.invoiceById(this.em(), id, actor.userId);
     if (!row) throw new DomainError('not_found', 'No such invoice');
     return toView(row);
   }
@@ -284,18 +261,14 @@ export class PaymentsService {
     providerRef: string | null,
     within?: (tx: EntityManager, changed: boolean) => Promise<void>,
   ): Promise<{ changed: boolean; row: InvoiceRow } | null> {
-    const [found] = await this.em().execute<{ user_id: string }[]>('select user_id from invoices where id = ?', [invoiceId]);
+    const found = await store.invoiceById(this.em(), invoiceId);
     if (!found) return null;
     const now = this.now();
     const expiresAt = new Date(now.getTime() + this.settings.bonus.expiryDays * 86_400_000);
     const result = await this.deps.billing.withAccount(found.user_id, async (tx, post: (r: PostRequest) => Promise<Settlement>) => {
-      const [row] = await tx.execute<InvoiceRow[]>(
-        `update invoices set status = 'paid', paid_at = ?::timestamptz, updated_at = ?::timestamptz, provider_ref = coalesce(?, provider_ref)
-          where id = ? and status in ${PAYABLE} returning *`,
-        [now, now, providerRef, invoiceId],
-      );
+      const row = await store.markInvoicePaid(tx, invoiceId, now, providerRef);
       if (!row) {
-        const [current] = await tx.execute<InvoiceRow[]>('select * from invoices where id = ?', [invoiceId]);
+        const current = await store.invoiceById(tx, invoiceId);
         await within?.(tx, false);
         return { changed: false, row: current! };
       }
@@ -303,11 +276,7 @@ export class PaymentsService {
       if (money(row.bonus_usd).greaterThan(0)) {
         const bonus = await post({ userId: row.user_id, amountUsd: row.bonus_usd, kind: 'bonus', bucket: 'bonus', idempotencyKey: `invoice:${row.id}:bonus`, note: `bonus for invoice ${row.id}` });
         if (bonus.applied) {
-          await tx.execute(
-            `insert into bonus_grants (id, user_id, invoice_id, amount, granted_at, expires_at) values (?, ?, ?, ?, ?::timestamptz, ?::timestamptz)
-             on conflict (invoice_id) where invoice_id is not null do nothing`,
-            [newId(), row.user_id, row.id, row.bonus_usd, now, expiresAt],
-          );
+          await store.grantBonus(tx, { userId: row.user_id, invoiceId: row.id, amount: row.bonus_usd, at: now, expiresAt });
         }
       }
       await within?.(tx, true);
@@ -337,7 +306,7 @@ export class PaymentsService {
     const looseInvoice = isUuid(loose.invoice_id) ? loose.invoice_id : null;
     const looseType = typeof loose.type === 'string' ? loose.type.slice(0, 64) : null;
     const refuse = async (outcome: string, detail: Record<string, unknown> = {}): Promise<WebhookOutcome> => {
-      await this.recordEvent(this.em(), { eventId: looseId, invoiceId: looseInvoice, type: looseType, raw, outcome });
+      await store.recordEvent(this.em(), { provider: provider.id, eventId: looseId, invoiceId: looseInvoice, type: looseType, raw, outcome, at: this.now() });
       this.deps.log.warn({ provider: 'checkout', eventId: looseId, invoiceId: looseInvoice, outcome, ...detail }, 'payment webhook refused');
       return { status: 400, outcome };
     };
@@ -347,22 +316,17 @@ export class PaymentsService {
     const event = checked.event;
 
     const em = this.em();
-    const [seen] = await em.execute<{ outcome: string }[]>(
-      `select outcome from payment_events where provider = 'checkout' and event_id = ? and outcome in ('applied', 'ignored') limit 1`,
-      [event.id],
-    );
-    if (seen) {
-      await this.recordEvent(em, { eventId: event.id, invoiceId: looseInvoice, type: event.type, raw, outcome: 'duplicate' });
+    if (await store.eventHandled(em, provider.id, event.id)) {
+      await store.recordEvent(em, { provider: provider.id, eventId: event.id, invoiceId: looseInvoice, type: event.type, raw, outcome: 'duplicate', at: this.now() });
       return { status: 200, outcome: 'duplicate' };
     }
-    const [invoice] = looseInvoice
-      ? await em.execute<InvoiceRow[]>(`select * from invoices where id = ? and provider = 'checkout'`, [event.invoice_id])
-      : [];
+    const invoice = looseInvoice ? await store.providerInvoice(em, provider.id, event.invoice_id) : undefined;
     if (!invoice) return refuse('unknown_invoice');
     if (event.currency !== invoice.currency) return refuse('currency_mismatch', { expected: invoice.currency, got: event.currency });
     if (!money(event.amount).equals(invoice.amount_requested)) return refuse('amount_mismatch', { expected: formatUsd(invoice.amount_requested), got: event.amount });
 
-    const record = (outcome: string) => (tx: EntityManager) => this.recordEvent(tx, { eventId: event.id, invoiceId: invoice.id, type: event.type, raw, outcome });
+    const record = (outcome: string) => (tx: EntityManager) =>
+      store.recordEvent(tx, { provider: provider.id, eventId: event.id, invoiceId: invoice.id, type: event.type, raw, outcome, at: this.now() });
     if (event.type === 'invoice.paid') {
       const result = await this.applyPaid(invoice.id, event.id, (tx, changed) => record(changed ? 'applied' : 'ignored')(tx));
       const outcome = result?.changed ? 'applied' : 'ignored';
@@ -370,10 +334,7 @@ export class PaymentsService {
       return { status: 200, outcome };
     }
     // invoice.failed: only a pending invoice fails; after paid (or any other end) it changes nothing.
-    const [failed] = await em.execute<InvoiceRow[]>(
-      `update invoices set status = 'failed', updated_at = ?::timestamptz where id = ? and status = 'pending' returning *`,
-      [this.now(), invoice.id],
-    );
+    const failed = await store.markInvoiceFailed(em, invoice.id, this.now());
     const outcome = failed ? 'applied' : 'ignored';
     await record(outcome)(em);
     if (failed) this.publish(failed.user_id, toView(failed));
@@ -381,19 +342,9 @@ export class PaymentsService {
     return { status: 200, outcome };
   }
 
-  private async recordEvent(tx: EntityManager, e: { eventId: string | null; invoiceId: string | null; type: string | null; raw: string; outcome: string }): Promise<void> {
-    await tx.execute(
-      `insert into payment_events (id, provider, event_id, invoice_id, type, raw, outcome, received_at) values (?, 'checkout', ?, ?, ?, ?, ?, ?::timestamptz)`,
-      [newId(), e.eventId, e.invoiceId, e.type, e.raw.slice(0, MAX_RAW_EVENT).replace(/\u0000/g, ''), e.outcome, this.now()],
-    );
-  }
-
   /** Pending invoices past their expiry become `expired`; returns how many. */
   async expireInvoices(now: Date = this.now()): Promise<number> {
-    const rows = await this.em().execute<InvoiceRow[]>(
-      `update invoices set status = 'expired', updated_at = ?::timestamptz where status = 'pending' and expires_at <= ?::timestamptz returning *`,
-      [now, now],
-    );
+    const rows = await store.expireInvoices(this.em(), now);
     for (const row of rows) this.publish(row.user_id, toView(row));
     return rows.length;
   }
@@ -404,30 +355,17 @@ export class PaymentsService {
    * remainder leaves the bonus balance as a `bonus_expiry` ledger row. Returns how many grants expired.
    */
   async expireBonuses(now: Date = this.now()): Promise<number> {
-    const due = await this.em().execute<{ id: string; user_id: string }[]>(
-      `select id, user_id from bonus_grants where expired_at is null and expires_at <= ?::timestamptz order by expires_at, granted_at, id limit 500`,
-      [now],
-    );
+    const due = await store.dueBonusGrants(this.em(), now, BONUS_EXPIRY_BATCH);
     let count = 0;
     for (const grant of due) {
       const expired = await this.deps.billing.withAccount(grant.user_id, async (tx, post) => {
-        const [g] = await tx.execute<{ id: string; amount: string; granted_at: Date; user_id: string }[]>(
-          'select id, amount, granted_at, user_id from bonus_grants where id = ? and expired_at is null for update',
-          [grant.id],
-        );
+        const g = await store.lockBonusGrant(tx, grant.id);
         if (!g) return false;
-        const [state] = await tx.execute<{ bonus: string; newer: string }[]>(
-          `select u.balance_bonus_usd as bonus,
-                  coalesce((select sum(n.amount) from bonus_grants n
-                             where n.user_id = u.id and n.expired_at is null and n.id <> ? and (n.granted_at, n.id) > (?::timestamptz, ?::uuid)), 0) as newer
-             from users u where u.id = ?`,
-          [g.id, g.granted_at, g.id, g.user_id],
-        );
-        const left = Decimal.min(money(g.amount), Decimal.max(0, money(state!.bonus).minus(state!.newer)));
+        const left = Decimal.min(money(g.amount), Decimal.max(0, money(g.bonus).minus(g.newer)));
         if (left.greaterThan(0)) {
-          await post({ userId: g.user_id, amountUsd: left.negated(), kind: 'bonus_expiry', idempotencyKey: `bonus-expiry:${g.id}`, note: `bonus grant ${g.id} expired` });
+          await post({ userId: g.userId, amountUsd: left.negated(), kind: 'bonus_expiry', idempotencyKey: `bonus-expiry:${g.id}`, note: `bonus grant ${g.id} expired` });
         }
-        await tx.execute('update bonus_grants set expired_at = ?::timestamptz where id = ?', [now, g.id]);
+        await store.markBonusGrantExpired(tx, g.id, now);
         return true;
       });
       if (expired) count += 1;
@@ -458,7 +396,7 @@ function toView(row: InvoiceRow): InvoiceView {
     usdCredit: formatUsd(row.usd_credit),
     bonusRate: formatUsd(row.bonus_rate),
     bonusUsd: formatUsd(row.bonus_usd),
-    status: row.status,
+    status: row.status as InvoiceStatus,
     paymentUrl: row.payment_url,
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
