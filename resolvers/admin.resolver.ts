@@ -1,8 +1,10 @@
-import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
+import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { requireActor, type RequestContext } from '../src/context.js';
 import type { CatalogModelInput, PricingPlanInput as PricingPlanInputData } from '../src/catalog/catalog.schemas.js';
 import { domainInput } from './args.js';
+import { AdminAccount, AdminKey } from './types/account.types.js';
+import { AdminInvoice } from './types/payments.types.js';
 import { AdjustBalanceInput, LedgerPosting, TrustedPartner, TrustedPartnerInput } from './types/billing.types.js';
 import { CatalogModel, PricingPlanInput, PricingPlanView } from './types/catalog.types.js';
 import { AccountLimits, AccountLimitsInput, KeyLimits, KeyLimitsInput } from './types/keys.types.js';
@@ -10,6 +12,34 @@ import { AccountLimits, AccountLimitsInput, KeyLimits, KeyLimitsInput } from './
 /** Operator mutations; every one answers FORBIDDEN unless the caller is an admin. */
 @Resolver()
 export class AdminResolver {
+  @Query(() => [AdminAccount], { description: 'Admin: accounts whose username, e-mail or id matches `search` (all when empty), newest first.' })
+  async adminAccounts(
+    @Ctx() ctx: RequestContext,
+    @Arg('search', () => String, { nullable: true }) search?: string | null,
+    @Arg('limit', () => Int, { nullable: true }) limit?: number | null,
+  ): Promise<AdminAccount[]> {
+    return ctx.services.adminAccounts.search(requireActor(ctx), domainInput({ search, limit }));
+  }
+
+  @Query(() => [AdminKey], { description: 'Admin: every key of one account (revoked ones too) with its limit overrides.' })
+  async adminAccountKeys(@Ctx() ctx: RequestContext, @Arg('userId', () => ID) userId: string): Promise<AdminKey[]> {
+    return ctx.services.adminAccounts.keysOf(requireActor(ctx), { userId });
+  }
+
+  @Query(() => [AdminInvoice], { description: 'Admin: the newest invoices of every account, optionally of one status.' })
+  async adminInvoices(
+    @Ctx() ctx: RequestContext,
+    @Arg('status', () => String, { nullable: true }) status?: string | null,
+    @Arg('limit', () => Int, { nullable: true }) limit?: number | null,
+  ): Promise<AdminInvoice[]> {
+    return ctx.services.payments.adminInvoices(requireActor(ctx), domainInput({ status, limit }));
+  }
+
+  @Mutation(() => Int, { description: 'Admin: ends every open session of an account (its sockets close too); answers how many ended.' })
+  async endSessions(@Ctx() ctx: RequestContext, @Arg('userId', () => ID) userId: string): Promise<number> {
+    return ctx.services.adminAccounts.endSessions(requireActor(ctx), { userId });
+  }
+
   @Mutation(() => LedgerPosting, { description: 'Credits (positive) or debits (negative) an account, with a reason.' })
   async adjustBalance(@Ctx() ctx: RequestContext, @Arg('input', () => AdjustBalanceInput) input: AdjustBalanceInput): Promise<LedgerPosting> {
     return ctx.services.billing.adjustBalance(requireActor(ctx), domainInput(input));

@@ -9,6 +9,7 @@ function toVideoTask(view: VideoTaskEventPayload): VideoTask {
     ...view,
     status: view.status as VideoTaskStatus,
     contentUrl: view.status === 'completed' ? `/v1/videos/${view.id}/content` : null,
+    playbackUrl: view.status === 'completed' ? `/videos/${view.id}/content` : null,
   };
 }
 

@@ -7,6 +7,7 @@ import { leaderboardRouter } from './leaderboard.router.js';
 import { statusRouter } from './status.router.js';
 import { usageRouter } from './usage.router.js';
 import { paymentsRouter } from './payments.router.js';
+import { videosRouter } from './videos.router.js';
 
 /** The cabinet REST paths of SPEC.md, mounted behind the request-context middleware. */
 export function cabinetRouter(): Router {
@@ -18,6 +19,7 @@ export function cabinetRouter(): Router {
   router.use('/leaderboard', leaderboardRouter());
   router.use('/announcements', announcementsRouter());
   router.use('/payments', paymentsRouter());
+  router.use('/videos', videosRouter());
   return router;
 }
 

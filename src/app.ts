@@ -2,6 +2,7 @@ import { createServer, STATUS_CODES, type IncomingMessage, type Server } from 'n
 import type { AddressInfo } from 'node:net';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
@@ -15,6 +16,7 @@ import { messengerWebhook } from '../rest-shim/auth.router.js';
 import { v1Router } from '../rest-shim/v1/router.js';
 import { inferenceEndpoints } from '../rest-shim/v1/inference-endpoints.js';
 import { logRequest } from '../rest-shim/request-log.js';
+import { cabinetPages, loadCabinet, sendPage, wantsPage } from './cabinet.js';
 import type { Config } from './config.js';
 import { serveGraphqlWs } from './graphql-ws.js';
 import {
@@ -86,6 +88,8 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   app.use(requestLogging(log));
   app.use(securityHeaders(config));
   app.use(healthRouter(readiness, startedAt));
+  const cabinet = loadCabinet();
+  app.use(cabinetPages(cabinet));
   // Prometheus metrics carry operator-only labels (upstream ids): the operator's token, or nothing.
   app.get('/metrics', async (req, res) => {
     if (!config.metricsToken) return void res.status(404).json({ detail: 'Not found', code: 'not_found' });
@@ -130,6 +134,8 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
     allowBatchedHttpRequests: false,
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer: server, stopGracePeriodMillis: config.shutdownGraceMs }),
+      // Apollo's landing page loads its explorer from a CDN; the bundled GraphiQL below works offline.
+      ApolloServerPluginLandingPageDisabled(),
       { serverWillStart: async () => ({ drainServer: async () => graphqlWs.dispose() }) },
       // Cost needs the variables (a list's `limit` is often one): checked once the operation is known, before it runs.
       {
@@ -158,8 +164,10 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
       if (!found) return next();
       next(new DomainError('validation_failed', 'Text may not contain NUL characters', { issues: [{ loc: found, msg: 'Input should not contain NUL (\\u0000) characters', type: 'string_nul' }] }));
     });
-  app.use(['/graphql', '/trpc', '/auth', '/keys', '/catalog', '/usage', '/leaderboard', '/announcements', '/payments', '/v1'], requireMigrated(readiness));
+  app.use(['/graphql', '/trpc', '/auth', '/keys', '/catalog', '/usage', '/leaderboard', '/announcements', '/payments', '/videos', '/v1'], requireMigrated(readiness));
   app.use('/v1', v1Router(services));
+  // A browser opening /graphql where introspection is on gets the bundled GraphiQL (same origin, same cookie).
+  app.get('/graphql', (req, res, next) => (wantsPage(req) && !production && cabinet?.graphiql ? sendPage(res, cabinet.graphiql) : next()));
   app.use('/graphql', json, withContext, expressMiddleware(apollo, { context: async ({ res }) => res.locals.ctx as RequestContext }));
   // tRPC's adapter makes a fetch Request of `http://<Host><url>`: an empty Host made it a 400, a Host with userinfo
   // (`a:b@c`) a 500. It reads only the path and query; the context (and its CSRF check on the real Host) is built first.
@@ -216,10 +224,10 @@ function nulLocation(value: unknown, loc: (string | number)[], depth = 0): (stri
 }
 
 /**
- * The browser-facing rules for an API that serves no pages: nothing may frame, embed or run what it
- * answers, no referrer leaves with a link, and nothing is cached (answers carry keys, balances and
- * sessions). HSTS only where the operator says the public address is HTTPS. The development GraphQL
- * landing page (GET /graphql from a browser) is a page, so it keeps its own rules.
+ * The browser-facing rules for the API: nothing may frame, embed or run what it answers, no referrer
+ * leaves with a link, and nothing is cached (answers carry keys, balances and sessions). HSTS only
+ * where the operator says the public address is HTTPS. The cabinet's pages replace the CSP with their
+ * own (src/cabinet.ts).
  */
 function securityHeaders(config: Config) {
   const headers: [string, string][] = [
@@ -230,11 +238,9 @@ function securityHeaders(config: Config) {
     ['cache-control', 'no-store'],
     ...(config.publicHttps ? [['strict-transport-security', 'max-age=31536000; includeSubDomains'] as [string, string]] : []),
   ];
-  return (req: Request, res: Response, next: NextFunction) => {
+  return (_req: Request, res: Response, next: NextFunction) => {
     for (const [name, value] of headers) res.setHeader(name, value);
-    if (!(req.method === 'GET' && req.path === '/graphql' && config.nodeEnv !== 'production')) {
-      res.setHeader('content-security-policy', "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
-    }
+    res.setHeader('content-security-policy', "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
     next();
   };
 }

@@ -28,12 +28,15 @@ import { StatusService } from './status/status.service.js';
 import { AnnouncementsService } from './announcements/announcements.service.js';
 import { PaymentsService } from './payments/payments.service.js';
 import { IdentityService } from './accounts/identity.service.js';
+import { AdminAccountsService } from './accounts/admin-accounts.js';
 import { ResponsesStore } from './inference/responses-store.js';
 
 /** The domain services, one instance each per process, shared by every transport. */
 export interface Services {
   accounts: AccountsService;
   identity: IdentityService;
+  /** The cabinet's operator views of accounts (search, keys, ending sessions). */
+  adminAccounts: AdminAccountsService;
   catalog: CatalogService;
   keys: KeysService;
   billing: BillingService;
@@ -93,6 +96,7 @@ export function createServices(deps: ServiceDeps): Services {
   return {
     accounts,
     identity,
+    adminAccounts: new AdminAccountsService(deps),
     catalog,
     keys,
     billing,

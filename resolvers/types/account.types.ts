@@ -207,3 +207,84 @@ export class MessengerLinkConfirm {
   @Field(() => ID)
   userId!: string;
 }
+
+@ObjectType({ description: 'Admin: an account with its balances, credit line and activity.' })
+export class AdminAccount {
+  @Field(() => ID)
+  userId!: string;
+
+  @Field(() => String, { nullable: true })
+  username!: string | null;
+
+  @Field(() => String, { nullable: true })
+  email!: string | null;
+
+  @Field(() => Boolean)
+  emailVerified!: boolean;
+
+  @Field(() => Boolean)
+  isAdmin!: boolean;
+
+  @Field(() => String)
+  balanceUsd!: string;
+
+  @Field(() => String)
+  paidBalanceUsd!: string;
+
+  @Field(() => String)
+  bonusBalanceUsd!: string;
+
+  @Field(() => String, { description: 'The trusted-partner credit line (0 when none).' })
+  creditLimitUsd!: string;
+
+  @Field(() => DateTimeISOResolver, { nullable: true })
+  trustedPartnerUntil!: Date | null;
+
+  @Field(() => Int, { nullable: true, description: 'The account’s in-flight request override, if any.' })
+  concurrencyLimit!: number | null;
+
+  @Field(() => Int)
+  activeKeys!: number;
+
+  @Field(() => Int)
+  activeSessions!: number;
+
+  @Field(() => DateTimeISOResolver)
+  createdAt!: Date;
+}
+
+@ObjectType({ description: 'Admin: one key of an account with its limit overrides.' })
+export class AdminKey {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => String, { nullable: true })
+  label!: string | null;
+
+  @Field(() => String)
+  providerFamily!: string;
+
+  @Field(() => String)
+  routeGroup!: string;
+
+  @Field(() => String)
+  pricingPlan!: string;
+
+  @Field(() => String, { nullable: true })
+  monthlySpendCap!: string | null;
+
+  @Field(() => Int, { nullable: true })
+  rpmLimit!: number | null;
+
+  @Field(() => Int, { nullable: true })
+  concurrencyLimit!: number | null;
+
+  @Field(() => DateTimeISOResolver, { nullable: true })
+  lastUsed!: Date | null;
+
+  @Field(() => DateTimeISOResolver)
+  createdAt!: Date;
+
+  @Field(() => DateTimeISOResolver, { nullable: true })
+  revokedAt!: Date | null;
+}

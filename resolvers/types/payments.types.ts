@@ -153,3 +153,12 @@ export class AgreementAcceptance {
   @Field(() => String)
   privacyVersion!: string;
 }
+
+@ObjectType({ description: 'Admin: an invoice with the account it belongs to.' })
+export class AdminInvoice extends Invoice {
+  @Field(() => ID)
+  userId!: string;
+
+  @Field(() => String, { description: 'The account’s username, else its e-mail.' })
+  account!: string;
+}

@@ -41,6 +41,9 @@ export class VideoTask {
   @Field(() => String, { nullable: true, description: 'Where the finished MP4 streams from (an API key is needed), when completed.' })
   contentUrl!: string | null;
 
+  @Field(() => String, { nullable: true, description: 'The same MP4 for the signed-in cabinet (session cookie, Range supported), when completed.' })
+  playbackUrl!: string | null;
+
   @Field(() => DateTimeISOResolver)
   createdAt!: Date;
 

@@ -96,6 +96,14 @@ export function invoicesOf(em: EntityManager, userId: string, limit: number): Pr
   return em.execute('select * from invoices where user_id = ? order by created_at desc, id desc limit ?', [userId, limit]);
 }
 
+/** The newest invoices of every account (an operator's list), optionally of one status, with the account's name. */
+export function recentInvoices(em: EntityManager, status: string | null, limit: number): Promise<(InvoiceRow & { username: string | null; email: string | null })[]> {
+  return em.execute(
+    'select i.*, u.username, u.email from invoices i join users u on u.id = i.user_id where ?::text is null or i.status = ? order by i.created_at desc, i.id desc limit ?',
+    [status, status, limit],
+  );
+}
+
 /** An invoice by id; with `userId`, only that account's. */
 export async function invoiceById(em: EntityManager, id: string, userId?: string): Promise<InvoiceRow | undefined> {
   const [row] = userId

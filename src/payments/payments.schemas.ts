@@ -37,6 +37,13 @@ export type CreateInvoiceInput = z.input<typeof createInvoiceInput>;
 export const listInvoicesInput = z.object({ limit: intParam(1, 100, 25) });
 export type ListInvoicesInput = z.input<typeof listInvoicesInput>;
 
+export const adminInvoicesInput = z.strictObject({
+  status: z.enum(['pending', 'paid', 'expired', 'failed']).optional(),
+  limit: intParam(1, 200, 50),
+});
+/** Raw, as a transport passes it: the schema says which statuses exist. */
+export type AdminInvoicesInput = { status?: string; limit?: number };
+
 export const invoiceIdInput = z.strictObject({ invoiceId: z.uuid('Input should be a valid UUID') });
 
 export const markInvoicePaidInput = z.strictObject({

@@ -20,12 +20,14 @@ import { manualProvider } from './providers/manual.js';
 import type { PaymentProvider } from './providers/provider.js';
 import {
   acceptAgreementInput,
+  adminInvoicesInput,
   createInvoiceInput,
   invoiceIdInput,
   listInvoicesInput,
   markInvoicePaidInput,
   paymentConfigInput,
   type AcceptAgreementInput,
+  type AdminInvoicesInput,
   type CreateInvoiceInput,
   type ListInvoicesInput,
   type PaymentConfigInput,
@@ -231,6 +233,14 @@ export class PaymentsService {
   async listInvoices(actor: Actor, raw: ListInvoicesInput = {}): Promise<InvoiceView[]> {
     const { limit } = parseInput(listInvoicesInput, raw ?? {});
     return (await store.invoicesOf(this.em(), actor.userId, limit)).map(toView);
+  }
+
+  /** Admin: the newest invoices of every account, for marking manual ones paid. */
+  async adminInvoices(actor: Actor, raw: AdminInvoicesInput = {}): Promise<(InvoiceView & { userId: string; account: string })[]> {
+    requireAdmin(actor);
+    const { status, limit } = parseInput(adminInvoicesInput, raw);
+    const rows = await store.recentInvoices(this.em(), status ?? null, limit);
+    return rows.map((row) => ({ ...toView(row), userId: row.user_id, account: row.username ?? row.email ?? row.user_id }));
   }
 
   /** One of the caller's invoices; 404 for an unknown or someone else's id. */

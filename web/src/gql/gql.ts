@@ -1,0 +1,322 @@
+/* eslint-disable */
+import * as types from './graphql';
+import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
+
+/**
+ * Map of all GraphQL operations in the project.
+ *
+ * This map has several performance disadvantages:
+ * 1. It is not tree-shakeable, so it will include all operations in the project.
+ * 2. It is not minifiable, so the string of a GraphQL query will be multiple times inside the bundle.
+ * 3. It does not support dead code elimination, so it will add unused operations.
+ *
+ * Therefore it is highly recommended to use the babel or swc plugin for production.
+ * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
+ */
+type Documents = {
+    "\n  mutation Logout {\n    logout\n  }\n": typeof types.LogoutDocument,
+    "\n  query AdminAccounts($search: String) {\n    adminAccounts(search: $search, limit: 50) {\n      userId\n      username\n      email\n      emailVerified\n      isAdmin\n      balanceUsd\n      paidBalanceUsd\n      bonusBalanceUsd\n      creditLimitUsd\n      trustedPartnerUntil\n      concurrencyLimit\n      activeKeys\n      activeSessions\n      createdAt\n    }\n  }\n": typeof types.AdminAccountsDocument,
+    "\n  query AdminAccountKeys($userId: ID!) {\n    adminAccountKeys(userId: $userId) {\n      id\n      label\n      providerFamily\n      routeGroup\n      monthlySpendCap\n      rpmLimit\n      concurrencyLimit\n      revokedAt\n    }\n  }\n": typeof types.AdminAccountKeysDocument,
+    "\n  mutation AdjustBalance($input: AdjustBalanceInput!) {\n    adjustBalance(input: $input) {\n      transactionId\n      amountUsd\n      applied\n    }\n  }\n": typeof types.AdjustBalanceDocument,
+    "\n  mutation SetTrustedPartner($input: TrustedPartnerInput!) {\n    setTrustedPartner(input: $input) {\n      userId\n    }\n  }\n": typeof types.SetTrustedPartnerDocument,
+    "\n  mutation RevokeTrustedPartner($userId: ID!) {\n    revokeTrustedPartner(userId: $userId) {\n      userId\n    }\n  }\n": typeof types.RevokeTrustedPartnerDocument,
+    "\n  mutation EndSessions($userId: ID!) {\n    endSessions(userId: $userId)\n  }\n": typeof types.EndSessionsDocument,
+    "\n  mutation SetKeyLimits($input: KeyLimitsInput!) {\n    setKeyLimits(input: $input) {\n      keyId\n    }\n  }\n": typeof types.SetKeyLimitsDocument,
+    "\n  query AdminAnnouncements {\n    adminAnnouncements {\n      id\n      titleEn\n      titleRu\n      bodyEn\n      bodyRu\n      published\n      publishedAt\n      updatedAt\n    }\n  }\n": typeof types.AdminAnnouncementsDocument,
+    "\n  mutation CreateAnnouncement($input: CreateAnnouncementInput!) {\n    createAnnouncement(input: $input) {\n      id\n    }\n  }\n": typeof types.CreateAnnouncementDocument,
+    "\n  mutation PublishAnnouncement($id: ID!) {\n    publishAnnouncement(id: $id) {\n      id\n      published\n    }\n  }\n": typeof types.PublishAnnouncementDocument,
+    "\n  mutation UnpublishAnnouncement($id: ID!) {\n    unpublishAnnouncement(id: $id) {\n      id\n      published\n    }\n  }\n": typeof types.UnpublishAnnouncementDocument,
+    "\n  mutation SetModelPrices($modelId: ID!, $group: ID!, $prices: JSONObject!) {\n    setModelPrices(modelId: $modelId, group: $group, prices: $prices) {\n      id\n      groups {\n        id\n        pricing {\n          inputUsdPer1m\n          outputUsdPer1m\n          cacheReadUsdPer1m\n          cacheWriteUsdPer1m\n          usdPerGeneration\n          usdPerSecond\n        }\n      }\n    }\n  }\n": typeof types.SetModelPricesDocument,
+    "\n  mutation UpsertCatalogModel($model: JSONObject!) {\n    upsertCatalogModel(model: $model) {\n      id\n    }\n  }\n": typeof types.UpsertCatalogModelDocument,
+    "\n  query AdminInvoices($status: String) {\n    adminInvoices(status: $status, limit: 100) {\n      id\n      account\n      method\n      amountRequested\n      currency\n      usdCredit\n      bonusUsd\n      status\n      createdAt\n      paidAt\n    }\n  }\n": typeof types.AdminInvoicesDocument,
+    "\n  mutation MarkInvoicePaid($id: ID!, $reference: String) {\n    markInvoicePaid(id: $id, reference: $reference) {\n      id\n      status\n    }\n  }\n": typeof types.MarkInvoicePaidDocument,
+    "\n  mutation Login($input: LoginInput!) {\n    login(input: $input) {\n      account {\n        userId\n      }\n    }\n  }\n": typeof types.LoginDocument,
+    "\n  mutation Register($input: RegisterInput!) {\n    register(input: $input) {\n      account {\n        userId\n      }\n    }\n  }\n": typeof types.RegisterDocument,
+    "\n  query Dashboard($dayStart: DateTimeISO!, $monthStart: DateTimeISO!, $chartFrom: DateTimeISO!, $now: DateTimeISO!) {\n    me {\n      userId\n      balanceUsd\n    }\n    paymentConfig {\n      paidBalanceUsd\n      bonusBalanceUsd\n      nextBonusExpiry\n    }\n    today: usageSummary(from: $dayStart, to: $now) {\n      totals {\n        requests\n        spendUsd\n      }\n    }\n    month: usageSummary(from: $monthStart, to: $now) {\n      totals {\n        requests\n        spendUsd\n        officialCostUsd\n        savedUsd\n        savedPercent\n        inputTokens\n        outputTokens\n      }\n    }\n    usageTimeseries(from: $chartFrom, to: $now, bucket: \"day\") {\n      points {\n        ts\n        spendUsd\n        inputTokens\n        outputTokens\n        requests\n      }\n    }\n  }\n": typeof types.DashboardDocument,
+    "\n  query Keys {\n    keys {\n      id\n      label\n      providerFamily\n      routeGroup\n      pricingPlan\n      monthlySpendCap\n      createdAt\n      lastUsed\n    }\n    catalogModels {\n      id\n      family\n      groups {\n        id\n        label\n      }\n    }\n  }\n": typeof types.KeysDocument,
+    "\n  mutation CreateKey($input: CreateKeyInput!) {\n    createKey(input: $input) {\n      id\n      key\n      label\n      providerFamily\n      routeGroup\n      pricingPlan\n      monthlySpendCap\n      createdAt\n    }\n  }\n": typeof types.CreateKeyDocument,
+    "\n  mutation RevokeKey($id: ID!) {\n    revokeKey(id: $id)\n  }\n": typeof types.RevokeKeyDocument,
+    "\n  query Leaderboard {\n    leaderboard(limit: 20) {\n      date\n      timezone\n      prize\n      totalTokens\n      totalSavedUsd\n      me {\n        rank\n        tokens\n      }\n      items {\n        rank\n        user\n        tokens\n        savedUsd\n        isMe\n      }\n    }\n  }\n": typeof types.LeaderboardDocument,
+    "\n  query Models {\n    catalogModels {\n      id\n      label\n      family\n      kind\n      endpoints\n      contextWindow\n      maxOutputTokens\n      video\n      capabilities {\n        streaming\n        tools\n        vision\n      }\n      official {\n        inputUsdPer1m\n        outputUsdPer1m\n        usdPerGeneration\n        usdPerSecond\n      }\n      groups {\n        id\n        label\n        pricingPlan\n        pricing {\n          inputUsdPer1m\n          outputUsdPer1m\n          cacheReadUsdPer1m\n          cacheWriteUsdPer1m\n          usdPerGeneration\n          usdPerSecond\n        }\n      }\n    }\n  }\n": typeof types.ModelsDocument,
+    "\n  query Announcements($language: String) {\n    announcements(language: $language) {\n      unreadCount\n      items {\n        id\n        title\n        body\n        publishedAt\n        read\n      }\n    }\n  }\n": typeof types.AnnouncementsDocument,
+    "\n  mutation MarkAnnouncementRead($id: ID!) {\n    markAnnouncementRead(id: $id) {\n      id\n      read\n    }\n  }\n": typeof types.MarkAnnouncementReadDocument,
+    "\n  mutation MarkAllAnnouncementsRead {\n    markAllAnnouncementsRead\n  }\n": typeof types.MarkAllAnnouncementsReadDocument,
+    "\n  query Payments($language: String) {\n    paymentConfig(language: $language) {\n      paymentsEnabled\n      rubPerUsd\n      agreementAccepted\n      bonusEnabled\n      bonusExpiryDays\n      bonusTiers {\n        minUsd\n        rate\n      }\n      methods {\n        id\n        label\n        currency\n        minUsd\n        maxUsd\n        enabled\n      }\n      agreement {\n        title\n        intro\n        termsVersion\n        privacyVersion\n        sections {\n          title\n          text\n        }\n      }\n    }\n    invoices(limit: 20) {\n      ...InvoiceFields\n    }\n  }\n": typeof types.PaymentsDocument,
+    "\n  fragment InvoiceFields on Invoice {\n    id\n    method\n    amountRequested\n    currency\n    usdCredit\n    bonusRate\n    bonusUsd\n    status\n    paymentUrl\n    createdAt\n    paidAt\n  }\n": typeof types.InvoiceFieldsFragmentDoc,
+    "\n  mutation AcceptAgreement($language: String) {\n    acceptAgreement(language: $language, surface: \"cabinet\") {\n      accepted\n    }\n  }\n": typeof types.AcceptAgreementDocument,
+    "\n  mutation CreateInvoice($amountUsd: String!, $method: String!) {\n    createInvoice(amountUsd: $amountUsd, method: $method) {\n      ...InvoiceFields\n    }\n  }\n": typeof types.CreateInvoiceDocument,
+    "\n  subscription InvoiceUpdated {\n    invoiceUpdated {\n      ...InvoiceFields\n    }\n  }\n": typeof types.InvoiceUpdatedDocument,
+    "\n  query IdentityLinks {\n    identityLinks {\n      email\n      emailVerified\n      hasPassword\n      linked\n      messengerLabel\n    }\n  }\n": typeof types.IdentityLinksDocument,
+    "\n  mutation VerifyEmail($code: String!) {\n    verifyEmail(code: $code) {\n      userId\n      emailVerified\n    }\n  }\n": typeof types.VerifyEmailDocument,
+    "\n  mutation ResendVerification($language: String) {\n    resendVerification(language: $language) {\n      ok\n    }\n  }\n": typeof types.ResendVerificationDocument,
+    "\n  mutation StartEmailLink($email: String!, $language: String) {\n    startEmailLink(email: $email, language: $language) {\n      ok\n      expiresAt\n    }\n  }\n": typeof types.StartEmailLinkDocument,
+    "\n  mutation ConfirmEmailLink($email: String!, $code: String!, $password: String!) {\n    confirmEmailLink(email: $email, code: $code, password: $password) {\n      ok\n      email\n    }\n  }\n": typeof types.ConfirmEmailLinkDocument,
+    "\n  mutation StartMessengerLink {\n    startMessengerLink {\n      botUrl\n      expiresAt\n      token\n    }\n  }\n": typeof types.StartMessengerLinkDocument,
+    "\n  mutation UnlinkMessenger {\n    unlinkMessenger\n  }\n": typeof types.UnlinkMessengerDocument,
+    "\n  query ServiceStatus {\n    serviceStatus {\n      generatedAt\n      groups {\n        id\n        label\n        status\n        uptime {\n          last24h\n          last7d\n          last30d\n          allTime\n        }\n        models {\n          id\n          label\n          status\n          checkedAt\n          history {\n            observedAt\n            status\n          }\n        }\n      }\n    }\n  }\n": typeof types.ServiceStatusDocument,
+    "\n  subscription ServiceStatusChanged {\n    serviceStatusChanged {\n      groupId\n      modelId\n      status\n      observedAt\n    }\n  }\n": typeof types.ServiceStatusChangedDocument,
+    "\n  query Usage($from: DateTimeISO, $to: DateTimeISO, $model: String, $group: String, $status: String, $providerFamily: String, $limit: Int) {\n    usage(from: $from, to: $to, model: $model, group: $group, status: $status, providerFamily: $providerFamily, limit: $limit) {\n      id\n      requestId\n      createdAt\n      model\n      providerFamily\n      routeGroup\n      routeGroupLabel\n      status\n      endpoint\n      clientSurface\n      promptTokens\n      completionTokens\n      totalTokens\n      cacheReadTokens\n      cacheWriteTokens\n      amountUsd\n      officialCostUsd\n      savedUsd\n      latencyMs\n      errorCode\n      apiKey {\n        id\n        label\n      }\n    }\n  }\n": typeof types.UsageDocument,
+    "\n  query UsageEvent($requestId: ID!) {\n    usageEvent(requestId: $requestId) {\n      requestId\n      createdAt\n      completedAt\n      model\n      providerFamily\n      routeGroupLabel\n      status\n      endpoint\n      clientSurface\n      promptTokens\n      completionTokens\n      totalTokens\n      cacheReadTokens\n      cacheWriteTokens\n      cacheHitRatio\n      amountUsd\n      officialCostUsd\n      savedUsd\n      latencyMs\n      errorCode\n      apiKey {\n        id\n        label\n      }\n    }\n  }\n": typeof types.UsageEventDocument,
+    "\n  query VideoTasks {\n    videoTasks(limit: 20) {\n      ...VideoTaskFields\n    }\n  }\n": typeof types.VideoTasksDocument,
+    "\n  fragment VideoTaskFields on VideoTask {\n    id\n    model\n    status\n    progress\n    seconds\n    createdAt\n    completedAt\n    playbackUrl\n    error {\n      code\n      message\n    }\n  }\n": typeof types.VideoTaskFieldsFragmentDoc,
+    "\n  subscription VideoTaskUpdated {\n    videoTaskUpdated {\n      ...VideoTaskFields\n    }\n  }\n": typeof types.VideoTaskUpdatedDocument,
+    "\n  query Me {\n    me {\n      userId\n      username\n      email\n      emailVerified\n      isAdmin\n      balanceUsd\n    }\n  }\n": typeof types.MeDocument,
+};
+const documents: Documents = {
+    "\n  mutation Logout {\n    logout\n  }\n": types.LogoutDocument,
+    "\n  query AdminAccounts($search: String) {\n    adminAccounts(search: $search, limit: 50) {\n      userId\n      username\n      email\n      emailVerified\n      isAdmin\n      balanceUsd\n      paidBalanceUsd\n      bonusBalanceUsd\n      creditLimitUsd\n      trustedPartnerUntil\n      concurrencyLimit\n      activeKeys\n      activeSessions\n      createdAt\n    }\n  }\n": types.AdminAccountsDocument,
+    "\n  query AdminAccountKeys($userId: ID!) {\n    adminAccountKeys(userId: $userId) {\n      id\n      label\n      providerFamily\n      routeGroup\n      monthlySpendCap\n      rpmLimit\n      concurrencyLimit\n      revokedAt\n    }\n  }\n": types.AdminAccountKeysDocument,
+    "\n  mutation AdjustBalance($input: AdjustBalanceInput!) {\n    adjustBalance(input: $input) {\n      transactionId\n      amountUsd\n      applied\n    }\n  }\n": types.AdjustBalanceDocument,
+    "\n  mutation SetTrustedPartner($input: TrustedPartnerInput!) {\n    setTrustedPartner(input: $input) {\n      userId\n    }\n  }\n": types.SetTrustedPartnerDocument,
+    "\n  mutation RevokeTrustedPartner($userId: ID!) {\n    revokeTrustedPartner(userId: $userId) {\n      userId\n    }\n  }\n": types.RevokeTrustedPartnerDocument,
+    "\n  mutation EndSessions($userId: ID!) {\n    endSessions(userId: $userId)\n  }\n": types.EndSessionsDocument,
+    "\n  mutation SetKeyLimits($input: KeyLimitsInput!) {\n    setKeyLimits(input: $input) {\n      keyId\n    }\n  }\n": types.SetKeyLimitsDocument,
+    "\n  query AdminAnnouncements {\n    adminAnnouncements {\n      id\n      titleEn\n      titleRu\n      bodyEn\n      bodyRu\n      published\n      publishedAt\n      updatedAt\n    }\n  }\n": types.AdminAnnouncementsDocument,
+    "\n  mutation CreateAnnouncement($input: CreateAnnouncementInput!) {\n    createAnnouncement(input: $input) {\n      id\n    }\n  }\n": types.CreateAnnouncementDocument,
+    "\n  mutation PublishAnnouncement($id: ID!) {\n    publishAnnouncement(id: $id) {\n      id\n      published\n    }\n  }\n": types.PublishAnnouncementDocument,
+    "\n  mutation UnpublishAnnouncement($id: ID!) {\n    unpublishAnnouncement(id: $id) {\n      id\n      published\n    }\n  }\n": types.UnpublishAnnouncementDocument,
+    "\n  mutation SetModelPrices($modelId: ID!, $group: ID!, $prices: JSONObject!) {\n    setModelPrices(modelId: $modelId, group: $group, prices: $prices) {\n      id\n      groups {\n        id\n        pricing {\n          inputUsdPer1m\n          outputUsdPer1m\n          cacheReadUsdPer1m\n          cacheWriteUsdPer1m\n          usdPerGeneration\n          usdPerSecond\n        }\n      }\n    }\n  }\n": types.SetModelPricesDocument,
+    "\n  mutation UpsertCatalogModel($model: JSONObject!) {\n    upsertCatalogModel(model: $model) {\n      id\n    }\n  }\n": types.UpsertCatalogModelDocument,
+    "\n  query AdminInvoices($status: String) {\n    adminInvoices(status: $status, limit: 100) {\n      id\n      account\n      method\n      amountRequested\n      currency\n      usdCredit\n      bonusUsd\n      status\n      createdAt\n      paidAt\n    }\n  }\n": types.AdminInvoicesDocument,
+    "\n  mutation MarkInvoicePaid($id: ID!, $reference: String) {\n    markInvoicePaid(id: $id, reference: $reference) {\n      id\n      status\n    }\n  }\n": types.MarkInvoicePaidDocument,
+    "\n  mutation Login($input: LoginInput!) {\n    login(input: $input) {\n      account {\n        userId\n      }\n    }\n  }\n": types.LoginDocument,
+    "\n  mutation Register($input: RegisterInput!) {\n    register(input: $input) {\n      account {\n        userId\n      }\n    }\n  }\n": types.RegisterDocument,
+    "\n  query Dashboard($dayStart: DateTimeISO!, $monthStart: DateTimeISO!, $chartFrom: DateTimeISO!, $now: DateTimeISO!) {\n    me {\n      userId\n      balanceUsd\n    }\n    paymentConfig {\n      paidBalanceUsd\n      bonusBalanceUsd\n      nextBonusExpiry\n    }\n    today: usageSummary(from: $dayStart, to: $now) {\n      totals {\n        requests\n        spendUsd\n      }\n    }\n    month: usageSummary(from: $monthStart, to: $now) {\n      totals {\n        requests\n        spendUsd\n        officialCostUsd\n        savedUsd\n        savedPercent\n        inputTokens\n        outputTokens\n      }\n    }\n    usageTimeseries(from: $chartFrom, to: $now, bucket: \"day\") {\n      points {\n        ts\n        spendUsd\n        inputTokens\n        outputTokens\n        requests\n      }\n    }\n  }\n": types.DashboardDocument,
+    "\n  query Keys {\n    keys {\n      id\n      label\n      providerFamily\n      routeGroup\n      pricingPlan\n      monthlySpendCap\n      createdAt\n      lastUsed\n    }\n    catalogModels {\n      id\n      family\n      groups {\n        id\n        label\n      }\n    }\n  }\n": types.KeysDocument,
+    "\n  mutation CreateKey($input: CreateKeyInput!) {\n    createKey(input: $input) {\n      id\n      key\n      label\n      providerFamily\n      routeGroup\n      pricingPlan\n      monthlySpendCap\n      createdAt\n    }\n  }\n": types.CreateKeyDocument,
+    "\n  mutation RevokeKey($id: ID!) {\n    revokeKey(id: $id)\n  }\n": types.RevokeKeyDocument,
+    "\n  query Leaderboard {\n    leaderboard(limit: 20) {\n      date\n      timezone\n      prize\n      totalTokens\n      totalSavedUsd\n      me {\n        rank\n        tokens\n      }\n      items {\n        rank\n        user\n        tokens\n        savedUsd\n        isMe\n      }\n    }\n  }\n": types.LeaderboardDocument,
+    "\n  query Models {\n    catalogModels {\n      id\n      label\n      family\n      kind\n      endpoints\n      contextWindow\n      maxOutputTokens\n      video\n      capabilities {\n        streaming\n        tools\n        vision\n      }\n      official {\n        inputUsdPer1m\n        outputUsdPer1m\n        usdPerGeneration\n        usdPerSecond\n      }\n      groups {\n        id\n        label\n        pricingPlan\n        pricing {\n          inputUsdPer1m\n          outputUsdPer1m\n          cacheReadUsdPer1m\n          cacheWriteUsdPer1m\n          usdPerGeneration\n          usdPerSecond\n        }\n      }\n    }\n  }\n": types.ModelsDocument,
+    "\n  query Announcements($language: String) {\n    announcements(language: $language) {\n      unreadCount\n      items {\n        id\n        title\n        body\n        publishedAt\n        read\n      }\n    }\n  }\n": types.AnnouncementsDocument,
+    "\n  mutation MarkAnnouncementRead($id: ID!) {\n    markAnnouncementRead(id: $id) {\n      id\n      read\n    }\n  }\n": types.MarkAnnouncementReadDocument,
+    "\n  mutation MarkAllAnnouncementsRead {\n    markAllAnnouncementsRead\n  }\n": types.MarkAllAnnouncementsReadDocument,
+    "\n  query Payments($language: String) {\n    paymentConfig(language: $language) {\n      paymentsEnabled\n      rubPerUsd\n      agreementAccepted\n      bonusEnabled\n      bonusExpiryDays\n      bonusTiers {\n        minUsd\n        rate\n      }\n      methods {\n        id\n        label\n        currency\n        minUsd\n        maxUsd\n        enabled\n      }\n      agreement {\n        title\n        intro\n        termsVersion\n        privacyVersion\n        sections {\n          title\n          text\n        }\n      }\n    }\n    invoices(limit: 20) {\n      ...InvoiceFields\n    }\n  }\n": types.PaymentsDocument,
+    "\n  fragment InvoiceFields on Invoice {\n    id\n    method\n    amountRequested\n    currency\n    usdCredit\n    bonusRate\n    bonusUsd\n    status\n    paymentUrl\n    createdAt\n    paidAt\n  }\n": types.InvoiceFieldsFragmentDoc,
+    "\n  mutation AcceptAgreement($language: String) {\n    acceptAgreement(language: $language, surface: \"cabinet\") {\n      accepted\n    }\n  }\n": types.AcceptAgreementDocument,
+    "\n  mutation CreateInvoice($amountUsd: String!, $method: String!) {\n    createInvoice(amountUsd: $amountUsd, method: $method) {\n      ...InvoiceFields\n    }\n  }\n": types.CreateInvoiceDocument,
+    "\n  subscription InvoiceUpdated {\n    invoiceUpdated {\n      ...InvoiceFields\n    }\n  }\n": types.InvoiceUpdatedDocument,
+    "\n  query IdentityLinks {\n    identityLinks {\n      email\n      emailVerified\n      hasPassword\n      linked\n      messengerLabel\n    }\n  }\n": types.IdentityLinksDocument,
+    "\n  mutation VerifyEmail($code: String!) {\n    verifyEmail(code: $code) {\n      userId\n      emailVerified\n    }\n  }\n": types.VerifyEmailDocument,
+    "\n  mutation ResendVerification($language: String) {\n    resendVerification(language: $language) {\n      ok\n    }\n  }\n": types.ResendVerificationDocument,
+    "\n  mutation StartEmailLink($email: String!, $language: String) {\n    startEmailLink(email: $email, language: $language) {\n      ok\n      expiresAt\n    }\n  }\n": types.StartEmailLinkDocument,
+    "\n  mutation ConfirmEmailLink($email: String!, $code: String!, $password: String!) {\n    confirmEmailLink(email: $email, code: $code, password: $password) {\n      ok\n      email\n    }\n  }\n": types.ConfirmEmailLinkDocument,
+    "\n  mutation StartMessengerLink {\n    startMessengerLink {\n      botUrl\n      expiresAt\n      token\n    }\n  }\n": types.StartMessengerLinkDocument,
+    "\n  mutation UnlinkMessenger {\n    unlinkMessenger\n  }\n": types.UnlinkMessengerDocument,
+    "\n  query ServiceStatus {\n    serviceStatus {\n      generatedAt\n      groups {\n        id\n        label\n        status\n        uptime {\n          last24h\n          last7d\n          last30d\n          allTime\n        }\n        models {\n          id\n          label\n          status\n          checkedAt\n          history {\n            observedAt\n            status\n          }\n        }\n      }\n    }\n  }\n": types.ServiceStatusDocument,
+    "\n  subscription ServiceStatusChanged {\n    serviceStatusChanged {\n      groupId\n      modelId\n      status\n      observedAt\n    }\n  }\n": types.ServiceStatusChangedDocument,
+    "\n  query Usage($from: DateTimeISO, $to: DateTimeISO, $model: String, $group: String, $status: String, $providerFamily: String, $limit: Int) {\n    usage(from: $from, to: $to, model: $model, group: $group, status: $status, providerFamily: $providerFamily, limit: $limit) {\n      id\n      requestId\n      createdAt\n      model\n      providerFamily\n      routeGroup\n      routeGroupLabel\n      status\n      endpoint\n      clientSurface\n      promptTokens\n      completionTokens\n      totalTokens\n      cacheReadTokens\n      cacheWriteTokens\n      amountUsd\n      officialCostUsd\n      savedUsd\n      latencyMs\n      errorCode\n      apiKey {\n        id\n        label\n      }\n    }\n  }\n": types.UsageDocument,
+    "\n  query UsageEvent($requestId: ID!) {\n    usageEvent(requestId: $requestId) {\n      requestId\n      createdAt\n      completedAt\n      model\n      providerFamily\n      routeGroupLabel\n      status\n      endpoint\n      clientSurface\n      promptTokens\n      completionTokens\n      totalTokens\n      cacheReadTokens\n      cacheWriteTokens\n      cacheHitRatio\n      amountUsd\n      officialCostUsd\n      savedUsd\n      latencyMs\n      errorCode\n      apiKey {\n        id\n        label\n      }\n    }\n  }\n": types.UsageEventDocument,
+    "\n  query VideoTasks {\n    videoTasks(limit: 20) {\n      ...VideoTaskFields\n    }\n  }\n": types.VideoTasksDocument,
+    "\n  fragment VideoTaskFields on VideoTask {\n    id\n    model\n    status\n    progress\n    seconds\n    createdAt\n    completedAt\n    playbackUrl\n    error {\n      code\n      message\n    }\n  }\n": types.VideoTaskFieldsFragmentDoc,
+    "\n  subscription VideoTaskUpdated {\n    videoTaskUpdated {\n      ...VideoTaskFields\n    }\n  }\n": types.VideoTaskUpdatedDocument,
+    "\n  query Me {\n    me {\n      userId\n      username\n      email\n      emailVerified\n      isAdmin\n      balanceUsd\n    }\n  }\n": types.MeDocument,
+};
+
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ *
+ *
+ * @example
+ * ```ts
+ * const query = graphql(`query GetUser($id: ID!) { user(id: $id) { name } }`);
+ * ```
+ *
+ * The query argument is unknown!
+ * Please regenerate the types.
+ */
+export function graphql(source: string): unknown;
+
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation Logout {\n    logout\n  }\n"): (typeof documents)["\n  mutation Logout {\n    logout\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query AdminAccounts($search: String) {\n    adminAccounts(search: $search, limit: 50) {\n      userId\n      username\n      email\n      emailVerified\n      isAdmin\n      balanceUsd\n      paidBalanceUsd\n      bonusBalanceUsd\n      creditLimitUsd\n      trustedPartnerUntil\n      concurrencyLimit\n      activeKeys\n      activeSessions\n      createdAt\n    }\n  }\n"): (typeof documents)["\n  query AdminAccounts($search: String) {\n    adminAccounts(search: $search, limit: 50) {\n      userId\n      username\n      email\n      emailVerified\n      isAdmin\n      balanceUsd\n      paidBalanceUsd\n      bonusBalanceUsd\n      creditLimitUsd\n      trustedPartnerUntil\n      concurrencyLimit\n      activeKeys\n      activeSessions\n      createdAt\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query AdminAccountKeys($userId: ID!) {\n    adminAccountKeys(userId: $userId) {\n      id\n      label\n      providerFamily\n      routeGroup\n      monthlySpendCap\n      rpmLimit\n      concurrencyLimit\n      revokedAt\n    }\n  }\n"): (typeof documents)["\n  query AdminAccountKeys($userId: ID!) {\n    adminAccountKeys(userId: $userId) {\n      id\n      label\n      providerFamily\n      routeGroup\n      monthlySpendCap\n      rpmLimit\n      concurrencyLimit\n      revokedAt\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation AdjustBalance($input: AdjustBalanceInput!) {\n    adjustBalance(input: $input) {\n      transactionId\n      amountUsd\n      applied\n    }\n  }\n"): (typeof documents)["\n  mutation AdjustBalance($input: AdjustBalanceInput!) {\n    adjustBalance(input: $input) {\n      transactionId\n      amountUsd\n      applied\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SetTrustedPartner($input: TrustedPartnerInput!) {\n    setTrustedPartner(input: $input) {\n      userId\n    }\n  }\n"): (typeof documents)["\n  mutation SetTrustedPartner($input: TrustedPartnerInput!) {\n    setTrustedPartner(input: $input) {\n      userId\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RevokeTrustedPartner($userId: ID!) {\n    revokeTrustedPartner(userId: $userId) {\n      userId\n    }\n  }\n"): (typeof documents)["\n  mutation RevokeTrustedPartner($userId: ID!) {\n    revokeTrustedPartner(userId: $userId) {\n      userId\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation EndSessions($userId: ID!) {\n    endSessions(userId: $userId)\n  }\n"): (typeof documents)["\n  mutation EndSessions($userId: ID!) {\n    endSessions(userId: $userId)\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SetKeyLimits($input: KeyLimitsInput!) {\n    setKeyLimits(input: $input) {\n      keyId\n    }\n  }\n"): (typeof documents)["\n  mutation SetKeyLimits($input: KeyLimitsInput!) {\n    setKeyLimits(input: $input) {\n      keyId\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query AdminAnnouncements {\n    adminAnnouncements {\n      id\n      titleEn\n      titleRu\n      bodyEn\n      bodyRu\n      published\n      publishedAt\n      updatedAt\n    }\n  }\n"): (typeof documents)["\n  query AdminAnnouncements {\n    adminAnnouncements {\n      id\n      titleEn\n      titleRu\n      bodyEn\n      bodyRu\n      published\n      publishedAt\n      updatedAt\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateAnnouncement($input: CreateAnnouncementInput!) {\n    createAnnouncement(input: $input) {\n      id\n    }\n  }\n"): (typeof documents)["\n  mutation CreateAnnouncement($input: CreateAnnouncementInput!) {\n    createAnnouncement(input: $input) {\n      id\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation PublishAnnouncement($id: ID!) {\n    publishAnnouncement(id: $id) {\n      id\n      published\n    }\n  }\n"): (typeof documents)["\n  mutation PublishAnnouncement($id: ID!) {\n    publishAnnouncement(id: $id) {\n      id\n      published\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UnpublishAnnouncement($id: ID!) {\n    unpublishAnnouncement(id: $id) {\n      id\n      published\n    }\n  }\n"): (typeof documents)["\n  mutation UnpublishAnnouncement($id: ID!) {\n    unpublishAnnouncement(id: $id) {\n      id\n      published\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SetModelPrices($modelId: ID!, $group: ID!, $prices: JSONObject!) {\n    setModelPrices(modelId: $modelId, group: $group, prices: $prices) {\n      id\n      groups {\n        id\n        pricing {\n          inputUsdPer1m\n          outputUsdPer1m\n          cacheReadUsdPer1m\n          cacheWriteUsdPer1m\n          usdPerGeneration\n          usdPerSecond\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation SetModelPrices($modelId: ID!, $group: ID!, $prices: JSONObject!) {\n    setModelPrices(modelId: $modelId, group: $group, prices: $prices) {\n      id\n      groups {\n        id\n        pricing {\n          inputUsdPer1m\n          outputUsdPer1m\n          cacheReadUsdPer1m\n          cacheWriteUsdPer1m\n          usdPerGeneration\n          usdPerSecond\n        }\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UpsertCatalogModel($model: JSONObject!) {\n    upsertCatalogModel(model: $model) {\n      id\n    }\n  }\n"): (typeof documents)["\n  mutation UpsertCatalogModel($model: JSONObject!) {\n    upsertCatalogModel(model: $model) {\n      id\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query AdminInvoices($status: String) {\n    adminInvoices(status: $status, limit: 100) {\n      id\n      account\n      method\n      amountRequested\n      currency\n      usdCredit\n      bonusUsd\n      status\n      createdAt\n      paidAt\n    }\n  }\n"): (typeof documents)["\n  query AdminInvoices($status: String) {\n    adminInvoices(status: $status, limit: 100) {\n      id\n      account\n      method\n      amountRequested\n      currency\n      usdCredit\n      bonusUsd\n      status\n      createdAt\n      paidAt\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation MarkInvoicePaid($id: ID!, $reference: String) {\n    markInvoicePaid(id: $id, reference: $reference) {\n      id\n      status\n    }\n  }\n"): (typeof documents)["\n  mutation MarkInvoicePaid($id: ID!, $reference: String) {\n    markInvoicePaid(id: $id, reference: $reference) {\n      id\n      status\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation Login($input: LoginInput!) {\n    login(input: $input) {\n      account {\n        userId\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation Login($input: LoginInput!) {\n    login(input: $input) {\n      account {\n        userId\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation Register($input: RegisterInput!) {\n    register(input: $input) {\n      account {\n        userId\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation Register($input: RegisterInput!) {\n    register(input: $input) {\n      account {\n        userId\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Dashboard($dayStart: DateTimeISO!, $monthStart: DateTimeISO!, $chartFrom: DateTimeISO!, $now: DateTimeISO!) {\n    me {\n      userId\n      balanceUsd\n    }\n    paymentConfig {\n      paidBalanceUsd\n      bonusBalanceUsd\n      nextBonusExpiry\n    }\n    today: usageSummary(from: $dayStart, to: $now) {\n      totals {\n        requests\n        spendUsd\n      }\n    }\n    month: usageSummary(from: $monthStart, to: $now) {\n      totals {\n        requests\n        spendUsd\n        officialCostUsd\n        savedUsd\n        savedPercent\n        inputTokens\n        outputTokens\n      }\n    }\n    usageTimeseries(from: $chartFrom, to: $now, bucket: \"day\") {\n      points {\n        ts\n        spendUsd\n        inputTokens\n        outputTokens\n        requests\n      }\n    }\n  }\n"): (typeof documents)["\n  query Dashboard($dayStart: DateTimeISO!, $monthStart: DateTimeISO!, $chartFrom: DateTimeISO!, $now: DateTimeISO!) {\n    me {\n      userId\n      balanceUsd\n    }\n    paymentConfig {\n      paidBalanceUsd\n      bonusBalanceUsd\n      nextBonusExpiry\n    }\n    today: usageSummary(from: $dayStart, to: $now) {\n      totals {\n        requests\n        spendUsd\n      }\n    }\n    month: usageSummary(from: $monthStart, to: $now) {\n      totals {\n        requests\n        spendUsd\n        officialCostUsd\n        savedUsd\n        savedPercent\n        inputTokens\n        outputTokens\n      }\n    }\n    usageTimeseries(from: $chartFrom, to: $now, bucket: \"day\") {\n      points {\n        ts\n        spendUsd\n        inputTokens\n        outputTokens\n        requests\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Keys {\n    keys {\n      id\n      label\n      providerFamily\n      routeGroup\n      pricingPlan\n      monthlySpendCap\n      createdAt\n      lastUsed\n    }\n    catalogModels {\n      id\n      family\n      groups {\n        id\n        label\n      }\n    }\n  }\n"): (typeof documents)["\n  query Keys {\n    keys {\n      id\n      label\n      providerFamily\n      routeGroup\n      pricingPlan\n      monthlySpendCap\n      createdAt\n      lastUsed\n    }\n    catalogModels {\n      id\n      family\n      groups {\n        id\n        label\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateKey($input: CreateKeyInput!) {\n    createKey(input: $input) {\n      id\n      key\n      label\n      providerFamily\n      routeGroup\n      pricingPlan\n      monthlySpendCap\n      createdAt\n    }\n  }\n"): (typeof documents)["\n  mutation CreateKey($input: CreateKeyInput!) {\n    createKey(input: $input) {\n      id\n      key\n      label\n      providerFamily\n      routeGroup\n      pricingPlan\n      monthlySpendCap\n      createdAt\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RevokeKey($id: ID!) {\n    revokeKey(id: $id)\n  }\n"): (typeof documents)["\n  mutation RevokeKey($id: ID!) {\n    revokeKey(id: $id)\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Leaderboard {\n    leaderboard(limit: 20) {\n      date\n      timezone\n      prize\n      totalTokens\n      totalSavedUsd\n      me {\n        rank\n        tokens\n      }\n      items {\n        rank\n        user\n        tokens\n        savedUsd\n        isMe\n      }\n    }\n  }\n"): (typeof documents)["\n  query Leaderboard {\n    leaderboard(limit: 20) {\n      date\n      timezone\n      prize\n      totalTokens\n      totalSavedUsd\n      me {\n        rank\n        tokens\n      }\n      items {\n        rank\n        user\n        tokens\n        savedUsd\n        isMe\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Models {\n    catalogModels {\n      id\n      label\n      family\n      kind\n      endpoints\n      contextWindow\n      maxOutputTokens\n      video\n      capabilities {\n        streaming\n        tools\n        vision\n      }\n      official {\n        inputUsdPer1m\n        outputUsdPer1m\n        usdPerGeneration\n        usdPerSecond\n      }\n      groups {\n        id\n        label\n        pricingPlan\n        pricing {\n          inputUsdPer1m\n          outputUsdPer1m\n          cacheReadUsdPer1m\n          cacheWriteUsdPer1m\n          usdPerGeneration\n          usdPerSecond\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query Models {\n    catalogModels {\n      id\n      label\n      family\n      kind\n      endpoints\n      contextWindow\n      maxOutputTokens\n      video\n      capabilities {\n        streaming\n        tools\n        vision\n      }\n      official {\n        inputUsdPer1m\n        outputUsdPer1m\n        usdPerGeneration\n        usdPerSecond\n      }\n      groups {\n        id\n        label\n        pricingPlan\n        pricing {\n          inputUsdPer1m\n          outputUsdPer1m\n          cacheReadUsdPer1m\n          cacheWriteUsdPer1m\n          usdPerGeneration\n          usdPerSecond\n        }\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Announcements($language: String) {\n    announcements(language: $language) {\n      unreadCount\n      items {\n        id\n        title\n        body\n        publishedAt\n        read\n      }\n    }\n  }\n"): (typeof documents)["\n  query Announcements($language: String) {\n    announcements(language: $language) {\n      unreadCount\n      items {\n        id\n        title\n        body\n        publishedAt\n        read\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation MarkAnnouncementRead($id: ID!) {\n    markAnnouncementRead(id: $id) {\n      id\n      read\n    }\n  }\n"): (typeof documents)["\n  mutation MarkAnnouncementRead($id: ID!) {\n    markAnnouncementRead(id: $id) {\n      id\n      read\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation MarkAllAnnouncementsRead {\n    markAllAnnouncementsRead\n  }\n"): (typeof documents)["\n  mutation MarkAllAnnouncementsRead {\n    markAllAnnouncementsRead\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Payments($language: String) {\n    paymentConfig(language: $language) {\n      paymentsEnabled\n      rubPerUsd\n      agreementAccepted\n      bonusEnabled\n      bonusExpiryDays\n      bonusTiers {\n        minUsd\n        rate\n      }\n      methods {\n        id\n        label\n        currency\n        minUsd\n        maxUsd\n        enabled\n      }\n      agreement {\n        title\n        intro\n        termsVersion\n        privacyVersion\n        sections {\n          title\n          text\n        }\n      }\n    }\n    invoices(limit: 20) {\n      ...InvoiceFields\n    }\n  }\n"): (typeof documents)["\n  query Payments($language: String) {\n    paymentConfig(language: $language) {\n      paymentsEnabled\n      rubPerUsd\n      agreementAccepted\n      bonusEnabled\n      bonusExpiryDays\n      bonusTiers {\n        minUsd\n        rate\n      }\n      methods {\n        id\n        label\n        currency\n        minUsd\n        maxUsd\n        enabled\n      }\n      agreement {\n        title\n        intro\n        termsVersion\n        privacyVersion\n        sections {\n          title\n          text\n        }\n      }\n    }\n    invoices(limit: 20) {\n      ...InvoiceFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment InvoiceFields on Invoice {\n    id\n    method\n    amountRequested\n    currency\n    usdCredit\n    bonusRate\n    bonusUsd\n    status\n    paymentUrl\n    createdAt\n    paidAt\n  }\n"): (typeof documents)["\n  fragment InvoiceFields on Invoice {\n    id\n    method\n    amountRequested\n    currency\n    usdCredit\n    bonusRate\n    bonusUsd\n    status\n    paymentUrl\n    createdAt\n    paidAt\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation AcceptAgreement($language: String) {\n    acceptAgreement(language: $language, surface: \"cabinet\") {\n      accepted\n    }\n  }\n"): (typeof documents)["\n  mutation AcceptAgreement($language: String) {\n    acceptAgreement(language: $language, surface: \"cabinet\") {\n      accepted\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateInvoice($amountUsd: String!, $method: String!) {\n    createInvoice(amountUsd: $amountUsd, method: $method) {\n      ...InvoiceFields\n    }\n  }\n"): (typeof documents)["\n  mutation CreateInvoice($amountUsd: String!, $method: String!) {\n    createInvoice(amountUsd: $amountUsd, method: $method) {\n      ...InvoiceFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription InvoiceUpdated {\n    invoiceUpdated {\n      ...InvoiceFields\n    }\n  }\n"): (typeof documents)["\n  subscription InvoiceUpdated {\n    invoiceUpdated {\n      ...InvoiceFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query IdentityLinks {\n    identityLinks {\n      email\n      emailVerified\n      hasPassword\n      linked\n      messengerLabel\n    }\n  }\n"): (typeof documents)["\n  query IdentityLinks {\n    identityLinks {\n      email\n      emailVerified\n      hasPassword\n      linked\n      messengerLabel\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation VerifyEmail($code: String!) {\n    verifyEmail(code: $code) {\n      userId\n      emailVerified\n    }\n  }\n"): (typeof documents)["\n  mutation VerifyEmail($code: String!) {\n    verifyEmail(code: $code) {\n      userId\n      emailVerified\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ResendVerification($language: String) {\n    resendVerification(language: $language) {\n      ok\n    }\n  }\n"): (typeof documents)["\n  mutation ResendVerification($language: String) {\n    resendVerification(language: $language) {\n      ok\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation StartEmailLink($email: String!, $language: String) {\n    startEmailLink(email: $email, language: $language) {\n      ok\n      expiresAt\n    }\n  }\n"): (typeof documents)["\n  mutation StartEmailLink($email: String!, $language: String) {\n    startEmailLink(email: $email, language: $language) {\n      ok\n      expiresAt\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConfirmEmailLink($email: String!, $code: String!, $password: String!) {\n    confirmEmailLink(email: $email, code: $code, password: $password) {\n      ok\n      email\n    }\n  }\n"): (typeof documents)["\n  mutation ConfirmEmailLink($email: String!, $code: String!, $password: String!) {\n    confirmEmailLink(email: $email, code: $code, password: $password) {\n      ok\n      email\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation StartMessengerLink {\n    startMessengerLink {\n      botUrl\n      expiresAt\n      token\n    }\n  }\n"): (typeof documents)["\n  mutation StartMessengerLink {\n    startMessengerLink {\n      botUrl\n      expiresAt\n      token\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UnlinkMessenger {\n    unlinkMessenger\n  }\n"): (typeof documents)["\n  mutation UnlinkMessenger {\n    unlinkMessenger\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ServiceStatus {\n    serviceStatus {\n      generatedAt\n      groups {\n        id\n        label\n        status\n        uptime {\n          last24h\n          last7d\n          last30d\n          allTime\n        }\n        models {\n          id\n          label\n          status\n          checkedAt\n          history {\n            observedAt\n            status\n          }\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query ServiceStatus {\n    serviceStatus {\n      generatedAt\n      groups {\n        id\n        label\n        status\n        uptime {\n          last24h\n          last7d\n          last30d\n          allTime\n        }\n        models {\n          id\n          label\n          status\n          checkedAt\n          history {\n            observedAt\n            status\n          }\n        }\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription ServiceStatusChanged {\n    serviceStatusChanged {\n      groupId\n      modelId\n      status\n      observedAt\n    }\n  }\n"): (typeof documents)["\n  subscription ServiceStatusChanged {\n    serviceStatusChanged {\n      groupId\n      modelId\n      status\n      observedAt\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Usage($from: DateTimeISO, $to: DateTimeISO, $model: String, $group: String, $status: String, $providerFamily: String, $limit: Int) {\n    usage(from: $from, to: $to, model: $model, group: $group, status: $status, providerFamily: $providerFamily, limit: $limit) {\n      id\n      requestId\n      createdAt\n      model\n      providerFamily\n      routeGroup\n      routeGroupLabel\n      status\n      endpoint\n      clientSurface\n      promptTokens\n      completionTokens\n      totalTokens\n      cacheReadTokens\n      cacheWriteTokens\n      amountUsd\n      officialCostUsd\n      savedUsd\n      latencyMs\n      errorCode\n      apiKey {\n        id\n        label\n      }\n    }\n  }\n"): (typeof documents)["\n  query Usage($from: DateTimeISO, $to: DateTimeISO, $model: String, $group: String, $status: String, $providerFamily: String, $limit: Int) {\n    usage(from: $from, to: $to, model: $model, group: $group, status: $status, providerFamily: $providerFamily, limit: $limit) {\n      id\n      requestId\n      createdAt\n      model\n      providerFamily\n      routeGroup\n      routeGroupLabel\n      status\n      endpoint\n      clientSurface\n      promptTokens\n      completionTokens\n      totalTokens\n      cacheReadTokens\n      cacheWriteTokens\n      amountUsd\n      officialCostUsd\n      savedUsd\n      latencyMs\n      errorCode\n      apiKey {\n        id\n        label\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query UsageEvent($requestId: ID!) {\n    usageEvent(requestId: $requestId) {\n      requestId\n      createdAt\n      completedAt\n      model\n      providerFamily\n      routeGroupLabel\n      status\n      endpoint\n      clientSurface\n      promptTokens\n      completionTokens\n      totalTokens\n      cacheReadTokens\n      cacheWriteTokens\n      cacheHitRatio\n      amountUsd\n      officialCostUsd\n      savedUsd\n      latencyMs\n      errorCode\n      apiKey {\n        id\n        label\n      }\n    }\n  }\n"): (typeof documents)["\n  query UsageEvent($requestId: ID!) {\n    usageEvent(requestId: $requestId) {\n      requestId\n      createdAt\n      completedAt\n      model\n      providerFamily\n      routeGroupLabel\n      status\n      endpoint\n      clientSurface\n      promptTokens\n      completionTokens\n      totalTokens\n      cacheReadTokens\n      cacheWriteTokens\n      cacheHitRatio\n      amountUsd\n      officialCostUsd\n      savedUsd\n      latencyMs\n      errorCode\n      apiKey {\n        id\n        label\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query VideoTasks {\n    videoTasks(limit: 20) {\n      ...VideoTaskFields\n    }\n  }\n"): (typeof documents)["\n  query VideoTasks {\n    videoTasks(limit: 20) {\n      ...VideoTaskFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment VideoTaskFields on VideoTask {\n    id\n    model\n    status\n    progress\n    seconds\n    createdAt\n    completedAt\n    playbackUrl\n    error {\n      code\n      message\n    }\n  }\n"): (typeof documents)["\n  fragment VideoTaskFields on VideoTask {\n    id\n    model\n    status\n    progress\n    seconds\n    createdAt\n    completedAt\n    playbackUrl\n    error {\n      code\n      message\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription VideoTaskUpdated {\n    videoTaskUpdated {\n      ...VideoTaskFields\n    }\n  }\n"): (typeof documents)["\n  subscription VideoTaskUpdated {\n    videoTaskUpdated {\n      ...VideoTaskFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Me {\n    me {\n      userId\n      username\n      email\n      emailVerified\n      isAdmin\n      balanceUsd\n    }\n  }\n"): (typeof documents)["\n  query Me {\n    me {\n      userId\n      username\n      email\n      emailVerified\n      isAdmin\n      balanceUsd\n    }\n  }\n"];
+
+export function graphql(source: string) {
+  return (documents as any)[source] ?? {};
+}
+
+export type DocumentType<TDocumentNode extends DocumentNode<any, any>> = TDocumentNode extends DocumentNode<  infer TType,  any>  ? TType  : never;

@@ -1,0 +1,47 @@
+import { useQuery } from 'urql';
+import { useI18n } from '../../i18n.js';
+import { Badge, Loading, Page } from '../../ui.js';
+import { StatusDocument } from '../status.js';
+
+/** The status monitor's probes, model by model: last check, current state, the changes it recorded. */
+export function AdminProbes() {
+  const { t, formatDate } = useI18n();
+  const [{ data }] = useQuery({ query: StatusDocument, requestPolicy: 'network-only' });
+  if (!data) return <Page title={t('nav.adminProbes')}><Loading /></Page>;
+  return (
+    <Page title={t('nav.adminProbes')}>
+      <div className="table-wrap">
+        <table className="table">
+          <thead>
+            <tr>
+              <th scope="col">{t('keys.group')}</th>
+              <th scope="col">{t('models.model')}</th>
+              <th scope="col">{t('usage.status')}</th>
+              <th scope="col">{t('admin.lastCheck')}</th>
+              <th scope="col">{t('admin.changes24h')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {data.serviceStatus.groups.flatMap((group) =>
+              group.models.map((model) => (
+                <tr key={`${group.id}/${model.id}`}>
+                  <td>{group.label}</td>
+                  <td>{model.label}</td>
+                  <td>
+                    <Badge tone={model.status === 'active' ? 'good' : model.status === 'unavailable' ? 'bad' : 'warn'}>{t(`status.${model.status}` as 'status.active')}</Badge>
+                  </td>
+                  <td>{formatDate(model.checkedAt)}</td>
+                  <td>
+                    {model.history.length
+                      ? model.history.map((p) => `${formatDate(p.observedAt)}: ${t(`status.${p.status}` as 'status.active')}`).join('; ')
+                      : '—'}
+                  </td>
+                </tr>
+              )),
+            )}
+          </tbody>
+        </table>
+      </div>
+    </Page>
+  );
+}

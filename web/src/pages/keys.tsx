@@ -1,0 +1,192 @@
+import { useMemo, useState, type FormEvent } from 'react';
+import { useMutation, useQuery } from 'urql';
+import { describeError } from '../client.js';
+import { graphql } from '../gql/index.js';
+import type { CreateKeyMutation } from '../gql/graphql.js';
+import { useI18n } from '../i18n.js';
+import { useSession } from '../session.js';
+import { Button, Card, Code, CopyButton, Empty, Field, Loading, Money, Notice, Page, ProblemText, SelectField } from '../ui.js';
+
+const KeysDocument = graphql(`
+  query Keys {
+    keys {
+      id
+      label
+      providerFamily
+      routeGroup
+      pricingPlan
+      monthlySpendCap
+      createdAt
+      lastUsed
+    }
+    catalogModels {
+      id
+      family
+      groups {
+        id
+        label
+      }
+    }
+  }
+`);
+const CreateKeyDocument = graphql(`
+  mutation CreateKey($input: CreateKeyInput!) {
+    createKey(input: $input) {
+      id
+      key
+      label
+      providerFamily
+      routeGroup
+      pricingPlan
+      monthlySpendCap
+      createdAt
+    }
+  }
+`);
+const RevokeKeyDocument = graphql(`
+  mutation RevokeKey($id: ID!) {
+    revokeKey(id: $id)
+  }
+`);
+
+/** Families and, per family, the groups its models are sold in: what a key may be scoped to. */
+type CreatedApiKey = CreateKeyMutation['createKey'];
+
+export function familiesAndGroups(models: { family: string; groups: { id: string; label: string }[] }[]): Map<string, Map<string, string>> {
+  const families = new Map<string, Map<string, string>>();
+  for (const model of models) {
+    const groups = families.get(model.family) ?? new Map<string, string>();
+    for (const group of model.groups) groups.set(group.id, group.label);
+    families.set(model.family, groups);
+  }
+  return families;
+}
+
+export function Keys() {
+  const { t, formatDate } = useI18n();
+  const { remember } = useSession();
+  const [{ data, fetching }, refetch] = useQuery({ query: KeysDocument });
+  const [createState, create] = useMutation(CreateKeyDocument);
+  const [, revoke] = useMutation(RevokeKeyDocument);
+  const [created, setCreated] = useState<CreatedApiKey | null>(null);
+  const families = useMemo(() => familiesAndGroups(data?.catalogModels ?? []), [data]);
+  const [form, setForm] = useState({ label: '', providerFamily: '', routeGroup: '', monthlySpendCap: '' });
+  const family = form.providerFamily || [...families.keys()][0] || '';
+  const groups = [...(families.get(family) ?? new Map<string, string>()).entries()];
+  const group = form.routeGroup && groups.some(([id]) => id === form.routeGroup) ? form.routeGroup : (groups[0]?.[0] ?? '');
+  const problem = describeError(createState.error);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const input = { providerFamily: family, routeGroup: group, ...(form.label ? { label: form.label } : {}), ...(form.monthlySpendCap ? { monthlySpendCap: form.monthlySpendCap } : {}) };
+    const result = await create({ input });
+    if (result.data) {
+      const key = result.data.createKey;
+      setCreated(key);
+      remember({ label: key.label ?? key.id, secret: key.key, providerFamily: key.providerFamily });
+      setForm({ label: '', providerFamily: form.providerFamily, routeGroup: form.routeGroup, monthlySpendCap: '' });
+      refetch({ requestPolicy: 'network-only' });
+    }
+  };
+
+  return (
+    <Page title={t('nav.keys')}>
+      {created && <CreatedKey created={created} onDone={() => setCreated(null)} />}
+      <Card title={t('keys.create')}>
+        <form onSubmit={submit} noValidate className="form-grid">
+          <ProblemText problem={problem} />
+          <Field label={t('keys.label')} value={form.label} maxLength={64} onChange={(e) => setForm({ ...form, label: e.target.value })} error={problem?.fields.label} />
+          <SelectField label={t('keys.family')} value={family} onChange={(e) => setForm({ ...form, providerFamily: e.target.value, routeGroup: '' })} options={[...families.keys()].map((id) => ({ value: id, label: id }))} error={problem?.fields.providerFamily} />
+          <SelectField label={t('keys.group')} value={group} onChange={(e) => setForm({ ...form, routeGroup: e.target.value })} options={groups.map(([id, label]) => ({ value: id, label }))} error={problem?.fields.routeGroup} />
+          <Field label={t('keys.monthCap')} inputMode="decimal" placeholder="25.00" value={form.monthlySpendCap} onChange={(e) => setForm({ ...form, monthlySpendCap: e.target.value })} error={problem?.fields.monthlySpendCap} hint={t('keys.monthCapHint')} />
+          <Button type="submit" busy={createState.fetching} disabled={!family || !group}>
+            {t('keys.createButton')}
+          </Button>
+        </form>
+      </Card>
+      <Card title={t('keys.yours')}>
+        {!data && fetching ? (
+          <Loading />
+        ) : !data?.keys.length ? (
+          <Empty>{t('keys.none')}</Empty>
+        ) : (
+          <div className="table-wrap">
+            <table className="table">
+              <thead>
+                <tr>
+                  <th scope="col">{t('keys.label')}</th>
+                  <th scope="col">{t('keys.family')}</th>
+                  <th scope="col">{t('keys.group')}</th>
+                  <th scope="col">{t('keys.monthCap')}</th>
+                  <th scope="col">{t('keys.created')}</th>
+                  <th scope="col">{t('keys.lastUsed')}</th>
+                  <th scope="col">
+                    <span className="visually-hidden">{t('common.actions')}</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.keys.map((key) => (
+                  <tr key={key.id}>
+                    <td>{key.label ?? key.id}</td>
+                    <td>{key.providerFamily}</td>
+                    <td>{key.routeGroup}</td>
+                    <td>{key.monthlySpendCap ? <Money usd={key.monthlySpendCap} /> : t('keys.noCap')}</td>
+                    <td>{formatDate(key.createdAt)}</td>
+                    <td>{formatDate(key.lastUsed)}</td>
+                    <td>
+                      <Button
+                        kind="danger"
+                        aria-label={t('keys.revokeNamed', { name: key.label ?? key.id })}
+                        onClick={async () => {
+                          if (!confirm(t('keys.revokeConfirm', { name: key.label ?? key.id }))) return;
+                          await revoke({ id: key.id });
+                          refetch({ requestPolicy: 'network-only' });
+                        }}
+                      >
+                        {t('keys.revoke')}
+                      </Button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Card>
+    </Page>
+  );
+}
+
+/** The raw key, shown once, with ready-to-paste client set-ups for both official SDKs. */
+function CreatedKey({ created, onDone }: { created: CreatedApiKey; onDone(): void }) {
+  const { t } = useI18n();
+  const origin = location.origin;
+  const openai = `import OpenAI from 'openai';\n\nconst client = new OpenAI({ apiKey: '${created.key}', baseURL: '${origin}/v1' });\nconst answer = await client.chat.completions.create({\n  model: '<model>',\n  messages: [{ role: 'user', content: 'Hello' }],\n});`;
+  const anthropic = `import Anthropic from '@anthropic-ai/sdk';\n\nconst client = new Anthropic({\n  apiKey: '${created.key}',\n  baseURL: '${origin}',\n  authToken: null,\n  defaultHeaders: { 'anthropic-version': '2023-06-01' },\n});\nconst answer = await client.messages.create({\n  model: '<model>',\n  max_tokens: 256,\n  messages: [{ role: 'user', content: 'Hello' }],\n});`;
+  const curl = `curl ${origin}/v1/chat/completions \\\n  -H 'Authorization: Bearer ${created.key}' \\\n  -H 'Content-Type: application/json' \\\n  -d '{"model": "<model>", "messages": [{"role": "user", "content": "Hello"}]}'`;
+  return (
+    <Card title={t('keys.createdTitle')} className="highlight">
+      <Notice kind="warning">{t('keys.shownOnce')}</Notice>
+      <div className="row">
+        <code className="secret" data-testid="raw-key" data-copy={created.key}>
+          {created.key}
+        </code>
+        <CopyButton text={created.key} />
+      </div>
+      <h3>OpenAI SDK</h3>
+      <Code>{openai}</Code>
+      <CopyButton text={openai} label={t('keys.copySnippet')} />
+      <h3>Anthropic SDK</h3>
+      <Code>{anthropic}</Code>
+      <CopyButton text={anthropic} label={t('keys.copySnippet')} />
+      <h3>curl</h3>
+      <Code>{curl}</Code>
+      <p>
+        <Button kind="secondary" onClick={onDone}>
+          {t('keys.saved')}
+        </Button>
+      </p>
+    </Card>
+  );
+}

@@ -1,0 +1,170 @@
+import { useMemo, useState } from 'react';
+import { useQuery } from 'urql';
+import { graphql } from '../gql/index.js';
+import type { ModelsQuery } from '../gql/graphql.js';
+import { useI18n } from '../i18n.js';
+import { Badge, Card, Empty, Field, Loading, Money, Page, SelectField } from '../ui.js';
+
+export const ModelsDocument = graphql(`
+  query Models {
+    catalogModels {
+      id
+      label
+      family
+      kind
+      endpoints
+      contextWindow
+      maxOutputTokens
+      video
+      capabilities {
+        streaming
+        tools
+        vision
+      }
+      official {
+        inputUsdPer1m
+        outputUsdPer1m
+        usdPerGeneration
+        usdPerSecond
+      }
+      groups {
+        id
+        label
+        pricingPlan
+        pricing {
+          inputUsdPer1m
+          outputUsdPer1m
+          cacheReadUsdPer1m
+          cacheWriteUsdPer1m
+          usdPerGeneration
+          usdPerSecond
+        }
+      }
+    }
+  }
+`);
+
+type Pricing = ModelsQuery['catalogModels'][number]['groups'][number]['pricing'];
+
+/** A price line: per million tokens, per generation or per second, whichever the model is sold by. */
+export function PriceText({ pricing }: { pricing: Partial<Pricing> | null | undefined }) {
+  const { t } = useI18n();
+  if (!pricing) return <>—</>;
+  if (pricing.inputUsdPer1m || pricing.outputUsdPer1m)
+    return (
+      <>
+        <Money usd={pricing.inputUsdPer1m} /> / <Money usd={pricing.outputUsdPer1m} /> {t('models.perMillion')}
+      </>
+    );
+  if (pricing.usdPerGeneration)
+    return (
+      <>
+        <Money usd={pricing.usdPerGeneration} /> {t('models.perGeneration')}
+      </>
+    );
+  if (pricing.usdPerSecond)
+    return (
+      <>
+        <Money usd={pricing.usdPerSecond} /> {t('models.perSecond')}
+      </>
+    );
+  return <>—</>;
+}
+
+export function Models() {
+  const { t, formatNumber } = useI18n();
+  const [{ data, fetching }] = useQuery({ query: ModelsDocument });
+  const [filter, setFilter] = useState({ text: '', family: '', capability: '' });
+  const models = data?.catalogModels ?? [];
+  const familyOptions = useMemo(() => [...new Set(models.map((m) => m.family))], [models]);
+  const shown = models.filter(
+    (m) =>
+      (!filter.text || `${m.id} ${m.label}`.toLowerCase().includes(filter.text.toLowerCase())) &&
+      (!filter.family || m.family === filter.family) &&
+      (!filter.capability || m.capabilities[filter.capability as 'tools' | 'vision' | 'streaming'] || m.kind === filter.capability),
+  );
+  return (
+    <Page title={t('nav.models')}>
+      <Card>
+        <div className="form-grid filters" role="search">
+          <Field label={t('models.search')} type="search" value={filter.text} onChange={(e) => setFilter({ ...filter, text: e.target.value })} />
+          <SelectField label={t('keys.family')} value={filter.family} onChange={(e) => setFilter({ ...filter, family: e.target.value })} options={[{ value: '', label: t('common.all') }, ...familyOptions.map((f) => ({ value: f, label: f }))]} />
+          <SelectField
+            label={t('models.capability')}
+            value={filter.capability}
+            onChange={(e) => setFilter({ ...filter, capability: e.target.value })}
+            options={[
+              { value: '', label: t('common.all') },
+              { value: 'tools', label: t('models.tools') },
+              { value: 'vision', label: t('models.vision') },
+              { value: 'streaming', label: t('models.streaming') },
+              { value: 'video', label: t('models.video') },
+              { value: 'image', label: t('models.image') },
+            ]}
+          />
+        </div>
+      </Card>
+      {!data && fetching ? (
+        <Loading />
+      ) : !shown.length ? (
+        <Empty>{t('models.none')}</Empty>
+      ) : (
+        <div className="table-wrap">
+          <table className="table" data-testid="models-table">
+            <caption className="visually-hidden">{t('nav.models')}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('models.model')}</th>
+                <th scope="col">{t('keys.family')}</th>
+                <th scope="col">{t('models.capabilities')}</th>
+                <th scope="col">{t('models.endpoints')}</th>
+                <th scope="col">{t('models.prices')}</th>
+                <th scope="col">{t('models.official')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {shown.map((m) => (
+                <tr key={m.id} data-model={m.id}>
+                  <th scope="row">
+                    {m.label}
+                    <br />
+                    <code>{m.id}</code>
+                    {m.contextWindow ? <span className="hint"> · {t('models.context', { tokens: formatNumber(m.contextWindow) })}</span> : null}
+                  </th>
+                  <td>{m.family}</td>
+                  <td>
+                    <span className="badges">
+                      <Badge tone="neutral">{m.kind}</Badge>
+                      {m.capabilities.streaming && <Badge tone="neutral">{t('models.streaming')}</Badge>}
+                      {m.capabilities.tools && <Badge tone="neutral">{t('models.tools')}</Badge>}
+                      {m.capabilities.vision && <Badge tone="neutral">{t('models.vision')}</Badge>}
+                    </span>
+                  </td>
+                  <td>
+                    {m.endpoints.map((e) => (
+                      <code key={e} className="endpoint">
+                        {e}
+                      </code>
+                    ))}
+                  </td>
+                  <td>
+                    <ul className="plain">
+                      {m.groups.map((g) => (
+                        <li key={g.id} data-group={g.id}>
+                          <strong>{g.label}</strong>: <PriceText pricing={g.pricing} />
+                        </li>
+                      ))}
+                    </ul>
+                  </td>
+                  <td>
+                    <PriceText pricing={m.official} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </Page>
+  );
+}

@@ -1,0 +1,273 @@
+import { useState } from 'react';
+import { useClient, useQuery } from 'urql';
+import { graphql } from '../gql/index.js';
+import type { UsageQuery, UsageQueryVariables } from '../gql/graphql.js';
+import { useI18n } from '../i18n.js';
+import { Badge, Button, Card, Empty, Field, Loading, Money, Page, SelectField } from '../ui.js';
+
+const UsageDocument = graphql(`
+  query Usage($from: DateTimeISO, $to: DateTimeISO, $model: String, $group: String, $status: String, $providerFamily: String, $limit: Int) {
+    usage(from: $from, to: $to, model: $model, group: $group, status: $status, providerFamily: $providerFamily, limit: $limit) {
+      id
+      requestId
+      createdAt
+      model
+      providerFamily
+      routeGroup
+      routeGroupLabel
+      status
+      endpoint
+      clientSurface
+      promptTokens
+      completionTokens
+      totalTokens
+      cacheReadTokens
+      cacheWriteTokens
+      amountUsd
+      officialCostUsd
+      savedUsd
+      latencyMs
+      errorCode
+      apiKey {
+        id
+        label
+      }
+    }
+  }
+`);
+const UsageEventDocument = graphql(`
+  query UsageEvent($requestId: ID!) {
+    usageEvent(requestId: $requestId) {
+      requestId
+      createdAt
+      completedAt
+      model
+      providerFamily
+      routeGroupLabel
+      status
+      endpoint
+      clientSurface
+      promptTokens
+      completionTokens
+      totalTokens
+      cacheReadTokens
+      cacheWriteTokens
+      cacheHitRatio
+      amountUsd
+      officialCostUsd
+      savedUsd
+      latencyMs
+      errorCode
+      apiKey {
+        id
+        label
+      }
+    }
+  }
+`);
+
+type Event = UsageQuery['usage'][number];
+const PAGE_SIZE = 50;
+/** The most rows one CSV export fetches (200 per request). */
+const EXPORT_MAX_ROWS = 20_000;
+
+interface Filters {
+  from: string;
+  to: string;
+  model: string;
+  group: string;
+  status: string;
+  providerFamily: string;
+}
+
+function variablesOf(filters: Filters, before: string | null, limit: number): UsageQueryVariables {
+  const v: UsageQueryVariables = { limit };
+  if (filters.from) v.from = new Date(filters.from).toISOString();
+  if (before) v.to = before;
+  else if (filters.to) v.to = new Date(filters.to).toISOString();
+  for (const name of ['model', 'group', 'status', 'providerFamily'] as const) if (filters[name]) v[name] = filters[name];
+  return v;
+}
+
+/** One millisecond before an event: the next (older) page's `to`. */
+function justBefore(iso: string): string {
+  return new Date(new Date(iso).getTime() - 1).toISOString();
+}
+
+const CSV_COLUMNS: (keyof Event)[] = ['createdAt', 'requestId', 'model', 'providerFamily', 'routeGroup', 'status', 'endpoint', 'promptTokens', 'completionTokens', 'totalTokens', 'cacheReadTokens', 'cacheWriteTokens', 'amountUsd', 'officialCostUsd', 'savedUsd', 'latencyMs', 'errorCode'];
+
+function csvCell(value: unknown): string {
+  const text = value == null ? '' : String(value);
+  // A leading =, +, - or @ would run as a formula in a spreadsheet.
+  const safe = /^[=+\-@]/.test(text) && !/^-?\d/.test(text) ? `'${text}` : text;
+  return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+export function Usage() {
+  const { t, formatDate, formatNumber } = useI18n();
+  const client = useClient();
+  const [draft, setDraft] = useState<Filters>({ from: '', to: '', model: '', group: '', status: '', providerFamily: '' });
+  const [filters, setFilters] = useState<Filters>(draft);
+  const [cursors, setCursors] = useState<(string | null)[]>([null]);
+  const before = cursors[cursors.length - 1] ?? null;
+  const [{ data, fetching, error }] = useQuery({ query: UsageDocument, variables: variablesOf(filters, before, PAGE_SIZE), requestPolicy: 'network-only' });
+  const [selected, setSelected] = useState<string | null>(null);
+  const [exporting, setExporting] = useState<number | null>(null);
+  const events = data?.usage ?? [];
+
+  const exportCsv = async () => {
+    const rows: Event[] = [];
+    let cursor: string | null = null;
+    setExporting(0);
+    while (rows.length < EXPORT_MAX_ROWS) {
+      const page = await client.query(UsageDocument, variablesOf(filters, cursor, 200), { requestPolicy: 'network-only' }).toPromise();
+      const items = page.data?.usage ?? [];
+      rows.push(...items);
+      setExporting(rows.length);
+      if (items.length < 200) break;
+      cursor = justBefore(items[items.length - 1]!.createdAt);
+    }
+    const csv = [CSV_COLUMNS.join(','), ...rows.map((row) => CSV_COLUMNS.map((column) => csvCell(row[column])).join(','))].join('\r\n');
+    const link = document.createElement('a');
+    link.href = URL.createObjectURL(new Blob([csv], { type: 'text/csv' }));
+    link.download = `baikal-usage-${new Date().toISOString().slice(0, 10)}.csv`;
+    link.click();
+    URL.revokeObjectURL(link.href);
+    setExporting(null);
+  };
+
+  return (
+    <Page title={t('nav.usage')}>
+      <Card>
+        <form
+          className="form-grid filters"
+          role="search"
+          onSubmit={(event) => {
+            event.preventDefault();
+            setFilters(draft);
+            setCursors([null]);
+          }}
+        >
+          <Field label={t('usage.from')} type="datetime-local" value={draft.from} onChange={(e) => setDraft({ ...draft, from: e.target.value })} />
+          <Field label={t('usage.to')} type="datetime-local" value={draft.to} onChange={(e) => setDraft({ ...draft, to: e.target.value })} />
+          <Field label={t('models.model')} value={draft.model} onChange={(e) => setDraft({ ...draft, model: e.target.value })} />
+          <Field label={t('keys.group')} value={draft.group} onChange={(e) => setDraft({ ...draft, group: e.target.value })} />
+          <SelectField label={t('usage.status')} value={draft.status} onChange={(e) => setDraft({ ...draft, status: e.target.value })} options={['', 'success', 'error', 'cancelled'].map((s) => ({ value: s, label: s || t('common.all') }))} />
+          <Field label={t('keys.family')} value={draft.providerFamily} onChange={(e) => setDraft({ ...draft, providerFamily: e.target.value })} />
+          <div className="row">
+            <Button type="submit">{t('usage.apply')}</Button>
+            <Button kind="secondary" onClick={exportCsv} busy={exporting !== null}>
+              {exporting !== null ? t('usage.exporting', { count: exporting }) : t('usage.export')}
+            </Button>
+          </div>
+        </form>
+      </Card>
+      {error && <p className="alert error" role="alert">{error.graphQLErrors[0]?.message ?? error.message}</p>}
+      {!data && fetching ? (
+        <Loading />
+      ) : !events.length ? (
+        <Empty>{t('usage.none')}</Empty>
+      ) : (
+        <div className="table-wrap">
+          <table className="table" data-testid="usage-table">
+            <thead>
+              <tr>
+                <th scope="col">{t('usage.time')}</th>
+                <th scope="col">{t('models.model')}</th>
+                <th scope="col">{t('keys.group')}</th>
+                <th scope="col">{t('usage.status')}</th>
+                <th scope="col">{t('usage.tokens')}</th>
+                <th scope="col">{t('usage.cost')}</th>
+                <th scope="col">{t('usage.key')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {events.map((event) => (
+                <tr key={event.id}>
+                  <td>
+                    <Button kind="link" onClick={() => setSelected(event.requestId)} aria-label={t('usage.details', { id: event.requestId })}>
+                      {formatDate(event.createdAt)}
+                    </Button>
+                  </td>
+                  <td>{event.model}</td>
+                  <td>{event.routeGroupLabel}</td>
+                  <td>
+                    <Badge tone={event.status === 'success' ? 'good' : event.status === 'error' ? 'bad' : 'warn'}>{event.status}</Badge>
+                  </td>
+                  <td>{event.totalTokens == null ? '—' : formatNumber(event.totalTokens)}</td>
+                  <td>
+                    <Money usd={event.amountUsd} />
+                  </td>
+                  <td>{event.apiKey?.label ?? event.apiKey?.id ?? '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <nav className="row pager" aria-label={t('usage.pages')}>
+        <Button kind="secondary" disabled={cursors.length < 2} onClick={() => setCursors(cursors.slice(0, -1))}>
+          {t('usage.newer')}
+        </Button>
+        <span>{t('usage.page', { page: cursors.length })}</span>
+        <Button kind="secondary" disabled={events.length < PAGE_SIZE} onClick={() => setCursors([...cursors, justBefore(events[events.length - 1]!.createdAt)])}>
+          {t('usage.older')}
+        </Button>
+      </nav>
+      {selected && <EventDetail requestId={selected} onClose={() => setSelected(null)} />}
+    </Page>
+  );
+}
+
+function EventDetail({ requestId, onClose }: { requestId: string; onClose(): void }) {
+  const { t, formatDate } = useI18n();
+  const [{ data }] = useQuery({ query: UsageEventDocument, variables: { requestId } });
+  const event = data?.usageEvent;
+  return (
+    <div className="dialog-backdrop" onClick={onClose}>
+      <div role="dialog" aria-modal="true" aria-labelledby="event-title" className="dialog card" onClick={(e) => e.stopPropagation()} onKeyDown={(e) => e.key === 'Escape' && onClose()}>
+        <h2 id="event-title">{t('usage.event')}</h2>
+        {!event ? (
+          <Loading />
+        ) : (
+          <dl className="facts">
+            <dt>{t('usage.requestId')}</dt>
+            <dd>
+              <code>{event.requestId}</code>
+            </dd>
+            <dt>{t('usage.time')}</dt>
+            <dd>
+              {formatDate(event.createdAt)} → {formatDate(event.completedAt)}
+            </dd>
+            <dt>{t('models.model')}</dt>
+            <dd>{event.model}</dd>
+            <dt>{t('keys.group')}</dt>
+            <dd>{event.routeGroupLabel}</dd>
+            <dt>{t('usage.endpoint')}</dt>
+            <dd>{event.endpoint ?? '—'}</dd>
+            <dt>{t('usage.status')}</dt>
+            <dd>
+              {event.status}
+              {event.errorCode ? ` (${event.errorCode})` : ''}
+            </dd>
+            <dt>{t('usage.tokens')}</dt>
+            <dd>
+              {event.promptTokens ?? '—'} / {event.completionTokens ?? '—'} ({t('usage.cacheRead')}: {event.cacheReadTokens ?? t('usage.notReported')})
+            </dd>
+            <dt>{t('usage.cost')}</dt>
+            <dd>
+              <Money usd={event.amountUsd} /> ({t('models.official')}: <Money usd={event.officialCostUsd} />, {t('dash.savings')}: <Money usd={event.savedUsd} />)
+            </dd>
+            <dt>{t('usage.latency')}</dt>
+            <dd>{event.latencyMs == null ? '—' : `${event.latencyMs} ms`}</dd>
+            <dt>{t('usage.key')}</dt>
+            <dd>{event.apiKey?.label ?? event.apiKey?.id ?? '—'}</dd>
+          </dl>
+        )}
+        <Button autoFocus onClick={onClose}>
+          {t('common.close')}
+        </Button>
+      </div>
+    </div>
+  );
+}
