@@ -55,11 +55,16 @@ interface AccountRow {
   balance_paid_usd: string;
   balance_bonus_usd: string;
   credit_limit_usd: string;
-  trusted_partner_until: Date | null;
+  trusted_partner_until: Date | string | null;
   concurrency_limit: number | null;
-  created_at: Date;
+  created_at: Date | string;
   active_keys: string;
   active_sessions: string;
+}
+
+/** Raw SQL answers timestamps as text: views carry dates. */
+function dateOrNull(value: Date | string | null): Date | null {
+  return value === null ? null : new Date(value);
 }
 
 /** What the cabinet's admin pages read about accounts, and ending an account's sessions. Admins only. */
@@ -77,10 +82,10 @@ export class AdminAccountsService {
               (select count(*) from api_keys k where k.user_id = u.id and k.revoked_at is null) as active_keys,
               (select count(*) from sessions s where s.user_id = u.id and s.revoked_at is null and s.expires_at > now()) as active_sessions
          from users u
-        where ?::text is null or lower(u.username) like ? or lower(u.email) like ? or u.id::text = ?
+        ${pattern ? `where lower(u.username) like ? or lower(u.email) like ? or u.id::text = ?` : ''}
         order by u.created_at desc, u.id
         limit ?`,
-      [pattern, pattern, pattern, search ?? '', limit],
+      pattern ? [pattern, pattern, search, limit] : [limit],
     );
     return rows.map((row) => ({
       userId: row.id,
@@ -92,11 +97,11 @@ export class AdminAccountsService {
       paidBalanceUsd: formatUsd(row.balance_paid_usd),
       bonusBalanceUsd: formatUsd(row.balance_bonus_usd),
       creditLimitUsd: formatUsd(row.credit_limit_usd),
-      trustedPartnerUntil: row.trusted_partner_until,
+      trustedPartnerUntil: dateOrNull(row.trusted_partner_until),
       concurrencyLimit: row.concurrency_limit,
       activeKeys: Number(row.active_keys),
       activeSessions: Number(row.active_sessions),
-      createdAt: row.created_at,
+      createdAt: new Date(row.created_at),
     }));
   }
 
@@ -105,7 +110,7 @@ export class AdminAccountsService {
     requireAdmin(actor);
     const { userId } = parseInput(userIdInput, raw);
     const rows = await this.deps.orm.em.fork().execute<
-      { id: string; label: string | null; provider_family: string; route_group: string; pricing_plan: string; monthly_spend_cap_usd: string | null; rpm_limit: number | null; concurrency_limit: number | null; last_used_at: Date | null; created_at: Date; revoked_at: Date | null }[]
+      { id: string; label: string | null; provider_family: string; route_group: string; pricing_plan: string; monthly_spend_cap_usd: string | null; rpm_limit: number | null; concurrency_limit: number | null; last_used_at: Date | string | null; created_at: Date | string; revoked_at: Date | string | null }[]
     >('select id, label, provider_family, route_group, pricing_plan, monthly_spend_cap_usd, rpm_limit, concurrency_limit, last_used_at, created_at, revoked_at from api_keys where user_id = ? order by created_at desc, id', [userId]);
     return rows.map((row) => ({
       id: row.id,
@@ -116,9 +121,9 @@ export class AdminAccountsService {
       monthlySpendCap: row.monthly_spend_cap_usd === null ? null : formatUsd(row.monthly_spend_cap_usd),
       rpmLimit: row.rpm_limit,
       concurrencyLimit: row.concurrency_limit,
-      lastUsed: row.last_used_at,
-      createdAt: row.created_at,
-      revokedAt: row.revoked_at,
+      lastUsed: dateOrNull(row.last_used_at),
+      createdAt: new Date(row.created_at),
+      revokedAt: dateOrNull(row.revoked_at),
     }));
   }
 

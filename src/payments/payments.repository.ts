@@ -99,8 +99,8 @@ export function invoicesOf(em: EntityManager, userId: string, limit: number): Pr
 /** The newest invoices of every account (an operator's list), optionally of one status, with the account's name. */
 export function recentInvoices(em: EntityManager, status: string | null, limit: number): Promise<(InvoiceRow & { username: string | null; email: string | null })[]> {
   return em.execute(
-    'select i.*, u.username, u.email from invoices i join users u on u.id = i.user_id where ?::text is null or i.status = ? order by i.created_at desc, i.id desc limit ?',
-    [status, status, limit],
+    `select i.*, u.username, u.email from invoices i join users u on u.id = i.user_id ${status ? 'where i.status = ?' : ''} order by i.created_at desc, i.id desc limit ?`,
+    status ? [status, limit] : [limit],
   );
 }
 

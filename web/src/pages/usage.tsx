@@ -185,8 +185,9 @@ export function Usage() {
               {events.map((event) => (
                 <tr key={event.id}>
                   <td>
-                    <Button kind="link" onClick={() => setSelected(event.requestId)} aria-label={t('usage.details', { id: event.requestId })}>
+                    <Button kind="link" onClick={() => setSelected(event.requestId)}>
                       {formatDate(event.createdAt)}
+                      <span className="visually-hidden"> ({t('usage.details', { id: event.requestId })})</span>
                     </Button>
                   </td>
                   <td>{event.model}</td>

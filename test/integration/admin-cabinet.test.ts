@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { newAdmin, newFundedAccount } from '../helpers/accounts.js';
+import { useTestGateway } from '../helpers/gateway.js';
+
+/** The operator views the cabinet's admin pages read: accounts, their keys, invoices; ending sessions. */
+describe('admin cabinet queries', () => {
+  const gw = useTestGateway();
+
+  it('searches accounts, lists keys and invoices, ends sessions; customers are refused', async () => {
+    const admin = await newAdmin(gw);
+    const customer = await newFundedAccount(gw, '12.5');
+    const all = await gw.services.adminAccounts.search(admin.actor, {});
+    expect(all.map((a) => a.userId)).toContain(customer.userId);
+    const found = await gw.services.adminAccounts.search(admin.actor, { search: customer.input.username.toUpperCase() });
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({ userId: customer.userId, balanceUsd: '12.5', activeSessions: 1 });
+    expect(await gw.services.adminAccounts.search(admin.actor, { search: '100%_' })).toEqual([]);
+    expect(await gw.services.adminAccounts.keysOf(admin.actor, { userId: customer.userId })).toEqual([]);
+    expect(await gw.services.payments.adminInvoices(admin.actor, { status: 'pending' })).toEqual([]);
+    await expect(gw.services.payments.adminInvoices(admin.actor, { status: 'lost' })).rejects.toMatchObject({ code: 'validation_failed' });
+    await expect(gw.services.adminAccounts.search(customer.actor, {})).rejects.toMatchObject({ code: 'forbidden' });
+    const response = await fetch(`${gw.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${admin.token}` },
+      body: JSON.stringify({ query: `query($s: String) { adminAccounts(search: $s, limit: 50) { userId username balanceUsd creditLimitUsd trustedPartnerUntil activeKeys activeSessions createdAt } adminInvoices(status: "pending", limit: 100) { id account } }`, variables: { s: customer.input.username } }),
+    });
+    const body = (await response.json()) as { data: { adminAccounts: { userId: string }[] } | null; errors?: unknown };
+    expect(body.errors).toBeUndefined();
+    expect(body.data!.adminAccounts.map((a) => a.userId)).toEqual([customer.userId]);
+    expect(await gw.services.adminAccounts.endSessions(admin.actor, { userId: customer.userId })).toBe(1);
+    expect(await gw.services.accounts.sessionActor(customer.actor.sessionId)).toBeNull();
+  });
+});
