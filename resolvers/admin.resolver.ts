@@ -3,11 +3,11 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { requireActor, type RequestContext } from '../src/context.js';
 import type { CatalogModelInput, PricingPlanInput as PricingPlanInputData } from '../src/catalog/catalog.schemas.js';
 import { domainInput } from './args.js';
-import { AdminAccount, AdminKey } from './types/account.types.js';
+import { AdminAccount } from './types/account.types.js';
 import { AdminInvoice } from './types/payments.types.js';
 import { AdjustBalanceInput, LedgerPosting, TrustedPartner, TrustedPartnerInput } from './types/billing.types.js';
 import { CatalogModel, PricingPlanInput, PricingPlanView } from './types/catalog.types.js';
-import { AccountLimits, AccountLimitsInput, KeyLimits, KeyLimitsInput } from './types/keys.types.js';
+import { AccountLimits, AccountLimitsInput, AdminKey, KeyLimits, KeyLimitsInput } from './types/keys.types.js';
 
 /** Operator mutations; every one answers FORBIDDEN unless the caller is an admin. */
 @Resolver()

@@ -59,11 +59,7 @@ export function cabinetPages(cabinet: ReturnType<typeof loadCabinet>): Router {
       },
     }),
   );
-  router.get(['/favicon.svg'], (_req, res) => {
-    res.setHeader('content-type', 'image/svg+xml');
-    res.setHeader('cache-control', 'public, max-age=86400');
-    res.sendFile(path.join(cabinet.root, 'favicon.svg'));
-  });
+  router.get('/favicon.svg', (_req, res) => res.sendFile(path.join(cabinet.root, 'favicon.svg'), { maxAge: '1d' }));
   router.use((req: Request, res: Response, next: NextFunction) => {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || !isCabinetPage(req.path)) return next();
     sendPage(res, cabinet.index);

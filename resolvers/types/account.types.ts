@@ -209,25 +209,7 @@ export class MessengerLinkConfirm {
 }
 
 @ObjectType({ description: 'Admin: an account with its balances, credit line and activity.' })
-export class AdminAccount {
-  @Field(() => ID)
-  userId!: string;
-
-  @Field(() => String, { nullable: true })
-  username!: string | null;
-
-  @Field(() => String, { nullable: true })
-  email!: string | null;
-
-  @Field(() => Boolean)
-  emailVerified!: boolean;
-
-  @Field(() => Boolean)
-  isAdmin!: boolean;
-
-  @Field(() => String)
-  balanceUsd!: string;
-
+export class AdminAccount extends Account {
   @Field(() => String)
   paidBalanceUsd!: string;
 
@@ -251,40 +233,4 @@ export class AdminAccount {
 
   @Field(() => DateTimeISOResolver)
   createdAt!: Date;
-}
-
-@ObjectType({ description: 'Admin: one key of an account with its limit overrides.' })
-export class AdminKey {
-  @Field(() => ID)
-  id!: string;
-
-  @Field(() => String, { nullable: true })
-  label!: string | null;
-
-  @Field(() => String)
-  providerFamily!: string;
-
-  @Field(() => String)
-  routeGroup!: string;
-
-  @Field(() => String)
-  pricingPlan!: string;
-
-  @Field(() => String, { nullable: true })
-  monthlySpendCap!: string | null;
-
-  @Field(() => Int, { nullable: true })
-  rpmLimit!: number | null;
-
-  @Field(() => Int, { nullable: true })
-  concurrencyLimit!: number | null;
-
-  @Field(() => DateTimeISOResolver, { nullable: true })
-  lastUsed!: Date | null;
-
-  @Field(() => DateTimeISOResolver)
-  createdAt!: Date;
-
-  @Field(() => DateTimeISOResolver, { nullable: true })
-  revokedAt!: Date | null;
 }

@@ -32,6 +32,18 @@ export class ApiKey extends ApiKeyFields {
   lastUsed!: Date | null;
 }
 
+@ObjectType({ description: 'Admin: one key of an account, revoked ones too, with its limit overrides.' })
+export class AdminKey extends ApiKey {
+  @Field(() => Int, { nullable: true })
+  rpmLimit!: number | null;
+
+  @Field(() => Int, { nullable: true })
+  concurrencyLimit!: number | null;
+
+  @Field(() => DateTimeISOResolver, { nullable: true })
+  revokedAt!: Date | null;
+}
+
 @ObjectType({ description: 'A new API key; `key` is the raw secret and is never shown again.' })
 export class CreatedApiKey extends ApiKeyFields {
   @Field(() => String)

@@ -3,7 +3,7 @@ import type { CatalogModel } from '../../src/catalog/catalog.schemas.js';
 import type { Services } from '../../src/services.js';
 import { DomainError } from '../../src/shared/errors.js';
 import type { VideoTaskView } from '../../src/video/video.service.js';
-import { sendStoredObject } from './ranges.js';
+import { sendVideoContent } from '../videos.router.js';
 import { optionalKey, requireKey, requireMessagesKey } from './auth.js';
 import { sendAnthropicError, sendOpenAiError } from './errors.js';
 import { anthropicList, anthropicModel, openAiModel, visibleModels, wantsAnthropicShape } from './models.js';
@@ -111,11 +111,10 @@ export function v1Router(services: Services): Router {
     const principal = await requireKey(req, services.keys);
     res.json(videoPollJson(await services.video.get(principal.userId, String(req.params.task_id))));
   }));
-  // GET also answers HEAD (express), which sendStoredObject serves without a body.
+  // GET also answers HEAD (express), which sendVideoContent serves without a body.
   router.get('/videos/:task_id/content', handle(async (req, res) => {
     const principal = await requireKey(req, services.keys);
-    const { object, task } = await services.video.content(principal.userId, String(req.params.task_id));
-    await sendStoredObject(req, res, object, { etag: `"${task.id}"`, lastModified: task.completedAt ?? undefined, filename: `${task.id}.mp4` });
+    await sendVideoContent(services, principal.userId, String(req.params.task_id), req, res);
   }));
 
   // Stored Responses: GET /v1/responses/{id} (+ /input_items) and DELETE /v1/responses/{id}.

@@ -1,4 +1,4 @@
-import { useEffect, useId, useState, type ButtonHTMLAttributes, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes } from 'react';
+import { useEffect, useId, useState, type ButtonHTMLAttributes, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from 'react';
 import type { ApiProblem } from './client.js';
 import { useI18n } from './i18n.js';
 import type { StringKey } from './strings.js';
@@ -58,12 +58,16 @@ export function Button({ kind = 'primary', busy, children, className, ...rest }:
 
 type FieldProps = { label: string; error?: string; hint?: string };
 
-export function Field({ label, error, hint, ...input }: FieldProps & InputHTMLAttributes<HTMLInputElement>) {
+/**
+ * A labelled control with its error or hint: the control gets the id, `aria-invalid` and `aria-describedby`
+ * that tie them together (inputs, selects and text areas alike).
+ */
+function FieldFrame({ label, error, hint, control }: FieldProps & { control(props: { id: string; 'aria-invalid'?: true; 'aria-describedby'?: string }): ReactNode }) {
   const id = useId();
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      <input id={id} aria-invalid={error ? true : undefined} aria-describedby={error || hint ? `${id}-note` : undefined} {...input} />
+      {control({ id, 'aria-invalid': error ? true : undefined, 'aria-describedby': error || hint ? `${id}-note` : undefined })}
       {(error || hint) && (
         <p id={`${id}-note`} className={error ? 'field-error' : 'hint'}>
           {error ?? hint}
@@ -73,24 +77,30 @@ export function Field({ label, error, hint, ...input }: FieldProps & InputHTMLAt
   );
 }
 
+export function Field({ label, error, hint, ...input }: FieldProps & InputHTMLAttributes<HTMLInputElement>) {
+  return <FieldFrame label={label} error={error} hint={hint} control={(wiring) => <input {...wiring} {...input} />} />;
+}
+
+export function TextAreaField({ label, error, hint, ...area }: FieldProps & TextareaHTMLAttributes<HTMLTextAreaElement>) {
+  return <FieldFrame label={label} error={error} hint={hint} control={(wiring) => <textarea {...wiring} {...area} />} />;
+}
+
 export function SelectField({ label, error, hint, options, ...select }: FieldProps & SelectHTMLAttributes<HTMLSelectElement> & { options: { value: string; label: string }[] }) {
-  const id = useId();
   return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      <select id={id} aria-invalid={error ? true : undefined} aria-describedby={error || hint ? `${id}-note` : undefined} {...select}>
-        {options.map((option) => (
-          <option key={option.value} value={option.value}>
-            {option.label}
-          </option>
-        ))}
-      </select>
-      {(error || hint) && (
-        <p id={`${id}-note`} className={error ? 'field-error' : 'hint'}>
-          {error ?? hint}
-        </p>
+    <FieldFrame
+      label={label}
+      error={error}
+      hint={hint}
+      control={(wiring) => (
+        <select {...wiring} {...select}>
+          {options.map((option) => (
+            <option key={option.value} value={option.value}>
+              {option.label}
+            </option>
+          ))}
+        </select>
       )}
-    </div>
+    />
   );
 }
 
@@ -163,8 +173,16 @@ export function Code({ children }: { children: string }) {
   );
 }
 
+type Tone = 'good' | 'bad' | 'warn' | 'neutral';
+const GOOD = new Set(['active', 'completed', 'paid', 'success', 'published']);
+const BAD = new Set(['unavailable', 'failed', 'error', 'expired', 'cancelled']);
+/** The colour of every status word the API uses (models, videos, invoices, usage events). */
+export function toneOf(status: string): Tone {
+  return GOOD.has(status) ? 'good' : BAD.has(status) ? 'bad' : 'warn';
+}
+
 /** A status word as a badge (its text is the status itself; colour only repeats it). */
-export function Badge({ tone, children }: { tone: 'good' | 'bad' | 'warn' | 'neutral'; children: ReactNode }) {
+export function Badge({ tone, children }: { tone: Tone; children: ReactNode }) {
   return <span className={`badge ${tone}`}>{children}</span>;
 }
 

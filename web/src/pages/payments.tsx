@@ -4,7 +4,7 @@ import { describeError } from '../client.js';
 import { graphql } from '../gql/index.js';
 import { useI18n } from '../i18n.js';
 import { useSession } from '../session.js';
-import { Badge, Button, Card, Empty, Field, Money, Notice, Page, ProblemText, SelectField } from '../ui.js';
+import { Badge, Button, Card, Empty, Field, Money, Notice, Page, ProblemText, SelectField, toneOf } from '../ui.js';
 
 const PaymentsDocument = graphql(`
   query Payments($language: String) {
@@ -81,17 +81,18 @@ const InvoiceUpdatedDocument = graphql(`
 
 /** Compares two non-negative decimal strings exactly (no floats): -1, 0 or 1. */
 export function compareDecimal(a: string, b: string): number {
-  const [aWhole = '0', aFraction = ''] = a.trim().split('.');
-  const [bWhole = '0', bFraction = ''] = b.trim().split('.');
-  const width = Math.max(aFraction.length, bFraction.length);
-  const left = (aWhole.replace(/^0+/, '') || '0') + aFraction.padEnd(width, '0');
-  const right = (bWhole.replace(/^0+/, '') || '0') + bFraction.padEnd(width, '0');
-  const wholeDiff = (aWhole.replace(/^0+/, '') || '0').length - (bWhole.replace(/^0+/, '') || '0').length;
-  if (wholeDiff) return Math.sign(wholeDiff);
-  return left === right ? 0 : left < right ? -1 : 1;
+  const parts = (value: string) => {
+    const [whole = '0', fraction = ''] = value.trim().split('.');
+    return { whole: whole.replace(/^0+/, ''), fraction };
+  };
+  const left = parts(a);
+  const right = parts(b);
+  if (left.whole.length !== right.whole.length) return Math.sign(left.whole.length - right.whole.length);
+  const width = Math.max(left.fraction.length, right.fraction.length);
+  const x = left.whole + left.fraction.padEnd(width, '0');
+  const y = right.whole + right.fraction.padEnd(width, '0');
+  return x === y ? 0 : x < y ? -1 : 1;
 }
-
-const statusTone = (status: string) => (status === 'paid' ? 'good' : status === 'pending' ? 'warn' : status === 'expired' || status === 'failed' || status === 'cancelled' ? 'bad' : 'neutral');
 
 export function Payments() {
   const { t, language, formatDate } = useI18n();
@@ -201,7 +202,7 @@ export function Payments() {
                       <Money usd={invoice.usdCredit} />
                     </td>
                     <td>
-                      <Badge tone={statusTone(invoice.status)}>{invoice.status}</Badge>
+                      <Badge tone={toneOf(invoice.status)}>{invoice.status}</Badge>
                     </td>
                     <td>
                       {invoice.paymentUrl && invoice.status === 'pending' ? (

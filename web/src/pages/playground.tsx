@@ -1,9 +1,9 @@
-import { useId, useRef, useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { useQuery } from 'urql';
 import { useI18n } from '../i18n.js';
 import { KeyPicker } from '../key-picker.js';
 import { useSession } from '../session.js';
-import { Button, Card, Page, SelectField } from '../ui.js';
+import { Button, Card, Page, SelectField, TextAreaField } from '../ui.js';
 import { ModelsDocument } from './models.js';
 
 /** Reads an OpenAI chat stream: each `data:` line's delta text, until `[DONE]`. */
@@ -36,7 +36,6 @@ export async function readChatStream(body: ReadableStream<Uint8Array>, onText: (
 export function Playground() {
   const { t } = useI18n();
   const { keyring } = useSession();
-  const promptId = useId();
   const [models] = useQuery({ query: ModelsDocument });
   const chatModels = (models.data?.catalogModels ?? []).filter((m) => m.endpoints.includes('/v1/chat/completions'));
   const [secret, setSecret] = useState(keyring[0]?.secret ?? '');
@@ -86,10 +85,7 @@ export function Playground() {
           <form onSubmit={send} noValidate>
             <KeyPicker value={secret} onChange={setSecret} />
             <SelectField label={t('models.model')} value={chosen} onChange={(e) => setModel(e.target.value)} options={chatModels.map((m) => ({ value: m.id, label: m.label }))} />
-            <div className="field">
-              <label htmlFor={promptId}>{t('play.prompt')}</label>
-              <textarea id={promptId} rows={6} value={prompt} onChange={(e) => setPrompt(e.target.value)} />
-            </div>
+            <TextAreaField label={t('play.prompt')} rows={6} value={prompt} onChange={(e) => setPrompt(e.target.value)} />
             <div className="row">
               <Button type="submit" busy={running.current !== null}>
                 {t('play.send')}

@@ -1,7 +1,7 @@
 import { useQuery, useSubscription } from 'urql';
 import { graphql } from '../gql/index.js';
 import { useI18n } from '../i18n.js';
-import { Badge, Card, Loading, Page } from '../ui.js';
+import { Badge, Card, Loading, Page, toneOf } from '../ui.js';
 
 export const StatusDocument = graphql(`
   query ServiceStatus {
@@ -70,7 +70,6 @@ export function Status() {
     refetch({ requestPolicy: 'network-only' });
     return event;
   });
-  const tone = (status: string) => (status === 'active' ? 'good' : status === 'unavailable' ? 'bad' : 'warn');
   if (!data) return <Page title={t('nav.status')}><Loading /></Page>;
   const now = Date.now();
   return (
@@ -79,14 +78,14 @@ export function Status() {
       {data.serviceStatus.groups.map((group) => (
         <Card key={group.id} title={group.label}>
           <p className="row">
-            <Badge tone={tone(group.status)}>{t(`status.${group.status}` as 'status.active')}</Badge>
+            <Badge tone={toneOf(group.status)}>{t(`status.${group.status}` as 'status.active')}</Badge>
             <span>{t('status.uptime', { day: group.uptime.last24h, week: group.uptime.last7d, month: group.uptime.last30d })}</span>
           </p>
           <ul className="status-models">
             {group.models.map((model) => (
               <li key={model.id} data-model={model.id} data-status={model.status}>
                 <span className="model-name">{model.label}</span>
-                <Badge tone={tone(model.status)}>{t(`status.${model.status}` as 'status.active')}</Badge>
+                <Badge tone={toneOf(model.status)}>{t(`status.${model.status}` as 'status.active')}</Badge>
                 <span className="bars" role="img" aria-label={t('status.barsLabel', { model: model.label })}>
                   {hourlyBars(model.history, now).map((cell, i) => (
                     <span key={i} className={`bar-cell ${cell}`} />

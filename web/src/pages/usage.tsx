@@ -3,65 +3,49 @@ import { useClient, useQuery } from 'urql';
 import { graphql } from '../gql/index.js';
 import type { UsageQuery, UsageQueryVariables } from '../gql/graphql.js';
 import { useI18n } from '../i18n.js';
-import { Badge, Button, Card, Empty, Field, Loading, Money, Page, SelectField } from '../ui.js';
+import { Badge, Button, Card, Empty, Field, Loading, Money, Page, SelectField, toneOf } from '../ui.js';
 
 const UsageDocument = graphql(`
   query Usage($from: DateTimeISO, $to: DateTimeISO, $model: String, $group: String, $status: String, $providerFamily: String, $limit: Int) {
     usage(from: $from, to: $to, model: $model, group: $group, status: $status, providerFamily: $providerFamily, limit: $limit) {
       id
-      requestId
-      createdAt
-      model
-      providerFamily
       routeGroup
-      routeGroupLabel
-      status
-      endpoint
-      clientSurface
-      promptTokens
-      completionTokens
-      totalTokens
-      cacheReadTokens
-      cacheWriteTokens
-      amountUsd
-      officialCostUsd
-      savedUsd
-      latencyMs
-      errorCode
-      apiKey {
-        id
-        label
-      }
+      ...UsageEventFields
+    }
+  }
+`);
+graphql(`
+  fragment UsageEventFields on UsageEvent {
+    requestId
+    createdAt
+    completedAt
+    model
+    providerFamily
+    routeGroupLabel
+    status
+    endpoint
+    clientSurface
+    promptTokens
+    completionTokens
+    totalTokens
+    cacheReadTokens
+    cacheWriteTokens
+    cacheHitRatio
+    amountUsd
+    officialCostUsd
+    savedUsd
+    latencyMs
+    errorCode
+    apiKey {
+      id
+      label
     }
   }
 `);
 const UsageEventDocument = graphql(`
   query UsageEvent($requestId: ID!) {
     usageEvent(requestId: $requestId) {
-      requestId
-      createdAt
-      completedAt
-      model
-      providerFamily
-      routeGroupLabel
-      status
-      endpoint
-      clientSurface
-      promptTokens
-      completionTokens
-      totalTokens
-      cacheReadTokens
-      cacheWriteTokens
-      cacheHitRatio
-      amountUsd
-      officialCostUsd
-      savedUsd
-      latencyMs
-      errorCode
-      apiKey {
-        id
-        label
-      }
+      ...UsageEventFields
     }
   }
 `);
@@ -193,7 +177,7 @@ export function Usage() {
                   <td>{event.model}</td>
                   <td>{event.routeGroupLabel}</td>
                   <td>
-                    <Badge tone={event.status === 'success' ? 'good' : event.status === 'error' ? 'bad' : 'warn'}>{event.status}</Badge>
+                    <Badge tone={toneOf(event.status)}>{event.status}</Badge>
                   </td>
                   <td>{event.totalTokens == null ? '—' : formatNumber(event.totalTokens)}</td>
                   <td>

@@ -4,7 +4,7 @@ import { graphql } from '../gql/index.js';
 import { useI18n } from '../i18n.js';
 import { KeyPicker } from '../key-picker.js';
 import { useSession } from '../session.js';
-import { Badge, Button, Card, Empty, Field, Page, SelectField } from '../ui.js';
+import { Badge, Button, Card, Empty, Field, Page, SelectField, toneOf } from '../ui.js';
 import { ModelsDocument } from './models.js';
 
 const VideoTasksDocument = graphql(`
@@ -146,7 +146,7 @@ export function Videos() {
               <li key={task.id} data-task={task.id} data-status={task.status}>
                 <div className="row">
                   <strong>{task.model}</strong>
-                  <Badge tone={task.status === 'completed' ? 'good' : task.status === 'failed' ? 'bad' : 'warn'}>{t(`video.status.${task.status}` as 'video.status.queued')}</Badge>
+                  <Badge tone={toneOf(task.status)}>{t(`video.status.${task.status}` as 'video.status.queued')}</Badge>
                   <span className="hint">
                     {formatDate(task.createdAt)} · {t('video.secondsShort', { seconds: task.seconds })}
                   </span>

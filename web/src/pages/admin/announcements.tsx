@@ -3,7 +3,7 @@ import { useMutation, useQuery } from 'urql';
 import { describeError } from '../../client.js';
 import { graphql } from '../../gql/index.js';
 import { useI18n } from '../../i18n.js';
-import { Badge, Button, Card, Empty, Field, Page, ProblemText } from '../../ui.js';
+import { Badge, Button, Card, Empty, Field, Page, ProblemText, TextAreaField } from '../../ui.js';
 
 const AdminAnnouncementsDocument = graphql(`
   query AdminAnnouncements {
@@ -63,11 +63,7 @@ export function AdminAnnouncements() {
   };
   const text = (name: keyof typeof EMPTY, label: string, multiline = false) =>
     multiline ? (
-      <div className="field">
-        <label htmlFor={`ann-${name}`}>{label}</label>
-        <textarea id={`ann-${name}`} rows={4} value={form[name]} onChange={(e) => setForm({ ...form, [name]: e.target.value })} aria-invalid={problem?.fields[name] ? true : undefined} />
-        {problem?.fields[name] && <p className="field-error">{problem.fields[name]}</p>}
-      </div>
+      <TextAreaField label={label} rows={4} value={form[name]} onChange={(e) => setForm({ ...form, [name]: e.target.value })} error={problem?.fields[name]} />
     ) : (
       <Field label={label} value={form[name]} onChange={(e) => setForm({ ...form, [name]: e.target.value })} error={problem?.fields[name]} />
     );

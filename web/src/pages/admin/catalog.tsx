@@ -4,7 +4,7 @@ import { describeError } from '../../client.js';
 import { graphql } from '../../gql/index.js';
 import { useI18n } from '../../i18n.js';
 import { Link } from '../../router.js';
-import { Button, Card, Field, Loading, Notice, Page, ProblemText, SelectField } from '../../ui.js';
+import { Button, Card, Field, Loading, Notice, Page, ProblemText, SelectField, TextAreaField } from '../../ui.js';
 import { ModelsDocument, PriceText } from '../models.js';
 
 const SetPricesDocument = graphql(`
@@ -141,10 +141,7 @@ export function AdminCatalog() {
             </p>
           )}
           <ProblemText problem={describeError(modelState.error)} />
-          <div className="field">
-            <label htmlFor="model-json">{t('admin.modelJson')}</label>
-            <textarea id="model-json" rows={10} spellCheck={false} value={modelJson} onChange={(e) => setModelJson(e.target.value)} />
-          </div>
+          <TextAreaField label={t('admin.modelJson')} rows={10} spellCheck={false} value={modelJson} onChange={(e) => setModelJson(e.target.value)} />
           <Button type="submit" busy={modelState.fetching} disabled={!modelJson.trim()}>
             {t('common.save')}
           </Button>

@@ -3,7 +3,7 @@ import { useMutation, useQuery } from 'urql';
 import { describeError } from '../../client.js';
 import { graphql } from '../../gql/index.js';
 import { useI18n } from '../../i18n.js';
-import { Badge, Button, Empty, Loading, Money, Page, ProblemText, SelectField } from '../../ui.js';
+import { Badge, Button, Empty, Loading, Money, Page, ProblemText, SelectField, toneOf } from '../../ui.js';
 
 const AdminInvoicesDocument = graphql(`
   query AdminInvoices($status: String) {
@@ -72,7 +72,7 @@ export function AdminInvoices() {
                     <Money usd={invoice.usdCredit} /> (+<Money usd={invoice.bonusUsd} />)
                   </td>
                   <td>
-                    <Badge tone={invoice.status === 'paid' ? 'good' : invoice.status === 'pending' ? 'warn' : 'bad'}>{invoice.status}</Badge>
+                    <Badge tone={toneOf(invoice.status)}>{invoice.status}</Badge>
                   </td>
                   <td>
                     {invoice.status === 'pending' && (

@@ -1,6 +1,6 @@
 import { useQuery } from 'urql';
 import { useI18n } from '../../i18n.js';
-import { Badge, Loading, Page } from '../../ui.js';
+import { Badge, Loading, Page, toneOf } from '../../ui.js';
 import { StatusDocument } from '../status.js';
 
 /** The status monitor's probes, model by model: last check, current state, the changes it recorded. */
@@ -28,7 +28,7 @@ export function AdminProbes() {
                   <td>{group.label}</td>
                   <td>{model.label}</td>
                   <td>
-                    <Badge tone={model.status === 'active' ? 'good' : model.status === 'unavailable' ? 'bad' : 'warn'}>{t(`status.${model.status}` as 'status.active')}</Badge>
+                    <Badge tone={toneOf(model.status)}>{t(`status.${model.status}` as 'status.active')}</Badge>
                   </td>
                   <td>{formatDate(model.checkedAt)}</td>
                   <td>
