@@ -17,7 +17,8 @@ export const CABINET_CSP = [
   "script-src 'self'",
   "style-src 'self'",
   "img-src 'self' data:",
-  "font-src 'self'",
+  // data: fonts: GraphiQL's stylesheet embeds its fonts (a font cannot run code).
+  "font-src 'self' data:",
   "media-src 'self' blob:",
   "connect-src 'self'",
   "worker-src 'self' blob:",

@@ -7,6 +7,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { ROOT, runNode, spawnGateway, type ServerProcess } from '../helpers/process.js';
+import { seedUsageHistory } from '../helpers/usage-history.js';
 
 /**
  * The cabinet in a real Chromium (Debian's package; `.ci/run` installs it) against the real gateway in demo
@@ -86,7 +87,9 @@ describe('the web cabinet in Chromium', () => {
     expect(v1.status).toBe(200);
     // No landing page that loads an explorer from a CDN.
     const explorer = await fetch(`${gateway.url}/graphql`, { headers: { accept: 'text/html' } });
-    expect(await explorer.text()).not.toMatch(/cdn|apollographql\.com|unpkg|jsdelivr/i);
+    const explorerPage = await explorer.text();
+    expect(explorerPage).toContain('id="graphiql"');
+    expect(explorerPage).not.toMatch(/cdn|apollographql\.com|unpkg|jsdelivr/i);
   });
 
   it('customer: signs up, verifies the e-mail from the outbox, accepts the agreement, pays an invoice the admin confirms (live), creates a key', async () => {
@@ -247,6 +250,82 @@ describe('the web cabinet in Chromium', () => {
     await me.getByLabel('Язык').selectOption('en');
   }, 90_000);
 
+  it('the GraphQL explorer at /graphql is GraphiQL from our origin only, signed in by the cabinet session', async () => {
+    const page = await customer.newPage();
+    const foreign: string[] = [];
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(String(error)));
+    // Offline: anything not from the gateway is refused (and would fail the test).
+    await page.route((url) => url.origin !== new URL(gateway.url).origin, (route) => (foreign.push(route.request().url()), route.abort()));
+    const response = await page.goto(`${gateway.url}/graphql`);
+    expect(response!.headers()['content-security-policy']).toContain("script-src 'self'");
+    // The editor is ready once it shows the first query (an earlier click finds no editor to read).
+    await expect.poll(() => page.locator('.graphiql-query-editor').innerText(), { timeout: 15_000 }).toContain('query Me');
+    await page.locator('.graphiql-execute-button').click();
+    await expect.poll(() => page.locator('.result-window').innerText(), { timeout: 15_000 }).toContain(username);
+    expect(foreign).toEqual([]);
+    expect(problems).toEqual([]);
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'graphql-explorer.png') });
+    await page.close();
+  }, 60_000);
+
+  it('field errors from the API are shown in the language of the page', async () => {
+    const context = await browser.newContext({ locale: 'ru-RU' });
+    const page = await context.newPage();
+    await page.goto(`${gateway.url}/app/sign-up`);
+    await page.getByLabel('Имя пользователя').fill('ab');
+    await page.getByLabel('E-mail').fill('short-name@example.test');
+    await page.getByLabel('Пароль').fill(password);
+    await page.getByRole('button', { name: 'Создать аккаунт' }).click();
+    await page.locator('.field-error', { hasText: 'Не меньше 3 символов.' }).waitFor();
+    await page.getByLabel('Имя пользователя').fill('-bad name');
+    await page.getByRole('button', { name: 'Создать аккаунт' }).click();
+    await page.locator('.field-error', { hasText: 'Буквы, цифры' }).waitFor();
+    expect(await db.query(`select 1 from users where email = 'short-name@example.test'`)).toHaveLength(0);
+    await context.close();
+  }, 60_000);
+
+  it('the dashboard of an account with 100,000 usage events renders in under a second (rollups, server-side paging)', async () => {
+    const heavy = `heavy${Date.now().toString(36)}`;
+    const registered = await fetch(`${gateway.url}/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: heavy, email: `${heavy}@example.test`, password }),
+    });
+    expect(registered.status).toBe(201);
+    const { user_id: userId } = (await registered.json()) as { user_id: string };
+    await seedUsageHistory((sql, params) => db.query(sql, params), userId, 100_000);
+    const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${gateway.url}/app/sign-in`);
+    await page.getByLabel('Username or e-mail').fill(heavy);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(/\/app\/dashboard$/);
+    const bars = page.locator('figure.chart').first().locator('rect.bar');
+    /** From navigation start to the balance shown and the 30-day chart drawn from the rollups. */
+    const render = async (route: string, ready: () => Promise<unknown>) => {
+      const started = performance.now();
+      await page.goto(`${gateway.url}/app/${route}`);
+      await ready();
+      return performance.now() - started;
+    };
+    const dashboardTimes: number[] = [];
+    const usageTimes: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      dashboardTimes.push(await render('dashboard', () => expect.poll(() => bars.evaluateAll((rects) => rects.filter((r) => Number(r.getAttribute('height')) > 0).length), { interval: 10 }).toBeGreaterThan(20)));
+      usageTimes.push(await render('usage', () => page.locator('[data-testid=usage-table] tbody tr').nth(49).waitFor()));
+    }
+    const median = (times: number[]) => [...times].sort((a, b) => a - b)[1]!;
+    console.log(`cabinet with 100,000 usage events: dashboard ${median(dashboardTimes).toFixed(0)} ms, usage page ${median(usageTimes).toFixed(0)} ms (median of 3 loads: ${dashboardTimes.map((t) => t.toFixed(0)).join(', ')} / ${usageTimes.map((t) => t.toFixed(0)).join(', ')})`);
+    expect(median(dashboardTimes)).toBeLessThan(1000);
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'dashboard-100k-events.png'), fullPage: true });
+    await context.close();
+  }, 120_000);
+
   it('every page passes axe (no serious or critical violations) in both themes, and is written as a screenshot in both languages', async () => {
     const pages: [Page, string][] = [...CUSTOMER_PAGES.map((p): [Page, string] => [me, p]), ...ADMIN_PAGES.map((p): [Page, string] => [boss, p])];
     const problems: string[] = [];
@@ -262,7 +341,7 @@ describe('the web cabinet in Chromium', () => {
           for (const violation of result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')) {
             problems.push(`${language}/${theme} ${route}: ${violation.id} (${violation.impact}) ${violation.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
           }
-          if (theme === 'light') await page.screenshot({ path: path.join(SCREENSHOTS, language, `${route.replace('/', '-')}.png`), fullPage: true });
+          await page.screenshot({ path: path.join(SCREENSHOTS, language, `${route.replace('/', '-')}${theme === 'dark' ? '.dark' : ''}.png`), fullPage: true });
         }
       }
     }

@@ -150,6 +150,9 @@ describe('production mode', () => {
       }
       const ordinary = await gql('{ serviceStatus { __typename } }', {}, undefined, production.url);
       expect(ordinary.errors, ordinary.text).toBeUndefined();
+      // No explorer either: a browser opening /graphql gets the API's answer, not GraphiQL.
+      const page = await fetch(`${production.url}/graphql`, { headers: { accept: 'text/html' } });
+      expect(await page.text()).not.toContain('id="graphiql"');
     } finally {
       await production.close();
     }

@@ -1,5 +1,6 @@
 import { cacheExchange, Client, fetchExchange, subscriptionExchange, type CombinedError } from '@urql/core';
 import { createClient as createWsClient } from 'graphql-ws';
+import { GRAPHQL_URL, GRAPHQL_WS_URL } from './endpoints.js';
 
 /**
  * One GraphQL client for the whole cabinet: queries and mutations over HTTP, subscriptions over
@@ -7,7 +8,7 @@ import { createClient as createWsClient } from 'graphql-ws';
  * it; the page never sees it).
  */
 const wsClient = createWsClient({
-  url: `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/graphql`,
+  url: GRAPHQL_WS_URL,
   lazy: true,
   retryAttempts: 20,
   // A socket whose session ended (sign-out, expiry) is closed with 4401: reconnecting as nobody is pointless.
@@ -15,7 +16,7 @@ const wsClient = createWsClient({
 });
 
 export const client = new Client({
-  url: '/graphql',
+  url: GRAPHQL_URL,
   exchanges: [
     cacheExchange,
     fetchExchange,
@@ -47,8 +48,8 @@ export interface ApiProblem {
   /** The domain's reason (invalid_credentials, email_not_verified, ...), when it gives one. */
   reason: string | null;
   message: string;
-  /** Field issues keyed by the last part of their `loc`. */
-  fields: Record<string, string>;
+  /** Field issues keyed by the last part of their `loc` (shown in the reader's language by the field: ui.tsx issueText). */
+  fields: Record<string, ApiIssue>;
 }
 
 /** What an API error means for a form. */
@@ -57,7 +58,7 @@ export function describeError(error: CombinedError | undefined | null): ApiProbl
   const first = error.graphQLErrors[0];
   if (!first) return { code: 'network', reason: null, message: error.networkError?.message ?? error.message, fields: {} };
   const extensions = first.extensions as { code?: string; reason?: string; issues?: ApiIssue[] };
-  const fields: Record<string, string> = {};
-  for (const issue of extensions.issues ?? []) fields[String(issue.loc[issue.loc.length - 1])] ??= issue.msg;
+  const fields: Record<string, ApiIssue> = {};
+  for (const issue of extensions.issues ?? []) fields[String(issue.loc[issue.loc.length - 1])] ??= issue;
   return { code: String(extensions.code ?? 'error'), reason: extensions.reason ?? null, message: first.message, fields };
 }

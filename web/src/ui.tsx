@@ -1,6 +1,6 @@
 import { useEffect, useId, useState, type ButtonHTMLAttributes, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from 'react';
-import type { ApiProblem } from './client.js';
-import { useI18n } from './i18n.js';
+import type { ApiIssue, ApiProblem } from './client.js';
+import { useI18n, type Translate } from './i18n.js';
 import type { StringKey } from './strings.js';
 
 /**
@@ -56,14 +56,33 @@ export function Button({ kind = 'primary', busy, children, className, ...rest }:
   );
 }
 
-type FieldProps = { label: string; error?: string; hint?: string };
+/** A field's error: the cabinet's own words, or an API issue (translated by issueText). */
+type FieldProps = { label: string; error?: string | ApiIssue; hint?: string };
+
+/**
+ * An API field issue in the reader's language: by the field and the issue type (`issue.username.string_pattern_mismatch`),
+ * else by the type alone with the limit the API's message names (`issue.string_too_short`: "At least {limit} characters"),
+ * else the API's own (English) message.
+ */
+export function issueText(issue: ApiIssue, t: Translate): string {
+  const field = String(issue.loc[issue.loc.length - 1]);
+  for (const key of [`issue.${field}.${issue.type}`, `issue.${issue.type}`]) {
+    if (!knownKeys.has(key)) continue;
+    const limit = /-?\d+(?:\.\d+)?/.exec(issue.msg)?.[0];
+    const text = t(key as StringKey, limit === undefined ? {} : { limit });
+    if (!text.includes('{limit}')) return text;
+  }
+  return issue.msg;
+}
 
 /**
  * A labelled control with its error or hint: the control gets the id, `aria-invalid` and `aria-describedby`
  * that tie them together (inputs, selects and text areas alike).
  */
-function FieldFrame({ label, error, hint, control }: FieldProps & { control(props: { id: string; 'aria-invalid'?: true; 'aria-describedby'?: string }): ReactNode }) {
+function FieldFrame({ label, error: problem, hint, control }: FieldProps & { control(props: { id: string; 'aria-invalid'?: true; 'aria-describedby'?: string }): ReactNode }) {
   const id = useId();
+  const { t } = useI18n();
+  const error = typeof problem === 'object' ? issueText(problem, t) : problem;
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
