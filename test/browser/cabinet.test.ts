@@ -306,7 +306,8 @@ describe('the web cabinet in Chromium', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(/\/app\/dashboard$/);
     const bars = page.locator('figure.chart').first().locator('rect.bar');
-    /** From navigation start to the balance shown and the 30-day chart drawn from the rollups. */
+    const chartDrawn = () => expect.poll(() => bars.evaluateAll((rects) => rects.filter((r) => Number(r.getAttribute('height')) > 0).length), { interval: 10 }).toBeGreaterThan(20);
+    /** From navigation start to the page's data on screen (the dashboard: its 30-day chart drawn from the rollups). */
     const render = async (route: string, ready: () => Promise<unknown>) => {
       const started = performance.now();
       await page.goto(`${gateway.url}/app/${route}`);
@@ -316,12 +317,14 @@ describe('the web cabinet in Chromium', () => {
     const dashboardTimes: number[] = [];
     const usageTimes: number[] = [];
     for (let i = 0; i < 3; i++) {
-      dashboardTimes.push(await render('dashboard', () => expect.poll(() => bars.evaluateAll((rects) => rects.filter((r) => Number(r.getAttribute('height')) > 0).length), { interval: 10 }).toBeGreaterThan(20)));
+      dashboardTimes.push(await render('dashboard', chartDrawn));
       usageTimes.push(await render('usage', () => page.locator('[data-testid=usage-table] tbody tr').nth(49).waitFor()));
     }
     const median = (times: number[]) => [...times].sort((a, b) => a - b)[1]!;
     console.log(`cabinet with 100,000 usage events: dashboard ${median(dashboardTimes).toFixed(0)} ms, usage page ${median(usageTimes).toFixed(0)} ms (median of 3 loads: ${dashboardTimes.map((t) => t.toFixed(0)).join(', ')} / ${usageTimes.map((t) => t.toFixed(0)).join(', ')})`);
     expect(median(dashboardTimes)).toBeLessThan(1000);
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'usage-100k-events.png'), fullPage: true });
+    await render('dashboard', chartDrawn);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'dashboard-100k-events.png'), fullPage: true });
     await context.close();
   }, 120_000);

@@ -31,7 +31,8 @@ export function BarChart({ title, points, tableLabel }: { title: string; points:
                 <title>{`${point.label}: ${point.text}`}</title>
               </rect>
               {index % tick === 0 && (
-                <text x={index * barWidth + barWidth / 2} y={height + 15} textAnchor="middle" className="tick">
+                // The first label starts at the left edge: centred under the first bar, its start would be cut off.
+                <text x={index === 0 ? 0 : index * barWidth + barWidth / 2} y={height + 15} textAnchor={index === 0 ? 'start' : 'middle'} className="tick">
                   {point.label}
                 </text>
               )}
