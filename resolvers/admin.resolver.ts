@@ -65,6 +65,11 @@ export class AdminResolver {
     return ctx.services.billing.revokeTrustedPartner(requireActor(ctx), userId);
   }
 
+  @Query(() => [PricingPlanView], { description: 'Admin: every pricing plan (the default first) with its multiplier and per-model overrides.' })
+  adminPricingPlans(@Ctx() ctx: RequestContext): PricingPlanView[] {
+    return ctx.services.catalog.plans(requireActor(ctx));
+  }
+
   @Mutation(() => PricingPlanView)
   async upsertPricingPlan(@Ctx() ctx: RequestContext, @Arg('input', () => PricingPlanInput) input: PricingPlanInput): Promise<PricingPlanView> {
     return ctx.services.catalog.upsertPlan(

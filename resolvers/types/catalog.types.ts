@@ -98,6 +98,9 @@ export class PricingPlanView {
 
   @Field(() => String)
   multiplier!: string;
+
+  @Field(() => GraphQLJSONObject, { description: 'Per-model prices that win over the multiplier, keyed by model id.' })
+  overrides!: Record<string, unknown>;
 }
 
 @InputType()

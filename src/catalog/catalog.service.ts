@@ -17,6 +17,7 @@ import {
   type CatalogModel,
   type CatalogModelInput,
   type GroupPrices,
+  type PricingPlan,
   type PricingPlanInput,
 } from './catalog.schemas.js';
 import defaultCatalog from './default-catalog.json' with { type: 'json' };
@@ -215,11 +216,18 @@ export class CatalogService {
     return this.modelView(modelId);
   }
 
-  async upsertPlan(actor: Actor, raw: PricingPlanInput): Promise<{ id: string; label: string; public: boolean; multiplier: string }> {
+  async upsertPlan(actor: Actor, raw: PricingPlanInput): Promise<PricingPlanView> {
     requireAdmin(actor);
     const plan = parseInput(pricingPlan, raw);
     await this.edit((data) => ({ ...data, plans: [...data.plans.filter((p) => p.id !== plan.id), plan] }));
-    return { id: plan.id, label: plan.label, public: plan.public, multiplier: plan.multiplier };
+    return planView(plan);
+  }
+
+  /** Admin: every pricing plan, the default first, then by id. */
+  plans(actor: Actor): PricingPlanView[] {
+    requireAdmin(actor);
+    const { plans, defaultPlan } = this.snapshot;
+    return [...plans.values()].sort((a, b) => Number(b.id === defaultPlan) - Number(a.id === defaultPlan) || a.id.localeCompare(b.id)).map(planView);
   }
 
   private modelView(modelId: string): CatalogModelView {
@@ -256,4 +264,17 @@ function parseCatalog(raw: unknown, source: string): CatalogData {
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.slice(0, 10).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
   throw new Error(`Invalid catalog (${source}): ${problems.join('; ')}`);
+}
+
+/** A plan as the admin sees it (its per-model overrides included). */
+export interface PricingPlanView {
+  id: string;
+  label: string;
+  public: boolean;
+  multiplier: string;
+  overrides: Record<string, unknown>;
+}
+
+function planView(plan: PricingPlan): PricingPlanView {
+  return { id: plan.id, label: plan.label, public: plan.public, multiplier: plan.multiplier, overrides: plan.overrides };
 }

@@ -212,6 +212,21 @@ describe('the web cabinet in Chromium', () => {
     // Customers see it too.
     await open(me, 'models');
     await me.locator(`tr[data-model="gen-5.6-sol"] li[data-group="${groupValue}"]`).getByText('$0.777').waitFor();
+
+    // A pricing plan: a bad multiplier is refused under its field (the API's check), then the plan is saved and listed.
+    await open(boss, 'admin/catalog');
+    await boss.getByLabel('Plan ID').fill('partners');
+    await boss.getByLabel('Plan name').fill('Partners');
+    await boss.getByLabel('Multiplier').fill('cheap');
+    await boss.getByLabel('Shown to customers').selectOption('private');
+    const savePlan = boss.locator('[data-testid=pricing-plans] ~ form').getByRole('button', { name: 'Save' });
+    await savePlan.click();
+    await boss.getByLabel('Multiplier').and(boss.locator('[aria-invalid=true]')).waitFor();
+    await boss.getByLabel('Multiplier').fill('0.8');
+    await savePlan.click();
+    await boss.locator('[data-testid=pricing-plans] tr[data-plan="partners"]').getByText('×0.8').waitFor();
+    const [catalog] = await db.query<{ data: { plans: { id: string; multiplier: string; public: boolean }[] } }>('select data from catalog where id = 1');
+    expect(catalog!.data.plans.find((plan) => plan.id === 'partners')).toMatchObject({ multiplier: '0.8', public: false });
   }, 60_000);
 
   it('admin: adjusts the customer balance (seen on the dashboard), publishes an announcement in both languages', async () => {

@@ -30,4 +30,16 @@ describe('admin cabinet queries', () => {
     expect(await gw.services.adminAccounts.endSessions(admin.actor, { userId: customer.userId })).toBe(1);
     expect(await gw.services.accounts.sessionActor(customer.actor.sessionId)).toBeNull();
   });
+
+  it('lists pricing plans, the default first, with what an upsert stored; customers are refused', async () => {
+    const admin = await newAdmin(gw);
+    const customer = await newFundedAccount(gw, '1');
+    const defaultPlan = gw.services.catalog.snapshot.defaultPlan;
+    const overrides = { 'gen-5.6-luna': { tokens: { input: '0.01', output: '0.03' } } };
+    await gw.services.catalog.upsertPlan(admin.actor, { id: 'acme-private', label: 'Acme', public: false, multiplier: '0.8', overrides });
+    const plans = gw.services.catalog.plans(admin.actor);
+    expect(plans[0]!.id).toBe(defaultPlan);
+    expect(plans.find((plan) => plan.id === 'acme-private')).toEqual({ id: 'acme-private', label: 'Acme', public: false, multiplier: '0.8', overrides: { 'gen-5.6-luna': { tokens: { input: '0.01', output: '0.03', cacheRead: null, cacheWrite: null } } } });
+    expect(() => gw.services.catalog.plans(customer.actor)).toThrow(expect.objectContaining({ code: 'forbidden' }));
+  });
 });

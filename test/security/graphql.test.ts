@@ -171,7 +171,7 @@ describe('the same authorization on every field', () => {
   const ADMIN = new Set([
     'adjustBalance', 'createAnnouncement', 'updateAnnouncement', 'publishAnnouncement', 'unpublishAnnouncement', 'adminAnnouncements', 'markInvoicePaid',
     'removeCatalogModel', 'upsertCatalogModel', 'setModelPrices', 'upsertPricingPlan', 'setKeyLimits', 'setAccountLimits', 'setTrustedPartner', 'revokeTrustedPartner',
-    'adminAccounts', 'adminAccountKeys', 'adminInvoices', 'endSessions',
+    'adminPricingPlans', 'adminAccounts', 'adminAccountKeys', 'adminInvoices', 'endSessions',
   ]);
   const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 

@@ -30,6 +30,8 @@ type Documents = {
     "\n  mutation UpsertCatalogModel($model: JSONObject!) {\n    upsertCatalogModel(model: $model) {\n      id\n    }\n  }\n": typeof types.UpsertCatalogModelDocument,
     "\n  query AdminInvoices($status: String) {\n    adminInvoices(status: $status, limit: 100) {\n      id\n      account\n      method\n      amountRequested\n      currency\n      usdCredit\n      bonusUsd\n      status\n      createdAt\n      paidAt\n    }\n  }\n": typeof types.AdminInvoicesDocument,
     "\n  mutation MarkInvoicePaid($id: ID!, $reference: String) {\n    markInvoicePaid(id: $id, reference: $reference) {\n      id\n      status\n    }\n  }\n": typeof types.MarkInvoicePaidDocument,
+    "\n  query AdminPricingPlans {\n    adminPricingPlans {\n      id\n      label\n      public\n      multiplier\n      overrides\n    }\n  }\n": typeof types.AdminPricingPlansDocument,
+    "\n  mutation AdminUpsertPricingPlan($input: PricingPlanInput!) {\n    upsertPricingPlan(input: $input) {\n      id\n    }\n  }\n": typeof types.AdminUpsertPricingPlanDocument,
     "\n  mutation Login($input: LoginInput!) {\n    login(input: $input) {\n      account {\n        userId\n      }\n    }\n  }\n": typeof types.LoginDocument,
     "\n  mutation Register($input: RegisterInput!) {\n    register(input: $input) {\n      account {\n        userId\n      }\n    }\n  }\n": typeof types.RegisterDocument,
     "\n  query Dashboard($dayStart: DateTimeISO!, $monthStart: DateTimeISO!, $chartFrom: DateTimeISO!, $now: DateTimeISO!) {\n    me {\n      userId\n      balanceUsd\n    }\n    paymentConfig {\n      paidBalanceUsd\n      bonusBalanceUsd\n      nextBonusExpiry\n    }\n    today: usageSummary(from: $dayStart, to: $now) {\n      totals {\n        requests\n        spendUsd\n      }\n    }\n    month: usageSummary(from: $monthStart, to: $now) {\n      totals {\n        requests\n        spendUsd\n        officialCostUsd\n        savedUsd\n        savedPercent\n        inputTokens\n        outputTokens\n      }\n    }\n    usageTimeseries(from: $chartFrom, to: $now, bucket: \"day\") {\n      points {\n        ts\n        spendUsd\n        inputTokens\n        outputTokens\n        requests\n      }\n    }\n  }\n": typeof types.DashboardDocument,
@@ -80,6 +82,8 @@ const documents: Documents = {
     "\n  mutation UpsertCatalogModel($model: JSONObject!) {\n    upsertCatalogModel(model: $model) {\n      id\n    }\n  }\n": types.UpsertCatalogModelDocument,
     "\n  query AdminInvoices($status: String) {\n    adminInvoices(status: $status, limit: 100) {\n      id\n      account\n      method\n      amountRequested\n      currency\n      usdCredit\n      bonusUsd\n      status\n      createdAt\n      paidAt\n    }\n  }\n": types.AdminInvoicesDocument,
     "\n  mutation MarkInvoicePaid($id: ID!, $reference: String) {\n    markInvoicePaid(id: $id, reference: $reference) {\n      id\n      status\n    }\n  }\n": types.MarkInvoicePaidDocument,
+    "\n  query AdminPricingPlans {\n    adminPricingPlans {\n      id\n      label\n      public\n      multiplier\n      overrides\n    }\n  }\n": types.AdminPricingPlansDocument,
+    "\n  mutation AdminUpsertPricingPlan($input: PricingPlanInput!) {\n    upsertPricingPlan(input: $input) {\n      id\n    }\n  }\n": types.AdminUpsertPricingPlanDocument,
     "\n  mutation Login($input: LoginInput!) {\n    login(input: $input) {\n      account {\n        userId\n      }\n    }\n  }\n": types.LoginDocument,
     "\n  mutation Register($input: RegisterInput!) {\n    register(input: $input) {\n      account {\n        userId\n      }\n    }\n  }\n": types.RegisterDocument,
     "\n  query Dashboard($dayStart: DateTimeISO!, $monthStart: DateTimeISO!, $chartFrom: DateTimeISO!, $now: DateTimeISO!) {\n    me {\n      userId\n      balanceUsd\n    }\n    paymentConfig {\n      paidBalanceUsd\n      bonusBalanceUsd\n      nextBonusExpiry\n    }\n    today: usageSummary(from: $dayStart, to: $now) {\n      totals {\n        requests\n        spendUsd\n      }\n    }\n    month: usageSummary(from: $monthStart, to: $now) {\n      totals {\n        requests\n        spendUsd\n        officialCostUsd\n        savedUsd\n        savedPercent\n        inputTokens\n        outputTokens\n      }\n    }\n    usageTimeseries(from: $chartFrom, to: $now, bucket: \"day\") {\n      points {\n        ts\n        spendUsd\n        inputTokens\n        outputTokens\n        requests\n      }\n    }\n  }\n": types.DashboardDocument,
@@ -192,6 +196,14 @@ export function graphql(source: "\n  query AdminInvoices($status: String) {\n   
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation MarkInvoicePaid($id: ID!, $reference: String) {\n    markInvoicePaid(id: $id, reference: $reference) {\n      id\n      status\n    }\n  }\n"): (typeof documents)["\n  mutation MarkInvoicePaid($id: ID!, $reference: String) {\n    markInvoicePaid(id: $id, reference: $reference) {\n      id\n      status\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query AdminPricingPlans {\n    adminPricingPlans {\n      id\n      label\n      public\n      multiplier\n      overrides\n    }\n  }\n"): (typeof documents)["\n  query AdminPricingPlans {\n    adminPricingPlans {\n      id\n      label\n      public\n      multiplier\n      overrides\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation AdminUpsertPricingPlan($input: PricingPlanInput!) {\n    upsertPricingPlan(input: $input) {\n      id\n    }\n  }\n"): (typeof documents)["\n  mutation AdminUpsertPricingPlan($input: PricingPlanInput!) {\n    upsertPricingPlan(input: $input) {\n      id\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

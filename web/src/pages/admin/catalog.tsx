@@ -6,6 +6,7 @@ import { useI18n } from '../../i18n.js';
 import { Link } from '../../router.js';
 import { Button, Card, Field, Loading, Notice, Page, ProblemText, SelectField, TextAreaField } from '../../ui.js';
 import { ModelsDocument, PriceText } from '../models.js';
+import { PricingPlans } from './plans.js';
 
 const SetPricesDocument = graphql(`
   mutation SetModelPrices($modelId: ID!, $group: ID!, $prices: JSONObject!) {
@@ -147,6 +148,7 @@ export function AdminCatalog() {
           </Button>
         </form>
       </Card>
+      <PricingPlans />
     </Page>
   );
 }
