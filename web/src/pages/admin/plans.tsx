@@ -68,7 +68,7 @@ export function PricingPlans() {
             <th scope="col">{t('admin.planLabel')}</th>
             <th scope="col">{t('admin.planMultiplier')}</th>
             <th scope="col">{t('admin.planVisibility')}</th>
-            <th scope="col">{t('admin.planOverrides')}</th>
+            <th scope="col">{t('admin.planOverrideCount')}</th>
             <th scope="col">
               <span className="visually-hidden">{t('common.actions')}</span>
             </th>
