@@ -124,6 +124,27 @@ export function SelectField({ label, error, hint, options, ...select }: FieldPro
 }
 
 /** An API problem in the reader's language when we know its reason, else the API's own words. */
+/** A table's header row: a column header per label, and an actions column named for screen readers only. */
+export function TableHead({ columns, actions = false }: { columns: string[]; actions?: boolean }) {
+  const { t } = useI18n();
+  return (
+    <thead>
+      <tr>
+        {columns.map((label) => (
+          <th key={label} scope="col">
+            {label}
+          </th>
+        ))}
+        {actions && (
+          <th scope="col">
+            <span className="visually-hidden">{t('common.actions')}</span>
+          </th>
+        )}
+      </tr>
+    </thead>
+  );
+}
+
 export function ProblemText({ problem }: { problem: ApiProblem | null }) {
   const { t } = useI18n();
   if (!problem) return null;

@@ -5,7 +5,7 @@ import { graphql } from '../gql/index.js';
 import type { CreateKeyMutation } from '../gql/graphql.js';
 import { useI18n } from '../i18n.js';
 import { useSession } from '../session.js';
-import { Button, Card, Code, CopyButton, Empty, Field, Loading, Money, Notice, Page, ProblemText, SelectField } from '../ui.js';
+import { Button, Card, Code, CopyButton, Empty, Field, Loading, Money, Notice, Page, ProblemText, SelectField, TableHead } from '../ui.js';
 
 const KeysDocument = graphql(`
   query Keys {
@@ -112,19 +112,7 @@ export function Keys() {
         ) : (
           <div className="table-wrap">
             <table className="table">
-              <thead>
-                <tr>
-                  <th scope="col">{t('keys.label')}</th>
-                  <th scope="col">{t('keys.family')}</th>
-                  <th scope="col">{t('keys.group')}</th>
-                  <th scope="col">{t('keys.monthCap')}</th>
-                  <th scope="col">{t('keys.created')}</th>
-                  <th scope="col">{t('keys.lastUsed')}</th>
-                  <th scope="col">
-                    <span className="visually-hidden">{t('common.actions')}</span>
-                  </th>
-                </tr>
-              </thead>
+              <TableHead columns={[t('keys.label'), t('keys.family'), t('keys.group'), t('keys.monthCap'), t('keys.created'), t('keys.lastUsed')]} actions />
               <tbody>
                 {data.keys.map((key) => (
                   <tr key={key.id}>

@@ -3,7 +3,7 @@ import { useQuery } from 'urql';
 import { graphql } from '../gql/index.js';
 import type { ModelsQuery } from '../gql/graphql.js';
 import { useI18n } from '../i18n.js';
-import { Badge, Card, Empty, Field, Loading, Money, Page, SelectField } from '../ui.js';
+import { Badge, Card, Empty, Field, Loading, Money, Page, SelectField, TableHead } from '../ui.js';
 
 export const ModelsDocument = graphql(`
   query Models {
@@ -112,16 +112,7 @@ export function Models() {
         <div className="table-wrap">
           <table className="table" data-testid="models-table">
             <caption className="visually-hidden">{t('nav.models')}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('models.model')}</th>
-                <th scope="col">{t('keys.family')}</th>
-                <th scope="col">{t('models.capabilities')}</th>
-                <th scope="col">{t('models.endpoints')}</th>
-                <th scope="col">{t('models.prices')}</th>
-                <th scope="col">{t('models.official')}</th>
-              </tr>
-            </thead>
+            <TableHead columns={[t('models.model'), t('keys.family'), t('models.capabilities'), t('models.endpoints'), t('models.prices'), t('models.official')]} />
             <tbody>
               {shown.map((m) => (
                 <tr key={m.id} data-model={m.id}>

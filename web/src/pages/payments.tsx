@@ -4,7 +4,7 @@ import { describeError } from '../client.js';
 import { graphql } from '../gql/index.js';
 import { useI18n } from '../i18n.js';
 import { useSession } from '../session.js';
-import { Badge, Button, Card, Empty, Field, Money, Notice, Page, ProblemText, SelectField, toneOf } from '../ui.js';
+import { Badge, Button, Card, Empty, Field, Money, Notice, Page, ProblemText, SelectField, TableHead, toneOf } from '../ui.js';
 
 const PaymentsDocument = graphql(`
   query Payments($language: String) {
@@ -178,16 +178,7 @@ export function Payments() {
         ) : (
           <div className="table-wrap">
             <table className="table" data-testid="invoices">
-              <thead>
-                <tr>
-                  <th scope="col">{t('usage.time')}</th>
-                  <th scope="col">{t('pay.amount')}</th>
-                  <th scope="col">{t('pay.bonus')}</th>
-                  <th scope="col">{t('pay.credit')}</th>
-                  <th scope="col">{t('usage.status')}</th>
-                  <th scope="col">{t('pay.pay')}</th>
-                </tr>
-              </thead>
+              <TableHead columns={[t('usage.time'), t('pay.amount'), t('pay.bonus'), t('pay.credit'), t('usage.status'), t('pay.pay')]} />
               <tbody>
                 {data.invoices.map((invoice) => (
                   <tr key={invoice.id} data-invoice={invoice.id}>

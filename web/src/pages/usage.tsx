@@ -3,7 +3,7 @@ import { useClient, useQuery } from 'urql';
 import { graphql } from '../gql/index.js';
 import type { UsageQuery, UsageQueryVariables } from '../gql/graphql.js';
 import { useI18n } from '../i18n.js';
-import { Badge, Button, Card, Empty, Field, Loading, Money, Page, SelectField, toneOf } from '../ui.js';
+import { Badge, Button, Card, Empty, Field, Loading, Money, Page, SelectField, TableHead, toneOf } from '../ui.js';
 
 const UsageDocument = graphql(`
   query Usage($from: DateTimeISO, $to: DateTimeISO, $model: String, $group: String, $status: String, $providerFamily: String, $limit: Int) {
@@ -154,17 +154,7 @@ export function Usage() {
       ) : (
         <div className="table-wrap">
           <table className="table" data-testid="usage-table">
-            <thead>
-              <tr>
-                <th scope="col">{t('usage.time')}</th>
-                <th scope="col">{t('models.model')}</th>
-                <th scope="col">{t('keys.group')}</th>
-                <th scope="col">{t('usage.status')}</th>
-                <th scope="col">{t('usage.tokens')}</th>
-                <th scope="col">{t('usage.cost')}</th>
-                <th scope="col">{t('usage.key')}</th>
-              </tr>
-            </thead>
+            <TableHead columns={[t('usage.time'), t('models.model'), t('keys.group'), t('usage.status'), t('usage.tokens'), t('usage.cost'), t('usage.key')]} />
             <tbody>
               {events.map((event) => (
                 <tr key={event.id}>

@@ -4,7 +4,7 @@ import { describeError } from '../../client.js';
 import { graphql } from '../../gql/index.js';
 import type { AdminAccountsQuery } from '../../gql/graphql.js';
 import { useI18n } from '../../i18n.js';
-import { Badge, Button, Card, Empty, Field, Loading, Money, Notice, Page, ProblemText } from '../../ui.js';
+import { Badge, Button, Card, Empty, Field, Loading, Money, Notice, Page, ProblemText, TableHead } from '../../ui.js';
 
 const AdminAccountsDocument = graphql(`
   query AdminAccounts($search: String) {
@@ -100,16 +100,7 @@ export function AdminAccounts() {
       ) : (
         <div className="table-wrap">
           <table className="table" data-testid="admin-accounts">
-            <thead>
-              <tr>
-                <th scope="col">{t('auth.username')}</th>
-                <th scope="col">{t('auth.email')}</th>
-                <th scope="col">{t('dash.balance')}</th>
-                <th scope="col">{t('admin.keys')}</th>
-                <th scope="col">{t('admin.sessions')}</th>
-                <th scope="col">{t('keys.created')}</th>
-              </tr>
-            </thead>
+            <TableHead columns={[t('auth.username'), t('auth.email'), t('dash.balance'), t('admin.keys'), t('admin.sessions'), t('keys.created')]} />
             <tbody>
               {data.adminAccounts.map((account) => (
                 <tr key={account.userId} data-account={account.username ?? account.userId}>
@@ -240,18 +231,7 @@ function AccountKeys({ userId }: { userId: string }) {
       ) : (
         <div className="table-wrap">
           <table className="table compact">
-            <thead>
-              <tr>
-                <th scope="col">{t('keys.label')}</th>
-                <th scope="col">{t('keys.group')}</th>
-                <th scope="col">{t('admin.rpm')}</th>
-                <th scope="col">{t('admin.concurrency')}</th>
-                <th scope="col">{t('keys.monthCap')}</th>
-                <th scope="col">
-                  <span className="visually-hidden">{t('common.actions')}</span>
-                </th>
-              </tr>
-            </thead>
+            <TableHead columns={[t('keys.label'), t('keys.group'), t('admin.rpm'), t('admin.concurrency'), t('keys.monthCap')]} actions />
             <tbody>
               {data.adminAccountKeys.map((key) => (
                 <tr key={key.id}>

@@ -3,7 +3,7 @@ import { useMutation, useQuery } from 'urql';
 import { describeError } from '../../client.js';
 import { graphql } from '../../gql/index.js';
 import { useI18n } from '../../i18n.js';
-import { Badge, Button, Empty, Loading, Money, Page, ProblemText, SelectField, toneOf } from '../../ui.js';
+import { Badge, Button, Empty, Loading, Money, Page, ProblemText, SelectField, TableHead, toneOf } from '../../ui.js';
 
 const AdminInvoicesDocument = graphql(`
   query AdminInvoices($status: String) {
@@ -46,19 +46,7 @@ export function AdminInvoices() {
       ) : (
         <div className="table-wrap">
           <table className="table" data-testid="admin-invoices">
-            <thead>
-              <tr>
-                <th scope="col">{t('usage.time')}</th>
-                <th scope="col">{t('admin.account')}</th>
-                <th scope="col">{t('pay.method')}</th>
-                <th scope="col">{t('pay.amount')}</th>
-                <th scope="col">{t('pay.credit')}</th>
-                <th scope="col">{t('usage.status')}</th>
-                <th scope="col">
-                  <span className="visually-hidden">{t('common.actions')}</span>
-                </th>
-              </tr>
-            </thead>
+            <TableHead columns={[t('usage.time'), t('admin.account'), t('pay.method'), t('pay.amount'), t('pay.credit'), t('usage.status')]} actions />
             <tbody>
               {data.adminInvoices.map((invoice) => (
                 <tr key={invoice.id}>

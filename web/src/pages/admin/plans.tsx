@@ -3,7 +3,7 @@ import { useMutation, useQuery } from 'urql';
 import { describeError } from '../../client.js';
 import { graphql } from '../../gql/index.js';
 import { useI18n } from '../../i18n.js';
-import { Button, Card, Field, Notice, ProblemText, SelectField, TextAreaField } from '../../ui.js';
+import { Button, Card, Field, Notice, ProblemText, SelectField, TableHead, TextAreaField } from '../../ui.js';
 
 const PlansDocument = graphql(`
   query AdminPricingPlans {
@@ -62,18 +62,7 @@ export function PricingPlans() {
     <Card title={t('admin.plansTitle')}>
       <p className="hint">{t('admin.plansHint')}</p>
       <table className="table compact" data-testid="pricing-plans">
-        <thead>
-          <tr>
-            <th scope="col">{t('admin.planId')}</th>
-            <th scope="col">{t('admin.planLabel')}</th>
-            <th scope="col">{t('admin.planMultiplier')}</th>
-            <th scope="col">{t('admin.planVisibility')}</th>
-            <th scope="col">{t('admin.planOverrideCount')}</th>
-            <th scope="col">
-              <span className="visually-hidden">{t('common.actions')}</span>
-            </th>
-          </tr>
-        </thead>
+        <TableHead columns={[t('admin.planId'), t('admin.planLabel'), t('admin.planMultiplier'), t('admin.planVisibility'), t('admin.planOverrideCount')]} actions />
         <tbody>
           {data?.adminPricingPlans.map((plan) => (
             <tr key={plan.id} data-plan={plan.id}>

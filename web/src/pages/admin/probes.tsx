@@ -1,6 +1,6 @@
 import { useQuery } from 'urql';
 import { useI18n } from '../../i18n.js';
-import { Badge, Loading, Page, toneOf } from '../../ui.js';
+import { Badge, Loading, Page, TableHead, toneOf } from '../../ui.js';
 import { StatusDocument } from '../status.js';
 
 /** The status monitor's probes, model by model: last check, current state, the changes it recorded. */
@@ -12,15 +12,7 @@ export function AdminProbes() {
     <Page title={t('nav.adminProbes')}>
       <div className="table-wrap">
         <table className="table">
-          <thead>
-            <tr>
-              <th scope="col">{t('keys.group')}</th>
-              <th scope="col">{t('models.model')}</th>
-              <th scope="col">{t('usage.status')}</th>
-              <th scope="col">{t('admin.lastCheck')}</th>
-              <th scope="col">{t('admin.changes24h')}</th>
-            </tr>
-          </thead>
+          <TableHead columns={[t('keys.group'), t('models.model'), t('usage.status'), t('admin.lastCheck'), t('admin.changes24h')]} />
           <tbody>
             {data.serviceStatus.groups.flatMap((group) =>
               group.models.map((model) => (
