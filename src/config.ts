@@ -73,6 +73,12 @@ const envSchema = z.object({
   VIDEO_POLL_MS: z.coerce.number().int().min(10).default(2_000),
   VIDEO_LEASE_MS: z.coerce.number().int().min(100).default(60_000),
   VIDEO_DEADLINE_MINUTES: z.coerce.number().positive().default(30),
+  /**
+   * How long finished requests' usage records wait to be written together (their events, ledger debits and
+   * rollups in one transaction). Longer: fewer, larger batches and less PostgreSQL work per request; shorter:
+   * less to lose if the process is killed. Balances move in memory at once either way.
+   */
+  USAGE_FLUSH_MS: z.coerce.number().int().min(1).max(10_000).default(100),
   /** Seconds between service-status probe rounds (fractions allowed); 0 disables the monitor. */
   STATUS_PROBE_SECONDS: z.coerce.number().min(0).max(86_400).default(60),
   /** How long one upstream probe may take before it counts as down. */
@@ -151,6 +157,8 @@ export interface Config {
   video: { workers: number; pollMs: number; leaseMs: number; deadlineMs: number };
   /** The service-status monitor: `probeIntervalMs` 0 means it does not run. */
   status: { probeIntervalMs: number; probeTimeoutMs: number };
+  /** USAGE_FLUSH_MS. */
+  usageFlushMs: number;
   operator: OperatorConfig;
   configFile?: string;
   catalogFile?: string;
@@ -267,6 +275,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     httpTimeouts: { headersMs: Math.min(e.HTTP_HEADERS_TIMEOUT_SECONDS, e.HTTP_REQUEST_TIMEOUT_SECONDS) * 1000, requestMs: e.HTTP_REQUEST_TIMEOUT_SECONDS * 1000 },
     video: { workers: e.VIDEO_WORKERS, pollMs: e.VIDEO_POLL_MS, leaseMs: e.VIDEO_LEASE_MS, deadlineMs: e.VIDEO_DEADLINE_MINUTES * 60_000 },
     status: { probeIntervalMs: Math.round(e.STATUS_PROBE_SECONDS * 1000), probeTimeoutMs: e.STATUS_PROBE_TIMEOUT_MS },
+    usageFlushMs: e.USAGE_FLUSH_MS,
     operator: operator.data,
     configFile: e.BAIKAL_CONFIG,
     catalogFile: e.BAIKAL_CATALOG,

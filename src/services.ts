@@ -82,7 +82,7 @@ export function createServices(deps: ServiceDeps): Services {
     redisUp: () => (deps.shared ? deps.shared.healthy : null),
     databaseUp: () => deps.orm.em.fork().execute('select 1').then(() => true, () => false),
   });
-  const usage = new UsageRecorder({ ...deps, metrics });
+  const usage = new UsageRecorder({ ...deps, metrics, flushMs: deps.config.usageFlushMs });
   const upstreams = new UpstreamClient(CredentialRedactor.forUpstreams(deps.config.upstreams));
   const routes = new RouteTable(deps.config.upstreams);
   const billing = new BillingService({ ...deps, wallets });
