@@ -485,6 +485,7 @@ async function main(): Promise<void> {
             const saturated = await saturate(target, kind);
             add(`${kind}.workers${workers}.per_second`, saturated.perSecond);
             add(`${kind}.workers${workers}.cpu_ms_per_request`, saturated.cpuPerRequestMs!);
+            addCost(kind, `workers${workers}`, saturated.cost, saturated.done);
             countFailures(saturated.errors, `${kind} WORKERS=${workers}`);
           }
         }
@@ -548,6 +549,8 @@ async function main(): Promise<void> {
         rows.push({ metric: `${label}/s, WORKERS=1 -> WORKERS=2 (Redis, unpinned)`, bare: '', gateway: `${fmt(one)} -> ${fmt(two)}`, measured: `${fmt(two / one, 2)}x`, target: '(reported)', pass: true });
         const [cpuOne, cpuTwo] = [m(`${kind}.workers1.cpu_ms_per_request`), m(`${kind}.workers2.cpu_ms_per_request`)];
         rows.push({ metric: `CPU ms per ${single}, WORKERS=1 -> WORKERS=2 (all processes)`, bare: '', gateway: `${fmt(cpuOne, 3)} -> ${fmt(cpuTwo, 3)}`, measured: `${fmt(cpuTwo / cpuOne, 2)}x`, target: '(reported)', pass: true });
+        const services = (workers: number) => `${fmt(1000 * m(`${kind}.workers${workers}.postgres_ms_per_request`))} / ${fmt(1000 * m(`${kind}.workers${workers}.redis_ms_per_request`))}`;
+        rows.push({ metric: `PostgreSQL / Redis CPU per ${single} (us), WORKERS=1 -> WORKERS=2`, bare: '', gateway: `${services(1)} -> ${services(2)}`, measured: '', target: '(reported)', pass: true });
       }
     }
     rows.push({ metric: 'gateway errors', bare: '', gateway: String(gatewayErrors), measured: String(gatewayErrors), target: '0', pass: gatewayErrors === 0 });
