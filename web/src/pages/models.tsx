@@ -1,9 +1,21 @@
 import { useMemo, useState } from 'react';
 import { useQuery } from 'urql';
 import { graphql } from '../gql/index.js';
-import type { ModelsQuery } from '../gql/graphql.js';
+import type { PriceFieldsFragment } from '../gql/graphql.js';
 import { useI18n } from '../i18n.js';
 import { Badge, Card, Empty, Field, Loading, Money, Page, SelectField, TableHead } from '../ui.js';
+
+/** Every price a model has in a group (tokens, per generation or per second), as the API's decimal strings. */
+graphql(`
+  fragment PriceFields on Pricing {
+    inputUsdPer1m
+    outputUsdPer1m
+    cacheReadUsdPer1m
+    cacheWriteUsdPer1m
+    usdPerGeneration
+    usdPerSecond
+  }
+`);
 
 export const ModelsDocument = graphql(`
   query Models {
@@ -22,29 +34,21 @@ export const ModelsDocument = graphql(`
         vision
       }
       official {
-        inputUsdPer1m
-        outputUsdPer1m
-        usdPerGeneration
-        usdPerSecond
+        ...PriceFields
       }
       groups {
         id
         label
         pricingPlan
         pricing {
-          inputUsdPer1m
-          outputUsdPer1m
-          cacheReadUsdPer1m
-          cacheWriteUsdPer1m
-          usdPerGeneration
-          usdPerSecond
+          ...PriceFields
         }
       }
     }
   }
 `);
 
-type Pricing = ModelsQuery['catalogModels'][number]['groups'][number]['pricing'];
+type Pricing = PriceFieldsFragment;
 
 /** A price line: per million tokens, per generation or per second, whichever the model is sold by. */
 export function PriceText({ pricing }: { pricing: Partial<Pricing> | null | undefined }) {

@@ -15,12 +15,7 @@ const SetPricesDocument = graphql(`
       groups {
         id
         pricing {
-          inputUsdPer1m
-          outputUsdPer1m
-          cacheReadUsdPer1m
-          cacheWriteUsdPer1m
-          usdPerGeneration
-          usdPerSecond
+          ...PriceFields
         }
       }
     }
