@@ -5,6 +5,7 @@ import type { Clock } from '../shared/clock.js';
 import { formatUsd, money } from '../shared/money.js';
 import { Topics, type PubSub } from '../shared/pubsub.js';
 import { intParam, parseInput } from '../shared/validation.js';
+import type { KeyView } from '../keys/keys.service.js';
 
 /** One account as an operator sees it in the cabinet: identity, balances, credit line, activity. */
 export interface AdminAccountView {
@@ -24,18 +25,10 @@ export interface AdminAccountView {
   createdAt: Date;
 }
 
-/** A key with the limits an operator may override. */
-export interface AdminKeyView {
-  id: string;
-  label: string | null;
-  providerFamily: string;
-  routeGroup: string;
-  pricingPlan: string;
-  monthlySpendCap: string | null;
+/** A key with the limits an operator may override (revoked keys too). */
+export interface AdminKeyView extends KeyView {
   rpmLimit: number | null;
   concurrencyLimit: number | null;
-  lastUsed: Date | null;
-  createdAt: Date;
   revokedAt: Date | null;
 }
 
