@@ -14,6 +14,7 @@ import { Migration20261124000000_responses } from './Migration20261124000000_res
 import { Migration20261124110000_account_concurrency } from './Migration20261124110000_account_concurrency.js';
 import { Migration20261124120000_wallet_epochs } from './Migration20261124120000_wallet_epochs.js';
 import { Migration20261124130000_video_inputs } from './Migration20261124130000_video_inputs.js';
+import { Migration20261125000000_usage_write_path } from './Migration20261125000000_usage_write_path.js';
 
 /**
  * Every migration, in order. Listed explicitly (not globbed from disk) so the same list runs from the
@@ -35,4 +36,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261124110000_account_concurrency', class: Migration20261124110000_account_concurrency },
   { name: 'Migration20261124120000_wallet_epochs', class: Migration20261124120000_wallet_epochs },
   { name: 'Migration20261124130000_video_inputs', class: Migration20261124130000_video_inputs },
+  { name: 'Migration20261125000000_usage_write_path', class: Migration20261125000000_usage_write_path },
 ];

@@ -52,12 +52,13 @@ const SPLIT = `case when p.amount_usd >= 0 then (case when p.bucket = 'bonus' th
                     else -greatest(0, least(-p.amount_usd, greatest(u.balance_bonus_usd, 0) - p.spent_before)) end`;
 
 /**
- * Appends the postings of `source` (a query yielding POSTING_COLUMNS and `n`) and moves each account's
- * balances by exactly the rows appended (a replayed key appends nothing and moves nothing). The
- * accounts must be locked by the caller's transaction. Returns the appended rows' ids and keys.
+ * The postings of `source` (a query yielding POSTING_COLUMNS and `n`) as WITH items: `appended` yields
+ * the appended rows (id, user_id, paid_usd, bonus_usd, idempotency_key) and `moved` moves each
+ * account's balances by exactly those rows (a replayed key appends nothing and moves nothing). The
+ * accounts must be locked by the caller's transaction.
  */
-function appendStatement(source: string): string {
-  return `with postings as (${source}),
+function appendItems(source: string): string {
+  return `postings as (${source}),
            ordered as (
              select p.*, sum(greatest(-p.amount_usd, 0)) over (partition by p.user_id order by p.n) - greatest(-p.amount_usd, 0) as spent_before
                from postings p),
@@ -74,8 +75,12 @@ function appendStatement(source: string): string {
            moved as (
              update users u set balance_paid_usd = u.balance_paid_usd + m.paid, balance_bonus_usd = u.balance_bonus_usd + m.bonus, updated_at = now()
                from (select user_id, sum(paid_usd) as paid, sum(bonus_usd) as bonus from appended group by user_id) m
-              where u.id = m.user_id)
-         select id, idempotency_key from appended`;
+              where u.id = m.user_id)`;
+}
+
+/** Appends the postings of `source` (see appendItems); returns the appended rows' ids and keys. */
+function appendStatement(source: string): string {
+  return `with ${appendItems(source)} select id, idempotency_key from appended`;
 }
 
 /** Postings given as one JSON array (`$1` for the driver, `?` for MikroORM), in array order. */
@@ -118,23 +123,34 @@ export async function postOne(tx: EntityManager, posting: Posting): Promise<Post
 
 /**
  * A batch of postings that another statement's rows describe (the usage recorder's records), as two
- * named prepared statements over the same parameters: lock the accounts in id order (so two batches
- * never deadlock), then append. Their text never changes with the batch size, so each is parsed and
- * planned once per connection.
+ * named prepared statements: lock the accounts in id order (so two batches never deadlock; the ids
+ * travel as their own parameter, so the batch is read once), then append. Their text never changes
+ * with the batch size, so each is parsed and planned once per connection.
  */
 export class PostingBatch {
+  private static readonly LOCK = 'select 1 from users where id = any($1::uuid[]) order by id for update';
   private readonly lock: { name: string; text: string };
   private readonly append: { name: string; text: string };
 
-  /** `source`: a query over the statement's parameters yielding POSTING_COLUMNS and an order `n`. */
-  constructor(name: string, source: string) {
-    this.lock = { name: `${name}_lock`, text: `select 1 from users where id in (select user_id from (${source}) s) order by id for update` };
-    this.append = { name: `${name}_append`, text: appendStatement(source) };
+  /**
+   * `source`: a query over the statement's parameters yielding POSTING_COLUMNS and an order `n`.
+   * `statement` (optional) writes the rest of a batch in the same statement, so its parameters are
+   * read once: `items` are WITH items before the ledger's (which `source` may read), `then` follows
+   * them (more WITH items, each starting with a comma, then the final statement; it may read
+   * `appended`). Without it the statement returns the appended rows' ids and keys.
+   */
+  constructor(name: string, source: string, statement?: { items: string; then: string }) {
+    this.lock = { name: `${name}_lock`, text: PostingBatch.LOCK };
+    this.append = {
+      name: `${name}_append`,
+      text: statement ? `with ${statement.items}, ${appendItems(source)} ${statement.then}` : appendStatement(source),
+    };
   }
 
-  /** Runs inside the caller's open transaction on `client`. */
-  async post(client: PoolClient, values: unknown[]): Promise<void> {
-    await client.query({ ...this.lock, values });
+  /** Runs inside the caller's open transaction on `client`: `accounts` are the ids of the accounts `values` post to. */
+  async post(client: PoolClient, values: unknown[], accounts: Iterable<string>): Promise<void> {
+    const ids = [...new Set(accounts)];
+    if (ids.length) await client.query({ ...this.lock, values: [ids] });
     await client.query({ ...this.append, values });
   }
 }
@@ -150,7 +166,7 @@ export async function postDebits(client: PoolClient, postings: Posting[]): Promi
   if (postings.some((posting) => !posting.amountUsd.startsWith('-'))) throw new Error('postDebits: a batch holds debits only');
   await client.query('begin');
   try {
-    await DEBITS.post(client, [JSON.stringify(postings.map(postingRow))]);
+    await DEBITS.post(client, [JSON.stringify(postings.map(postingRow))], postings.map((posting) => posting.userId));
     await client.query('commit');
   } catch (error) {
     await client.query('rollback');

@@ -79,36 +79,33 @@ const RECORDS = `rows from (json_to_recordset($1::json) as (${EVENT_FIELDS.map((
 
 /** Records that post a debit now: a charge above zero not already posted (a video settlement posts its own). */
 const BILLED = `r."transactionId" is null and r."amountUsd" > 0`;
+const isBilled = (record: UsageRecord) => !record.transactionId && Number(record.amountUsd) > 0;
 
 /**
- * One `usage` debit per billed record, posted by the ledger (src/ledger/ledger.ts: accounts locked in
- * id order, bonus first in queue order, balances moved by exactly the rows appended, a replayed batch
- * appends none).
+ * A batch in one statement, so PostgreSQL reads the JSON once: one `usage` debit per billed record,
+ * posted by the ledger (src/ledger/ledger.ts: accounts locked in id order, bonus first in queue order,
+ * balances moved by exactly the rows appended, a replayed batch appends none); then the events, each
+ * linked to its debit; then the hourly rollups, moved by exactly the events appended. Its text never
+ * changes with the batch size, so it is parsed and planned once per connection (a named prepared statement).
  */
-const USAGE_DEBITS = new PostingBatch(
-  'usage_debits',
+const USAGE_BATCH = new PostingBatch(
+  'usage_batch',
   `select r."userId" as user_id, -r."amountUsd" as amount_usd, null::text as bucket, 'usage'::text as kind, 'usage:' || r.id as idempotency_key,
           r."apiKeyId" as api_key_id, r."providerFamily" as provider, r.model, r."promptTokens" as prompt_tokens,
           r."completionTokens" as completion_tokens, null::text as note, coalesce(r."completedAt", r."createdAt") as created_at, r.n
-     from ${RECORDS} where ${BILLED}`,
-);
-
-/**
- * The events' statement. Its text never changes with the batch size, so it is parsed and planned once
- * per connection (a named prepared statement).
- */
-const SQL = {
-  // The events, each linked to its debit; the hourly rollups move by exactly the events appended.
-  insertEvents: {
-    name: 'usage_insert_events',
-    text: `with inserted as (
+     from records r where ${BILLED}`,
+  {
+    items: `records as materialized (select * from ${RECORDS})`,
+    then: `, inserted as (
              insert into usage_events (${EVENT_FIELDS.map(([column]) => column).join(', ')})
              select ${EVENT_FIELDS.map(([, field]) =>
                field === 'transactionId'
-                 ? `coalesce(r."transactionId", case when r."amountUsd" > 0 then (select t.id from transactions t where t.idempotency_key = 'usage:' || r.id) end)`
+                 ? // A debit posted by an earlier attempt whose events were not written cannot happen (one transaction
+                   // writes both), but if it did the event still links to it.
+                   `coalesce(r."transactionId", a.id, case when ${BILLED} then (select t.id from transactions t where t.idempotency_key = 'usage:' || r.id) end)`
                  : `r."${field}"`,
              ).join(', ')}
-               from ${RECORDS}
+               from records r left join appended a on a.idempotency_key = 'usage:' || r.id
              on conflict (id) do nothing
              returning user_id, created_at, model, route_group, provider_family, amount_usd, prompt_tokens, completion_tokens,
                        cache_read_tokens, cache_write_tokens, official_cost_usd)
@@ -130,7 +127,7 @@ const SQL = {
              comparable_spend_usd = usage_hourly.comparable_spend_usd + excluded.comparable_spend_usd,
              official_cost_usd = usage_hourly.official_cost_usd + excluded.official_cost_usd`,
   },
-} as const;
+);
 
 /**
  * Writes usage events and their ledger debits in short batches (group commit): one PostgreSQL
@@ -142,10 +139,13 @@ const SQL = {
 export class UsageRecorder {
   private queue: UsageRecord[] = [];
   private timer?: NodeJS.Timeout;
-  /** The one running drain: it writes batch after batch until the queue is empty, new arrivals included. */
+  /** The one running drain: it writes batch after batch while there is a full batch or a flush asks for more. */
   private draining: Promise<void> | null = null;
   /** When the running drain stops retrying a failed batch (a shutdown lowers it). */
   private deadline = Number.POSITIVE_INFINITY;
+  /** Records ever queued, and how many of them (in order) the flushes asked so far must see written. */
+  private queued = 0;
+  private flushTarget = 0;
   private written = 0;
   private pool?: Pool;
 
@@ -158,8 +158,10 @@ export class UsageRecorder {
   record(record: UsageRecord): void {
     this.deps.metrics?.observeUsage(record);
     this.queue.push(record);
-    // A running drain takes it too. (Starting a flush per record while a batch was being written left one
-    // waiter per record behind a slow batch, all woken after every batch: work growing with the backlog.)
+    this.queued++;
+    // A running drain takes a full batch itself; a partial one waits for the timer set when the drain ends.
+    // (Taking every arrival at once made a drain that never ended under a steady trickle: one client's
+    // requests back to back each paid a transaction of their own.)
     if (this.draining) return;
     if (this.queue.length >= MAX_BATCH) void this.flush().catch(() => undefined);
     else this.timer ??= setTimeout(() => void this.flush().catch(() => undefined), this.flushMs);
@@ -173,19 +175,25 @@ export class UsageRecorder {
     return this.written;
   }
 
-  /** Writes everything queued so far (retrying failed batches until `deadline`). */
-  flush(deadline = Number.POSITIVE_INFINITY): Promise<void> {
+  /** Writes everything queued so far (retrying failed batches until `deadline`); later arrivals only if a batch fills. */
+  async flush(deadline = Number.POSITIVE_INFINITY): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     this.deadline = Math.min(this.deadline, deadline);
+    const target = (this.flushTarget = this.queued);
+    // A drain that ended just before this call was made may not have seen the target: then another runs.
+    while (this.written < target) await (this.draining ??= this.startDrain());
+  }
+
+  private startDrain(): Promise<void> {
     const ended = () => {
       this.draining = null;
       this.deadline = Number.POSITIVE_INFINITY;
     };
-    this.draining ??= this.drain().then(
+    return this.drain().then(
       () => {
         ended();
-        // What arrived just as the drain finished gets a flush of its own.
+        // What arrived during the drain (less than a batch) waits for a flush of its own.
         if (this.queue.length) this.timer ??= setTimeout(() => void this.flush().catch(() => undefined), this.flushMs);
       },
       (error: unknown) => {
@@ -194,11 +202,11 @@ export class UsageRecorder {
         throw error;
       },
     );
-    return this.draining;
   }
 
+  /** Writes while a batch is full or records a flush asked for are not written yet (records leave the queue in order). */
   private async drain(): Promise<void> {
-    while (this.queue.length) {
+    while (this.queue.length >= MAX_BATCH || this.written < this.flushTarget) {
       const batch = this.queue.splice(0, MAX_BATCH);
       try {
         await this.write(batch);
@@ -219,8 +227,7 @@ export class UsageRecorder {
     try {
       const values = [JSON.stringify(batch)];
       await client.query('begin');
-      await USAGE_DEBITS.post(client, values);
-      await client.query({ ...SQL.insertEvents, values });
+      await USAGE_BATCH.post(client, values, batch.filter(isBilled).map((record) => record.userId));
       await client.query('commit');
     } catch (error) {
       broken = error instanceof Error ? error : new Error(String(error));

@@ -53,11 +53,11 @@ describe('batched usage settlement', () => {
       await blocker.query('begin');
       await blocker.query('select 1 from users where id = $1 for update', [account.userId]);
       const records = Array.from({ length: 3_200 }, () => record(account.userId, '0.0001'));
-      for (const r of records.slice(0, 200)) gw.services.usage.record(r); // a full batch: the drain starts
+      for (const r of records.slice(0, 500)) gw.services.usage.record(r); // a full batch: the drain starts
       await new Promise((resolve) => setTimeout(resolve, 100)); // its write is now waiting for the lock
-      for (const r of records.slice(200)) gw.services.usage.record(r);
+      for (const r of records.slice(500)) gw.services.usage.record(r);
       expect(flush).toHaveBeenCalledTimes(1);
-      expect(gw.services.usage.pending).toBe(3_000);
+      expect(gw.services.usage.pending).toBe(2_700);
       await blocker.query('commit');
       await gw.services.usage.flush();
       const [{ events }] = (await gw.db.query<{ events: number }>('select count(*)::int as events from usage_events where user_id = $1', [account.userId])) as [{ events: number }];
@@ -68,6 +68,30 @@ describe('batched usage settlement', () => {
     } finally {
       flush.mockRestore();
       await blocker.end();
+    }
+  });
+
+  it('a steady trickle (one client, requests back to back) is written in a batch per flush interval, not a transaction per record', async () => {
+    const account = await newFundedAccount(gw, '1');
+    const writes = vi.spyOn(gw.services.usage as unknown as { write(batch: UsageRecord[]): Promise<void> }, 'write');
+    try {
+      const records = Array.from({ length: 150 }, () => record(account.userId, '0.0001'));
+      // One record every 4 ms for 600 ms: each batch's write ends with a record or two already waiting.
+      for (const r of records) {
+        gw.services.usage.record(r);
+        await new Promise((resolve) => setTimeout(resolve, 4));
+      }
+      await gw.services.usage.flush();
+      const batches = writes.mock.calls.length;
+      // USAGE_FLUSH_MS is 100 here: about one batch per 100 ms (a drain that took every arrival wrote one per record or two).
+      expect(batches).toBeGreaterThanOrEqual(3);
+      expect(batches).toBeLessThanOrEqual(10);
+      expect(writes.mock.calls.reduce((sum, [batch]) => sum + batch.length, 0)).toBe(150);
+      const balance = await ledgerBalance(gw, account.userId);
+      expect(balance.balance).toBe('0.9850000000');
+      expect(balance.ledger).toBe(balance.balance);
+    } finally {
+      writes.mockRestore();
     }
   });
 
