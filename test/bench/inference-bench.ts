@@ -36,6 +36,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { startSimulator } from '../../src/simulator/openai-simulator.js';
+import { START_ARGS } from '../helpers/process.js';
 import { cpuMs, loopDelayMs, rssBytes, serviceCpuBetween, serviceSnapshot, type LoopDelay, type ServiceCpu } from './observe.js';
 
 const ROOT = path.resolve(new URL('../../..', import.meta.url).pathname);
@@ -306,7 +307,7 @@ async function main(): Promise<void> {
   // The gateways log at warn (their output is shown): an error in the table comes with its cause.
   // BENCH_PROFILE=DIR: the gateway writes a V8 CPU profile there when it stops (open it in Chrome DevTools).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_PROFILE)}`] : [];
-  const gatewayProcess = spawn('taskset', ['-c', CORE, NODE, ...(process.env.BENCH_GATEWAY_FLAGS ?? '').split(' ').filter(Boolean), ...profile, 'dist/src/main.js'], { cwd: ROOT, env: gatewayEnv, stdio: ['ignore', 'inherit', 'inherit'] });
+  const gatewayProcess = spawn('taskset', ['-c', CORE, NODE, ...(process.env.BENCH_GATEWAY_FLAGS ?? '').split(' ').filter(Boolean), ...profile, ...START_ARGS], { cwd: ROOT, env: gatewayEnv, stdio: ['ignore', 'inherit', 'inherit'] });
   const bareProcess = pinned(['dist-bench/test/bench/bare-proxy.js', `${simulator.url}`, String(port + 1), credential]);
   const pools: Pool[] = [];
   const scaleProcesses: ChildProcess[] = [];
@@ -468,7 +469,7 @@ async function main(): Promise<void> {
       const variants = await Promise.all(
         [1, 2].map(async (workers, i) => {
           const variantPort = port + 2 + i;
-          const child = spawn(NODE, ['dist/src/main.js'], { cwd: ROOT, env: { ...gatewayEnv, PORT: String(variantPort), WORKERS: String(workers), REDIS_URL, REDIS_PREFIX: prefix }, stdio: ['ignore', 'inherit', 'inherit'] });
+          const child = spawn(NODE, START_ARGS, { cwd: ROOT, env: { ...gatewayEnv, PORT: String(variantPort), WORKERS: String(workers), REDIS_URL, REDIS_PREFIX: prefix }, stdio: ['ignore', 'inherit', 'inherit'] });
           scaleProcesses.push(child);
           await waitFor(() => fetch(`http://127.0.0.1:${variantPort}/ready`).then((r) => r.ok), child, `gateway with WORKERS=${workers}`);
           const keys = await Promise.all([1, 2, 3, 4].map((n) => benchKey(`bench-scale-${workers}-${n}`)));

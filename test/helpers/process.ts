@@ -1,9 +1,26 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
-export const ROOT = path.resolve(new URL('../..', import.meta.url).pathname);
+/** The project's root: the nearest folder up with a package.json (from test/helpers, or from the bench's build in dist-bench/). */
+export const ROOT = (() => {
+  let dir = path.dirname(new URL(import.meta.url).pathname);
+  while (!existsSync(path.join(dir, 'package.json'))) {
+    if (dir === path.dirname(dir)) throw new Error('no package.json above the test helpers');
+    dir = path.dirname(dir);
+  }
+  return dir;
+})();
 /** Node 24 from the project's own dependencies, never the machine's Node (STACK.md). */
 export const NODE = path.join(ROOT, 'node_modules/.bin/node');
+
+/** The gateway's command line as `npm start` has it (package.json): Node's flags, then the script. */
+export const START_ARGS: string[] = (() => {
+  const start = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const [node, ...args] = start.split(' ').filter(Boolean);
+  if (node !== 'node' || args.at(-1) !== 'dist/src/main.js') throw new Error(`unexpected start script: ${start}`);
+  return args;
+})();
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -21,7 +38,7 @@ function cleanEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
 
 /** Runs the built gateway (`dist/src/main.js`) as `npm start` would, and waits for its ready line. */
 export async function spawnGateway(env: Record<string, string | undefined>, timeoutMs = 60_000): Promise<ServerProcess> {
-  const child = spawn(NODE, ['dist/src/main.js'], { cwd: ROOT, env: cleanEnv({ HOST: '127.0.0.1', PORT: '0', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(NODE, START_ARGS, { cwd: ROOT, env: cleanEnv({ HOST: '127.0.0.1', PORT: '0', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
