@@ -47,7 +47,7 @@ export interface UsageRecord {
 /**
  * How many records at most one batch writes. Records wait for a batch at most `flushMs` (USAGE_FLUSH_MS,
  * default 100): at a few hundred requests a second a batch then carries dozens of records, and
- * PostgreSQL's fixed cost per transaction (locks, three statements, the commit's WAL flush) is paid
+ * PostgreSQL's fixed cost per transaction (the account locks, the batch's statement, the commit's WAL flush) is paid
  * once for all of them instead of once every few requests.
  */
 const MAX_BATCH = 500;
@@ -70,9 +70,9 @@ const EVENT_FIELDS = [
 ] as const satisfies readonly (readonly [string, keyof UsageRecord, string])[];
 
 /**
- * The batch as rows, in queue order (`n`): the records travel as one JSON text (`JSON.stringify` of
- * the batch, done natively), which PostgreSQL reads with `json_to_recordset`. Nothing is copied or
- * formatted per record in this process.
+ * The batch as rows, in queue order (`n`): the records travel as one JSON text (each record
+ * serialised natively as it is queued, the batch joined when written), which PostgreSQL reads with
+ * `json_to_recordset`.
  */
 const RECORDS = `rows from (json_to_recordset($1::json) as (${EVENT_FIELDS.map(([, field, type]) => `"${field}" ${type}`).join(', ')}))
                  with ordinality as r(${EVENT_FIELDS.map(([, field]) => `"${field}"`).join(', ')}, n)`;
@@ -80,6 +80,15 @@ const RECORDS = `rows from (json_to_recordset($1::json) as (${EVENT_FIELDS.map((
 /** Records that post a debit now: a charge above zero not already posted (a video settlement posts its own). */
 const BILLED = `r."transactionId" is null and r."amountUsd" > 0`;
 const isBilled = (record: UsageRecord) => !record.transactionId && Number(record.amountUsd) > 0;
+
+/**
+ * A record waiting for its batch: already serialised (one record's work as it finishes, instead of a
+ * whole batch's at once on the event loop when the batch is written), and the account it debits.
+ */
+interface QueuedRecord {
+  json: string;
+  debits: string | null;
+}
 
 /**
  * A batch in one statement, so PostgreSQL reads the JSON once: one `usage` debit per billed record,
@@ -137,7 +146,7 @@ const USAGE_BATCH = new PostingBatch(
  * never wait for this. A failed batch is retried (every write is idempotent) and flushed at shutdown.
  */
 export class UsageRecorder {
-  private queue: UsageRecord[] = [];
+  private queue: QueuedRecord[] = [];
   private timer?: NodeJS.Timeout;
   /** The one running drain: it writes batch after batch while there is a full batch or a flush asks for more. */
   private draining: Promise<void> | null = null;
@@ -157,7 +166,7 @@ export class UsageRecorder {
 
   record(record: UsageRecord): void {
     this.deps.metrics?.observeUsage(record);
-    this.queue.push(record);
+    this.queue.push({ json: JSON.stringify(record), debits: isBilled(record) ? record.userId : null });
     this.queued++;
     // A running drain takes a full batch itself; a partial one waits for the timer set when the drain ends.
     // (Taking every arrival at once made a drain that never ended under a steady trickle: one client's
@@ -220,14 +229,14 @@ export class UsageRecorder {
     }
   }
 
-  private async write(batch: UsageRecord[]): Promise<void> {
+  private async write(batch: QueuedRecord[]): Promise<void> {
     this.pool ??= await (this.deps.orm.em.getConnection() as PostgreSqlConnection).getNativeClient();
     const client = await this.pool.connect();
     let broken: Error | undefined;
     try {
-      const values = [JSON.stringify(batch)];
+      const values = [`[${batch.map((queued) => queued.json).join(',')}]`];
       await client.query('begin');
-      await USAGE_BATCH.post(client, values, batch.filter(isBilled).map((record) => record.userId));
+      await USAGE_BATCH.post(client, values, batch.flatMap((queued) => queued.debits ?? []));
       await client.query('commit');
     } catch (error) {
       broken = error instanceof Error ? error : new Error(String(error));
