@@ -5,8 +5,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 
 const CLOCK_TICKS_PER_SECOND = 100;
-/** prom-client samples the event loop with a timer of this period; each sample includes it. */
-const EVENT_LOOP_RESOLUTION_MS = 10;
 
 /** user + system CPU of one /proc/<pid>/stat text, in ms. */
 function statCpuMs(stat: string): number {
@@ -65,14 +63,15 @@ export interface LoopDelay {
 }
 
 /**
- * The gateway's event-loop delay since the previous call, in ms beyond prom-client's 10 ms sampling timer
- * (it resets its histogram on every scrape, so a call before a phase starts the phase's window).
+ * The gateway's event-loop delay since the previous call, in ms: how late its 10 ms sampling timer fired
+ * while it served requests (it resets its figures on every scrape, so a call before a phase starts the
+ * phase's window).
  */
 export async function loopDelayMs(url: string, token: string): Promise<LoopDelay> {
   const text = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text();
   const read = (name: string) => {
     const seconds = Number(new RegExp(`^baikal_nodejs_eventloop_lag_${name}_seconds (\\S+)$`, 'm').exec(text)?.[1]);
-    return Math.max(0, seconds * 1000 - EVENT_LOOP_RESOLUTION_MS);
+    return seconds * 1000;
   };
   return { p50: read('p50'), p99: read('p99'), max: read('max') };
 }

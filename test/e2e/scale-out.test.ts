@@ -315,6 +315,9 @@ describe('two gateway processes sharing one Redis', () => {
     expect(value(/^baikal_redis_up /)).toBe(1);
     expect(value(/^baikal_database_up /)).toBe(1);
     expect(text).toContain('baikal_process_resident_memory_bytes');
+    // The event-loop delay while serving (src/metrics.ts), in place of prom-client's always-running monitor.
+    expect(value(/^baikal_nodejs_eventloop_lag_p99_seconds /)).toBeGreaterThanOrEqual(0);
+    expect(text.split('\n').filter((line) => line.startsWith('baikal_nodejs_eventloop_lag_max_seconds '))).toHaveLength(1);
   });
 
   it('a graceful stop ends streams that outlive the drain period with a final error event, billed for what was delivered', async () => {
