@@ -147,7 +147,7 @@ export class PostingBatch {
     };
   }
 
-  /** Runs inside the caller's open transaction on `client`: `accounts` are the ids of the accounts `values` post to. */
+  /** Runs inside the caller's open transaction on `client`: `accounts` include every account `values` post to (others are only locked). */
   async post(client: PoolClient, values: unknown[], accounts: Iterable<string>): Promise<void> {
     const ids = [...new Set(accounts)];
     if (ids.length) await client.query({ ...this.lock, values: [ids] });

@@ -79,15 +79,15 @@ const RECORDS = `rows from (json_to_recordset($1::json) as (${EVENT_FIELDS.map((
 
 /** Records that post a debit now: a charge above zero not already posted (a video settlement posts its own). */
 const BILLED = `r."transactionId" is null and r."amountUsd" > 0`;
-const isBilled = (record: UsageRecord) => !record.transactionId && Number(record.amountUsd) > 0;
 
 /**
  * A record waiting for its batch: already serialised (one record's work as it finishes, instead of a
- * whole batch's at once on the event loop when the batch is written), and the account it debits.
+ * whole batch's at once on the event loop when the batch is written), and its account. A batch locks every
+ * account it names, not only those `BILLED` debits: a superset by construction, so the rule lives in SQL alone.
  */
 interface QueuedRecord {
   json: string;
-  debits: string | null;
+  userId: string;
 }
 
 /**
@@ -166,7 +166,7 @@ export class UsageRecorder {
 
   record(record: UsageRecord): void {
     this.deps.metrics?.observeUsage(record);
-    this.queue.push({ json: JSON.stringify(record), debits: isBilled(record) ? record.userId : null });
+    this.queue.push({ json: JSON.stringify(record), userId: record.userId });
     this.queued++;
     // A running drain takes a full batch itself; a partial one waits for the timer set when the drain ends.
     // (Taking every arrival at once made a drain that never ended under a steady trickle: one client's
@@ -236,7 +236,7 @@ export class UsageRecorder {
     try {
       const values = [`[${batch.map((queued) => queued.json).join(',')}]`];
       await client.query('begin');
-      await USAGE_BATCH.post(client, values, batch.flatMap((queued) => queued.debits ?? []));
+      await USAGE_BATCH.post(client, values, batch.map((queued) => queued.userId));
       await client.query('commit');
     } catch (error) {
       broken = error instanceof Error ? error : new Error(String(error));
