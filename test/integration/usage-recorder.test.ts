@@ -43,6 +43,24 @@ describe('batched usage settlement', () => {
     expect(bonus!.bonus).toBe('0.0000000000'); // spent before paid balance
   });
 
+  it('keeps each event\'s times to the millisecond (they travel as epoch milliseconds); its ledger debit is dated when the request completed', async () => {
+    const account = await newFundedAccount(gw, '1');
+    const started = new Date('2026-03-04T05:06:07.089Z');
+    const completed = new Date('2026-03-04T05:06:08.901Z');
+    const billed = { ...record(account.userId, '0.0001'), createdAt: started, completedAt: completed };
+    const unfinished = { ...record(account.userId, '0'), createdAt: started, completedAt: null };
+    gw.services.usage.record(billed);
+    gw.services.usage.record(unfinished);
+    await gw.services.usage.flush();
+    const events = await gw.db.query<{ id: string; created_at: Date; completed_at: Date | null }>('select id, created_at, completed_at from usage_events where id = any($1::uuid[])', [[billed.id, unfinished.id]]);
+    const byId = new Map(events.map((e) => [e.id, e]));
+    expect(byId.get(billed.id)!.created_at.toISOString()).toBe('2026-03-04T05:06:07.089Z');
+    expect(byId.get(billed.id)!.completed_at!.toISOString()).toBe('2026-03-04T05:06:08.901Z');
+    expect(byId.get(unfinished.id)!.completed_at).toBeNull();
+    const [debit] = await gw.db.query<{ created_at: Date }>('select created_at from transactions where idempotency_key = $1', [`usage:${billed.id}`]);
+    expect(debit!.created_at.toISOString()).toBe('2026-03-04T05:06:08.901Z');
+  });
+
   it('records arriving while a batch waits on the database join the running drain (no flush of their own); all are billed once, ledger = balance', async () => {
     const account = await newFundedAccount(gw, '1');
     // Another transaction holds the account's row, so the first batch waits on its lock.
