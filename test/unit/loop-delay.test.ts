@@ -18,23 +18,36 @@ describe('event-loop delay while serving', () => {
   });
 
   it('records how late its timer fires while a request is in flight, in ns past the due time', async () => {
-    const monitor = new LoopDelayWhileServing();
+    const monitor = new LoopDelayWhileServing({ denseMs: 10, sparseMs: 50 });
     monitor.started();
-    await sleep(45); // about four samples before the block
-    block(40);
-    await sleep(25);
+    await sleep(120); // two samples on time, at the sparse period (one request started)
+    block(80); // a due time falls inside: that sample is at least 30 ms late
+    await sleep(30);
     monitor.ended();
-    expect(monitor.histogram.count).toBeGreaterThanOrEqual(4);
-    // The blocked period shows as one sample at least 25 ms late (its due time fell inside the 40 ms block).
+    expect(monitor.histogram.count).toBeGreaterThanOrEqual(3);
     expect(monitor.histogram.max).toBeGreaterThanOrEqual(25e6);
     expect(monitor.histogram.max).toBeLessThan(200e6);
-    // The on-time ones count from their due time: less than the 10 ms period that the whole interval would be.
+    // The on-time ones count from their due time: less than the 10 ms the shortest whole interval would be.
     expect(monitor.histogram.min).toBeLessThan(10e6);
   });
 
-  it('keeps sampling across back-to-back requests and stops one quiet period after the last', async () => {
-    const monitor = new LoopDelayWhileServing();
-    // Requests of about a millisecond, back to back for 100 ms: none lasts a period, yet it samples.
+  it('samples every sparse period while requests are sparse: each sample is then a wakeup of its own', async () => {
+    const monitor = new LoopDelayWhileServing({ denseMs: 10, sparseMs: 50 });
+    // A short request every 20 ms for 300 ms (50 a second): at the dense period this would be ~30 samples.
+    const until = performance.now() + 300;
+    while (performance.now() < until) {
+      monitor.started();
+      monitor.ended();
+      await sleep(20);
+    }
+    expect(monitor.histogram.count).toBeGreaterThanOrEqual(3);
+    expect(monitor.histogram.count).toBeLessThanOrEqual(8);
+  });
+
+  it('samples every dense period across back-to-back requests and stops one quiet period after the last', async () => {
+    const monitor = new LoopDelayWhileServing({ denseMs: 10, sparseMs: 50 });
+    // Requests of about a millisecond, back to back for 100 ms: none lasts a period, yet after its first (sparse)
+    // sample it samples every 10 ms (at the sparse period alone it would have two samples).
     const until = performance.now() + 100;
     while (performance.now() < until) {
       monitor.started();
