@@ -63,9 +63,9 @@ export interface LoopDelay {
 }
 
 /**
- * The gateway's event-loop delay since the previous call, in ms: how late its 10 ms sampling timer fired
- * while it served requests (it resets its figures on every scrape, so a call before a phase starts the
- * phase's window).
+ * The gateway's event-loop delay since the previous call, in ms: how late its sampling timer fired while
+ * it served requests (every 10 ms under load, every 50 ms between sparse requests; it resets its figures on
+ * every scrape, so a call before a phase starts the phase's window).
  */
 export async function loopDelayMs(url: string, token: string): Promise<LoopDelay> {
   const text = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text();

@@ -10,6 +10,19 @@ function block(ms: number): void {
   }
 }
 
+/** Requests one after another for `forMs`: each lasts `lastingMs`, then `gapMs` pass before the next. */
+async function serve(monitor: LoopDelayWhileServing, forMs: number, lastingMs: number, gapMs: number): Promise<void> {
+  const until = performance.now() + forMs;
+  while (performance.now() < until) {
+    monitor.started();
+    if (lastingMs) await sleep(lastingMs);
+    monitor.ended();
+    if (gapMs) await sleep(gapMs);
+  }
+}
+
+const PERIODS = { denseMs: 10, sparseMs: 50 };
+
 describe('event-loop delay while serving', () => {
   it('samples nothing while idle, so an idle process has no timer waking it', async () => {
     const monitor = new LoopDelayWhileServing();
@@ -18,7 +31,7 @@ describe('event-loop delay while serving', () => {
   });
 
   it('records how late its timer fires while a request is in flight, in ns past the due time', async () => {
-    const monitor = new LoopDelayWhileServing({ denseMs: 10, sparseMs: 50 });
+    const monitor = new LoopDelayWhileServing(PERIODS);
     monitor.started();
     await sleep(120); // two samples on time, at the sparse period (one request started)
     block(80); // a due time falls inside: that sample is at least 30 ms late
@@ -32,28 +45,18 @@ describe('event-loop delay while serving', () => {
   });
 
   it('samples every sparse period while requests are sparse: each sample is then a wakeup of its own', async () => {
-    const monitor = new LoopDelayWhileServing({ denseMs: 10, sparseMs: 50 });
+    const monitor = new LoopDelayWhileServing(PERIODS);
     // A short request every 20 ms for 300 ms (50 a second): at the dense period this would be ~30 samples.
-    const until = performance.now() + 300;
-    while (performance.now() < until) {
-      monitor.started();
-      monitor.ended();
-      await sleep(20);
-    }
+    await serve(monitor, 300, 0, 20);
     expect(monitor.histogram.count).toBeGreaterThanOrEqual(3);
     expect(monitor.histogram.count).toBeLessThanOrEqual(8);
   });
 
   it('samples every dense period across back-to-back requests and stops one quiet period after the last', async () => {
-    const monitor = new LoopDelayWhileServing({ denseMs: 10, sparseMs: 50 });
+    const monitor = new LoopDelayWhileServing(PERIODS);
     // Requests of about a millisecond, back to back for 100 ms: none lasts a period, yet after its first (sparse)
     // sample it samples every 10 ms (at the sparse period alone it would have two samples).
-    const until = performance.now() + 100;
-    while (performance.now() < until) {
-      monitor.started();
-      await sleep(1);
-      monitor.ended();
-    }
+    await serve(monitor, 100, 1, 0);
     const sampled = monitor.histogram.count;
     expect(sampled).toBeGreaterThanOrEqual(3);
     await sleep(80);
