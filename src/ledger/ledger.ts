@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { PoolClient } from 'pg';
+import type { Pool } from 'pg';
 import { formatUsd } from '../shared/money.js';
 
 /**
@@ -55,15 +55,17 @@ const SPLIT = `case when p.amount_usd >= 0 then (case when p.bucket = 'bonus' th
  * The postings of `source` (a query yielding POSTING_COLUMNS and `n`) as WITH items: `appended` yields
  * the appended rows (id, user_id, paid_usd, bonus_usd, idempotency_key) and `moved` moves each
  * account's balances by exactly those rows (a replayed key appends nothing and moves nothing). The
- * accounts must be locked by the caller's transaction.
+ * split reads the accounts' balances from `accounts`: `users` when the caller's transaction holds
+ * their row locks already (postOne), or a WITH item that locks them and yields their current rows (a
+ * batch, see PostingBatch).
  */
-function appendItems(source: string): string {
+function appendItems(source: string, accounts = 'users'): string {
   return `postings as (${source}),
            ordered as (
              select p.*, sum(greatest(-p.amount_usd, 0)) over (partition by p.user_id order by p.n) - greatest(-p.amount_usd, 0) as spent_before
                from postings p),
            split as (
-             select p.*, ${SPLIT} as bonus_usd from ordered p join users u on u.id = p.user_id),
+             select p.*, ${SPLIT} as bonus_usd from ordered p join ${accounts} u on u.id = p.user_id),
            appended as (
              insert into transactions (id, user_id, amount_usd, paid_usd, bonus_usd, kind, api_key_id, provider, model,
                                        prompt_tokens, completion_tokens, idempotency_key, note, created_at)
@@ -78,17 +80,15 @@ function appendItems(source: string): string {
               where u.id = m.user_id)`;
 }
 
-/** Appends the postings of `source` (see appendItems); returns the appended rows' ids and keys. */
-function appendStatement(source: string): string {
-  return `with ${appendItems(source)} select id, idempotency_key from appended`;
-}
+/** A final statement that returns the appended rows' ids and keys. */
+const APPENDED_KEYS = 'select id, idempotency_key from appended';
 
 /** Postings given as one JSON array (`$1` for the driver, `?` for MikroORM), in array order. */
 const jsonPostings = (placeholder: string) =>
   `select * from rows from (json_to_recordset(${placeholder}::json) as (${POSTING_COLUMNS}))
      with ordinality as p(${POSTING_COLUMNS.split(', ').map((column) => column.split(' ')[0]).join(', ')}, n)`;
 
-const POST_ONE = appendStatement(jsonPostings('?'));
+const POST_ONE = `with ${appendItems(jsonPostings('?'))} ${APPENDED_KEYS}`;
 
 /** A posting as one element of the JSON array `jsonPostings` reads. */
 function postingRow(posting: Posting) {
@@ -122,54 +122,56 @@ export async function postOne(tx: EntityManager, posting: Posting): Promise<Post
 }
 
 /**
- * A batch of postings that another statement's rows describe (the usage recorder's records), as two
- * named prepared statements: lock the accounts in id order (so two batches never deadlock; the ids
- * travel as their own parameter, so the batch is read once), then append. Their text never changes
- * with the batch size, so each is parsed and planned once per connection.
+ * A batch of postings that another statement's rows describe (the usage recorder's records), as one
+ * named prepared statement that is its own transaction: one round trip, where a transaction of its own
+ * took four (begin, lock, append, commit; in a 1-record batch PostgreSQL spent 720 us of CPU on them,
+ * 280 us of it outside the append). Its text never changes with the batch size, so it is parsed and
+ * planned once per connection.
+ *
+ * The accounts are locked first, in id order (so two batches never deadlock), by the `locked` WITH item,
+ * which yields each account's current row: in a statement whose snapshot is older than another
+ * transaction's commit, a row locked FOR UPDATE is the latest version, which is what the split must read.
+ * Nothing else in the statement runs before every lock is held: `postings` waits for a count of all of
+ * `locked` (an initplan, evaluated before its first row), and every write reads `postings` (the ledger's
+ * through `split`; the caller's `then` must read `appended`, as the usage events do, to be linked to
+ * their debits). Replays stay exact under concurrency: `on conflict` sees rows committed after the
+ * snapshot, and the balance update re-reads the row it moves.
  */
 export class PostingBatch {
-  private static readonly LOCK = 'select 1 from users where id = any($1::uuid[]) order by id for update';
-  private readonly lock: { name: string; text: string };
-  private readonly append: { name: string; text: string };
+  private readonly statement: { name: string; text: string };
 
   /**
-   * `source`: a query over the statement's parameters yielding POSTING_COLUMNS and an order `n`.
-   * `statement` (optional) writes the rest of a batch in the same statement, so its parameters are
-   * read once: `items` are WITH items before the ledger's (which `source` may read), `then` follows
-   * them (more WITH items, each starting with a comma, then the final statement; it may read
-   * `appended`). Without it the statement returns the appended rows' ids and keys.
+   * `source`: a query over the statement's parameters (`$1`; the accounts to lock are `$2`) yielding
+   * POSTING_COLUMNS and an order `n`. `statement` (optional) writes the rest of a batch in the same
+   * statement, so its parameters are read once: `items` are WITH items before the ledger's (which
+   * `source` may read), `then` follows them (more WITH items, each starting with a comma, then the final
+   * statement, which must read `appended`). Without it the statement returns the appended rows' ids and keys.
    */
   constructor(name: string, source: string, statement?: { items: string; then: string }) {
-    this.lock = { name: `${name}_lock`, text: PostingBatch.LOCK };
-    this.append = {
-      name: `${name}_append`,
-      text: statement ? `with ${statement.items}, ${appendItems(source)} ${statement.then}` : appendStatement(source),
+    const locked = `locked as materialized (
+             select id, balance_bonus_usd from users where id = any($2::uuid[]) order by id for update)`;
+    const gated = `select s.* from (${source}) s where (select count(*) from locked) >= 0`;
+    this.statement = {
+      name,
+      text: `with ${locked}, ${statement ? `${statement.items}, ` : ''}${appendItems(gated, 'locked')}
+             ${statement ? statement.then : APPENDED_KEYS}`,
     };
   }
 
-  /** Runs inside the caller's open transaction on `client`: `accounts` include every account `values` post to (others are only locked). */
-  async post(client: PoolClient, values: unknown[], accounts: Iterable<string>): Promise<void> {
-    const ids = [...new Set(accounts)];
-    if (ids.length) await client.query({ ...this.lock, values: [ids] });
-    await client.query({ ...this.append, values });
+  /** Posts the batch whose rows `rows` (`$1`) describes; `accounts` include every account they post to (others are only locked). */
+  async post(db: Pick<Pool, 'query'>, rows: string, accounts: Iterable<string>): Promise<void> {
+    await db.query({ ...this.statement, values: [rows, [...new Set(accounts)]] });
   }
 }
 
 const DEBITS = new PostingBatch('ledger_debits', jsonPostings('$1'));
 
 /**
- * Posts a batch of debits in one transaction on `client` (locks, appends and balance moves in order;
- * replayed keys append nothing). Debits only: within a batch, a debit's bonus share counts the debits
- * before it, not credits, so a credit is posted on its own (`postOne`).
+ * Posts a batch of debits in one transaction (locks, appends and balance moves in order; replayed keys
+ * append nothing). Debits only: within a batch, a debit's bonus share counts the debits before it, not
+ * credits, so a credit is posted on its own (`postOne`).
  */
-export async function postDebits(client: PoolClient, postings: Posting[]): Promise<void> {
+export async function postDebits(db: Pick<Pool, 'query'>, postings: Posting[]): Promise<void> {
   if (postings.some((posting) => !posting.amountUsd.startsWith('-'))) throw new Error('postDebits: a batch holds debits only');
-  await client.query('begin');
-  try {
-    await DEBITS.post(client, [JSON.stringify(postings.map(postingRow))], postings.map((posting) => posting.userId));
-    await client.query('commit');
-  } catch (error) {
-    await client.query('rollback');
-    throw error;
-  }
+  await DEBITS.post(db, JSON.stringify(postings.map(postingRow)), postings.map((posting) => posting.userId));
 }

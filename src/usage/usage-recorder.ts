@@ -100,7 +100,7 @@ interface QueuedRecord {
 }
 
 /**
- * A batch in one statement, so PostgreSQL reads the JSON once: one `usage` debit per billed record,
+ * A batch in one statement (its own transaction, one round trip), so PostgreSQL reads the JSON once: one `usage` debit per billed record,
  * posted by the ledger (src/ledger/ledger.ts: accounts locked in id order, bonus first in queue order,
  * balances moved by exactly the rows appended, a replayed batch appends none); then the events, each
  * linked to its debit; then the hourly rollups, moved by exactly the events appended. Its text never
@@ -149,7 +149,7 @@ const USAGE_BATCH = new PostingBatch(
 
 /**
  * Writes usage events and their ledger debits in short batches (group commit): one PostgreSQL
- * transaction per batch locks the accounts involved, appends one ledger row per billed request
+ * statement (its own transaction) per batch locks the accounts involved, appends one ledger row per billed request
  * (idempotent on `usage:<event id>`), moves the stored balances by exactly the appended rows, and
  * inserts the events. The in-memory wallets were already moved when the request finished, so callers
  * never wait for this. A failed batch is retried (every write is idempotent) and flushed at shutdown.
@@ -240,20 +240,6 @@ export class UsageRecorder {
 
   private async write(batch: QueuedRecord[]): Promise<void> {
     this.pool ??= await (this.deps.orm.em.getConnection() as PostgreSqlConnection).getNativeClient();
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      const values = [`[${batch.map((queued) => queued.json).join(',')}]`];
-      await client.query('begin');
-      await USAGE_BATCH.post(client, values, batch.map((queued) => queued.userId));
-      await client.query('commit');
-    } catch (error) {
-      broken = error instanceof Error ? error : new Error(String(error));
-      await client.query('rollback').then(() => (broken = undefined), () => undefined);
-      throw error;
-    } finally {
-      // A connection that could not even roll back is discarded, not returned to the pool.
-      client.release(broken);
-    }
+    await USAGE_BATCH.post(this.pool, `[${batch.map((queued) => queued.json).join(',')}]`, batch.map((queued) => queued.userId));
   }
 }
