@@ -1,6 +1,6 @@
 import type { MikroORM, PostgreSqlConnection } from '@mikro-orm/postgresql';
 import type { Pool } from 'pg';
-import { PostingBatch } from '../ledger/ledger.js';
+import { PostingBatch, type OnConflict } from '../ledger/ledger.js';
 import type { Metrics } from '../metrics.js';
 import type { Logger } from '../shared/logging.js';
 
@@ -114,7 +114,7 @@ const USAGE_BATCH = new PostingBatch(
      from records r where ${BILLED}`,
   {
     items: `records as materialized (${RECORDS})`,
-    then: `, inserted as (
+    then: (onConflict: OnConflict) => `, inserted as (
              insert into usage_events (${EVENT_FIELDS.map(([column]) => column).join(', ')})
              select ${EVENT_FIELDS.map(([, field]) =>
                field === 'transactionId'
@@ -124,7 +124,7 @@ const USAGE_BATCH = new PostingBatch(
                  : `r."${field}"`,
              ).join(', ')}
                from records r left join appended a on a.idempotency_key = 'usage:' || r.id
-             on conflict (id) do nothing
+             ${onConflict('id')}
              returning user_id, created_at, model, route_group, provider_family, amount_usd, prompt_tokens, completion_tokens,
                        cache_read_tokens, cache_write_tokens, official_cost_usd)
            insert into usage_hourly

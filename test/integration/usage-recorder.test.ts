@@ -125,4 +125,26 @@ describe('batched usage settlement', () => {
     expect(balance.ledger).toBe(balance.balance);
     expect(await gw.db.query('select 1 from usage_events where id = $1', [twice.id])).toHaveLength(1);
   });
+
+  it('a batch that replays one record and brings new ones writes the new ones once and bills the replayed one once', async () => {
+    const account = await newFundedAccount(gw, '1');
+    const replayed = record(account.userId, '0.25');
+    gw.services.usage.record(replayed);
+    await gw.services.usage.flush();
+    const fresh = [record(account.userId, '0.125'), record(account.userId, '0')];
+    for (const r of [fresh[0]!, replayed, fresh[1]!]) gw.services.usage.record(r);
+    await gw.services.usage.flush();
+    const balance = await ledgerBalance(gw, account.userId);
+    expect(balance.balance).toBe('0.6250000000');
+    expect(balance.ledger).toBe(balance.balance);
+    const events = await gw.db.query<{ id: string; linked: boolean }>(
+      `select e.id, e.transaction_id is not distinct from t.id as linked
+         from usage_events e left join transactions t on t.idempotency_key = 'usage:' || e.id where e.id = any($1::uuid[])`,
+      [[replayed.id, ...fresh.map((r) => r.id)]],
+    );
+    expect(events.map((e) => e.id).sort()).toEqual([replayed.id, ...fresh.map((r) => r.id)].sort());
+    expect(events.every((e) => e.linked)).toBe(true);
+    const [{ requests }] = await gw.db.query<{ requests: number }>('select sum(requests)::int as requests from usage_hourly where user_id = $1', [account.userId]);
+    expect(requests).toBe(3);
+  });
 });
