@@ -1,5 +1,5 @@
 import type { MikroORM, PostgreSqlConnection } from '@mikro-orm/postgresql';
-import type { Pool } from 'pg';
+import pg from 'pg';
 import { PostingBatch, type OnConflict } from '../ledger/ledger.js';
 import type { Metrics } from '../metrics.js';
 import type { Logger } from '../shared/logging.js';
@@ -100,11 +100,12 @@ interface QueuedRecord {
 }
 
 /**
- * A batch in one statement (its own transaction, one round trip), so PostgreSQL reads the JSON once: one `usage` debit per billed record,
- * posted by the ledger (src/ledger/ledger.ts: accounts locked in id order, bonus first in queue order,
- * balances moved by exactly the rows appended, a replayed batch appends none); then the events, each
- * linked to its debit; then the hourly rollups, moved by exactly the events appended. Its text never
- * changes with the batch size, so it is parsed and planned once per connection (a named prepared statement).
+ * A batch in one statement (its own transaction, one round trip), so PostgreSQL reads the JSON once:
+ * one `usage` debit per billed record, posted by the ledger (src/ledger/ledger.ts: accounts locked in id
+ * order, bonus first in queue order, balances moved by exactly the rows appended, a replayed batch appends
+ * none); then the events, each linked to its debit; then the hourly rollups, moved by exactly the events
+ * appended. Its text never changes with the batch size, so it is parsed and planned once per connection
+ * (a named prepared statement).
  */
 const USAGE_BATCH = new PostingBatch(
   'usage_batch',
@@ -149,9 +150,9 @@ const USAGE_BATCH = new PostingBatch(
 
 /**
  * Writes usage events and their ledger debits in short batches (group commit): one PostgreSQL
- * statement (its own transaction) per batch locks the accounts involved, appends one ledger row per billed request
- * (idempotent on `usage:<event id>`), moves the stored balances by exactly the appended rows, and
- * inserts the events. The in-memory wallets were already moved when the request finished, so callers
+ * statement (its own transaction) per batch locks the accounts involved, appends one ledger row per
+ * billed request (idempotent on `usage:<event id>`), moves the stored balances by exactly the appended
+ * rows, and inserts the events. The in-memory wallets were already moved when the request finished, so callers
  * never wait for this. A failed batch is retried (every write is idempotent) and flushed at shutdown.
  */
 export class UsageRecorder {
@@ -165,7 +166,7 @@ export class UsageRecorder {
   private queued = 0;
   private flushTarget = 0;
   private written = 0;
-  private pool?: Pool;
+  private pool?: pg.Pool;
 
   private get flushMs(): number {
     return this.deps.flushMs ?? DEFAULT_FLUSH_MS;
@@ -240,6 +241,17 @@ export class UsageRecorder {
 
   private async write(batch: QueuedRecord[]): Promise<void> {
     this.pool ??= await (this.deps.orm.em.getConnection() as PostgreSqlConnection).getNativeClient();
-    await USAGE_BATCH.post(this.pool, `[${batch.map((queued) => queued.json).join(',')}]`, batch.map((queued) => queued.userId));
+    const client = await this.pool.connect();
+    let lost: Error | undefined;
+    try {
+      await USAGE_BATCH.post(client, `[${batch.map((queued) => queued.json).join(',')}]`, batch.map((queued) => queued.userId));
+    } catch (error) {
+      // A statement PostgreSQL refused was its own transaction and left the connection usable (a replay's first
+      // attempt runs into a unique key); a connection that failed is discarded, not returned to the pool.
+      if (!(error instanceof pg.DatabaseError)) lost = error instanceof Error ? error : new Error(String(error));
+      throw error;
+    } finally {
+      client.release(lost);
+    }
   }
 }
