@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Decimal } from 'decimal.js';
+import type { PostgreSqlConnection } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { describe, expect, it, vi } from 'vitest';
 import type { UsageRecord } from '../../src/usage/usage-recorder.js';
@@ -146,5 +147,24 @@ describe('batched usage settlement', () => {
     expect(events.every((e) => e.linked)).toBe(true);
     const [{ requests }] = await gw.db.query<{ requests: number }>('select sum(requests)::int as requests from usage_hourly where user_id = $1', [account.userId]);
     expect(requests).toBe(3);
+  });
+
+  it('a replay\'s refused first attempt leaves its connection in the pool', async () => {
+    const account = await newFundedAccount(gw, '1');
+    const replayed = record(account.userId, '0.25');
+    gw.services.usage.record(replayed);
+    await gw.services.usage.flush();
+    const pool = await (gw.database.orm.em.getConnection() as PostgreSqlConnection).getNativeClient();
+    const removed = vi.fn();
+    pool.on('remove', removed);
+    try {
+      gw.services.usage.record(replayed);
+      gw.services.usage.record(record(account.userId, '0.125'));
+      await gw.services.usage.flush();
+    } finally {
+      pool.off('remove', removed);
+    }
+    expect(removed).not.toHaveBeenCalled();
+    expect((await ledgerBalance(gw, account.userId)).balance).toBe('0.6250000000');
   });
 });
