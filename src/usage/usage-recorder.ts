@@ -246,8 +246,9 @@ export class UsageRecorder {
     try {
       await USAGE_BATCH.post(client, `[${batch.map((queued) => queued.json).join(',')}]`, batch.map((queued) => queued.userId));
     } catch (error) {
-      // A statement PostgreSQL refused was its own transaction and left the connection usable (a replay's first
-      // attempt runs into a unique key); a connection that failed is discarded, not returned to the pool.
+      // One checked-out connection carries both attempts of a replay (pool.query would discard it after the first
+      // attempt's unique violation). A statement PostgreSQL refused was its own transaction and left the
+      // connection usable; a connection that failed is discarded, not returned to the pool.
       if (!(error instanceof pg.DatabaseError)) lost = error instanceof Error ? error : new Error(String(error));
       throw error;
     } finally {
