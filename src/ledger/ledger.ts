@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Pool } from 'pg';
+import type { PoolClient } from 'pg';
 import { formatUsd } from '../shared/money.js';
 
 /**
@@ -173,15 +173,19 @@ export class PostingBatch {
     this.replay = { name: `${name}_replay`, text: text(REPLAY) };
   }
 
-  /** Posts the batch whose rows `rows` (`$1`) describes; `accounts` include every account they post to (others are only locked). */
-  async post(db: Pick<Pool, 'query'>, rows: string, accounts: Iterable<string>): Promise<void> {
+  /**
+   * Posts the batch whose rows `rows` (`$1`) describes; `accounts` include every account they post to (others
+   * are only locked). On a checked-out connection: both attempts of a replay run on it, where `pool.query`
+   * would discard a connection after the first attempt's unique violation.
+   */
+  async post(client: PoolClient, rows: string, accounts: Iterable<string>): Promise<void> {
     const values = [rows, [...new Set(accounts)]];
     try {
-      await db.query({ ...this.first, values });
+      await client.query({ ...this.first, values });
     } catch (error) {
       // A key the batch holds exists (a replayed batch, or the same key posted at the same time): nothing was written.
       if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
-      await db.query({ ...this.replay, values });
+      await client.query({ ...this.replay, values });
     }
   }
 }
@@ -193,7 +197,7 @@ const DEBITS = new PostingBatch('ledger_debits', jsonPostings('$1'));
  * append nothing). Debits only: within a batch, a debit's bonus share counts the debits before it, not
  * credits, so a credit is posted on its own (`postOne`).
  */
-export async function postDebits(db: Pick<Pool, 'query'>, postings: Posting[]): Promise<void> {
+export async function postDebits(client: PoolClient, postings: Posting[]): Promise<void> {
   if (postings.some((posting) => !posting.amountUsd.startsWith('-'))) throw new Error('postDebits: a batch holds debits only');
-  await DEBITS.post(db, JSON.stringify(postings.map(postingRow)), postings.map((posting) => posting.userId));
+  await DEBITS.post(client, JSON.stringify(postings.map(postingRow)), postings.map((posting) => posting.userId));
 }

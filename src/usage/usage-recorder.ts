@@ -246,9 +246,8 @@ export class UsageRecorder {
     try {
       await USAGE_BATCH.post(client, `[${batch.map((queued) => queued.json).join(',')}]`, batch.map((queued) => queued.userId));
     } catch (error) {
-      // One checked-out connection carries both attempts of a replay (pool.query would discard it after the first
-      // attempt's unique violation). A statement PostgreSQL refused was its own transaction and left the
-      // connection usable; a connection that failed is discarded, not returned to the pool.
+      // A statement PostgreSQL refused was its own transaction and left the connection usable; a connection
+      // that failed is discarded, not returned to the pool.
       if (!(error instanceof pg.DatabaseError)) lost = error instanceof Error ? error : new Error(String(error));
       throw error;
     } finally {
