@@ -4,8 +4,8 @@
  * Three targets get the same load: the upstream simulator directly, a bare pass-through proxy
  * (bare-proxy.ts: node:http in, undici out) and the built gateway with its whole pipeline (key auth,
  * scope, limits, balance hold, settlement, usage event). The bare proxy and the gateway each run in
- * their own process pinned to one core (BENCH_CORE); this process (load generator and simulator) is
- * pinned to the other. Phases are interleaved and repeated (BENCH_ROUNDS); medians across rounds:
+ * their own process pinned to one core (BENCH_CORE); this process (load generator and simulator, all
+ * its threads) is pinned to the other, and so is every PostgreSQL process for the bench's duration. Phases are interleaved and repeated (BENCH_ROUNDS); medians across rounds:
  * - saturation (closed loop, BENCH_CONCURRENCY loops): max JSON requests/s and SSE streams/s, and
  *   CPU time per request of the proxy process (from /proc, user + system), with each core's busy
  *   share (on two cores the load generator's core often runs out first);
@@ -37,7 +37,7 @@ import pg from 'pg';
 import { Pool } from 'undici';
 import { startSimulator } from '../../src/simulator/openai-simulator.js';
 import { START_ARGS } from '../helpers/process.js';
-import { cpuMs, loopDelayMs, rssBytes, serviceCpuBetween, serviceSnapshot, type LoopDelay, type ServiceCpu } from './observe.js';
+import { cpuMs, loopDelayMs, rssBytes, serviceCpuBetween, servicePids, serviceSnapshot, type LoopDelay, type ServiceCpu } from './observe.js';
 
 const ROOT = path.resolve(new URL('../../..', import.meta.url).pathname);
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
@@ -274,12 +274,55 @@ async function redisCleanUp(prefix: string): Promise<void> {
   }
 }
 
+const ALL_CORES = `0-${cpus().length - 1}`;
+
+/**
+ * Puts every thread of a process on `cores` (`taskset -a`: `-p` alone moves only the named thread, and
+ * V8's helper threads, started with the process, would stay free to run on the measured core). False
+ * when the process is gone or may not be moved.
+ */
+function setAffinity(pid: number, cores: string): boolean {
+  try {
+    execFileSync('taskset', ['-a', '-cp', cores, String(pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The cores a process may run on (`0,1` or `0-1`), or null when it is gone. */
+function affinityOf(pid: number): string | null {
+  try {
+    return execFileSync('taskset', ['-cp', String(pid)], { encoding: 'utf8' }).split(': ').at(-1)!.trim();
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * PostgreSQL is external to the gateway, like the simulator: every one of its processes runs beside the
+ * load generator, off the measured core, while the proxies are measured (its CPU is reported, not the
+ * gateway's). The postmaster moves too, so a backend it starts later (a pool reconnecting after its idle
+ * timeout) starts there: moving only the backends alive at some moment let a new one run on the measured
+ * core, with the gateway, until the next round. `restore` gives each process its cores back.
+ */
+function pinPostgres(core: string): { moved: number; restore: () => void } {
+  const pids = servicePids('postgres');
+  const before = new Map(pids.map((pid) => [pid, affinityOf(pid)]));
+  const moved = pids.filter((pid) => before.get(pid) && setAffinity(pid, core)).length;
+  return {
+    moved,
+    // A process started meanwhile came from the postmaster on `core`: it gets every core, as it would have.
+    restore: () => servicePids('postgres').forEach((pid) => setAffinity(pid, before.get(pid) ?? ALL_CORES)),
+  };
+}
+
 const pinned = (args: string[]) => spawn('taskset', ['-c', CORE, NODE, ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'], env: {} });
 
 async function main(): Promise<void> {
   // The load generator and the simulator keep off the core the proxies are measured on.
   const otherCore = CORE === '0' ? '1' : '0';
-  execFileSync('taskset', ['-cp', otherCore, String(process.pid)], { stdio: 'ignore' });
+  setAffinity(process.pid, otherCore);
   const credential = `bench-${randomBytes(8).toString('hex')}`;
   const metricsToken = `bench-metrics-${randomBytes(8).toString('hex')}`;
   const simulator = await startSimulator({ apiKey: credential });
@@ -311,6 +354,13 @@ async function main(): Promise<void> {
   const bareProcess = pinned(['dist-bench/test/bench/bare-proxy.js', `${simulator.url}`, String(port + 1), credential]);
   const pools: Pool[] = [];
   const scaleProcesses: ChildProcess[] = [];
+  const pinnedServices = pinPostgres(otherCore);
+  // Interrupted (Ctrl-C), the bench still gives PostgreSQL its cores back and stops the proxies.
+  process.once('SIGINT', () => {
+    pinnedServices.restore();
+    for (const child of [gatewayProcess, bareProcess, ...scaleProcesses]) child.kill('SIGTERM');
+    process.exit(130);
+  });
   try {
     await waitFor(() => fetch(`${gatewayUrl}/ready`).then((r) => r.ok), gatewayProcess, 'gateway');
     await waitFor(() => fetch(bareUrl).then(() => true), bareProcess, 'bare proxy');
@@ -342,23 +392,9 @@ async function main(): Promise<void> {
     pools.push(...targets.map((t) => t.pool));
 
     log(`Baikal inference benchmark: ${ROUNDS} rounds x ${SECONDS} s per saturation phase and ${RATE_SECONDS} s per fixed-rate phase (in ${SLICE_SECONDS} s turns), model ${MODEL}, 24-word answers, simulator without added latency`);
-    log(`machine: ${cpus().length} cores, node ${process.version}; bare proxy and gateway pinned to core ${CORE}, load generator + simulator on core ${otherCore}; saturation with ${CONCURRENCY} loops (the gateway's global concurrency baseline is 48)`);
+    log(`machine: ${cpus().length} cores, node ${process.version}; bare proxy and gateway pinned to core ${CORE}, load generator + simulator + PostgreSQL (${pinnedServices.moved} processes) on core ${otherCore}; saturation with ${CONCURRENCY} loops (the gateway's global concurrency baseline is 48)`);
     // Warm-up: connections, caches and JIT (a few hundred requests leave the first round's figures well below the later ones').
     for (const kind of KINDS) for (const target of targets) await closedLoop(target, kind, WARM_UP_SECONDS);
-    // PostgreSQL's backends for the bench database are external to the gateway, like the simulator: they
-    // run beside the load generator, not on the measured core (their CPU is not the gateway's).
-    const pinDatabase = async () => {
-      const { rows } = await admin.query<{ pid: number }>('select pid from pg_stat_activity where datname = $1', [dbName]);
-      for (const { pid } of rows) {
-        try {
-          execFileSync('taskset', ['-cp', otherCore, String(pid)], { stdio: 'ignore' });
-        } catch {
-          // A backend that just ended, or no permission: measured as before.
-        }
-      }
-      return rows.length;
-    };
-    log(`PostgreSQL backends moved to core ${otherCore}: ${await pinDatabase()}`);
     // What each proxy costs doing nothing (timers, housekeeping): part of every request's CPU at a fixed rate.
     const idleBefore = await Promise.all([bare, gateway].map((t) => cpuMs(t.pid!)));
     await new Promise((resolve) => setTimeout(resolve, 3_000));
@@ -424,7 +460,6 @@ async function main(): Promise<void> {
       countFailures(byTarget.get('gateway')!.samples, phase);
     };
     for (let round = 1; round <= ROUNDS; round++) {
-      await pinDatabase();
       for (const kind of KINDS) {
         for (const target of SATURATION ? [bare, gateway, direct] : []) {
           const saturated = await saturate(target, kind);
@@ -464,7 +499,8 @@ async function main(): Promise<void> {
     // machine the load generator and the simulator need a core of their own at saturation, so the two
     // workers share what is left with them.
     if (SCALE) {
-      execFileSync('taskset', ['-cp', `0-${cpus().length - 1}`, String(process.pid)], { stdio: 'ignore' });
+      pinnedServices.restore();
+      setAffinity(process.pid, ALL_CORES);
       const prefix = `bench-${randomBytes(4).toString('hex')}:`;
       const variants = await Promise.all(
         [1, 2].map(async (workers, i) => {
@@ -570,6 +606,7 @@ async function main(): Promise<void> {
     for (const child of children) child.kill('SIGTERM');
     await Promise.all(children.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)))));
     await simulator.close();
+    pinnedServices.restore();
     await admin.query(`drop database if exists "${dbName}" with (force)`);
     await admin.end();
     await rm(dir, { recursive: true, force: true });
