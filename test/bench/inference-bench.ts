@@ -5,7 +5,8 @@
  * (bare-proxy.ts: node:http in, undici out) and the built gateway with its whole pipeline (key auth,
  * scope, limits, balance hold, settlement, usage event). The bare proxy and the gateway each run in
  * their own process pinned to one core (BENCH_CORE); this process (load generator and simulator, all
- * its threads) is pinned to the other, and so is every PostgreSQL process for the bench's duration. Phases are interleaved and repeated (BENCH_ROUNDS); medians across rounds:
+ * its threads) is pinned to the other, and so are the bench database's PostgreSQL backends. Phases are
+ * interleaved and repeated (BENCH_ROUNDS); medians across rounds:
  * - saturation (closed loop, BENCH_CONCURRENCY loops): max JSON requests/s and SSE streams/s, and
  *   CPU time per request of the proxy process (from /proc, user + system), with each core's busy
  *   share (on two cores the load generator's core often runs out first);
@@ -37,7 +38,7 @@ import pg from 'pg';
 import { Pool } from 'undici';
 import { startSimulator } from '../../src/simulator/openai-simulator.js';
 import { START_ARGS } from '../helpers/process.js';
-import { cpuMs, loopDelayMs, rssBytes, serviceCpuBetween, servicePids, serviceSnapshot, type LoopDelay, type ServiceCpu } from './observe.js';
+import { cpuMs, loopDelayMs, rssBytes, serviceCpuBetween, serviceSnapshot, type LoopDelay, type ServiceCpu } from './observe.js';
 
 const ROOT = path.resolve(new URL('../../..', import.meta.url).pathname);
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
@@ -290,33 +291,6 @@ function setAffinity(pid: number, cores: string): boolean {
   }
 }
 
-/** The cores a process may run on (`0,1` or `0-1`), or null when it is gone. */
-function affinityOf(pid: number): string | null {
-  try {
-    return execFileSync('taskset', ['-cp', String(pid)], { encoding: 'utf8' }).split(': ').at(-1)!.trim();
-  } catch {
-    return null;
-  }
-}
-
-/**
- * PostgreSQL is external to the gateway, like the simulator: every one of its processes runs beside the
- * load generator, off the measured core, while the proxies are measured (its CPU is reported, not the
- * gateway's). The postmaster moves too, so a backend it starts later (a pool reconnecting after its idle
- * timeout) starts there: moving only the backends alive at some moment let a new one run on the measured
- * core, with the gateway, until the next round. `restore` gives each process its cores back.
- */
-function pinPostgres(core: string): { moved: number; restore: () => void } {
-  const pids = servicePids('postgres');
-  const before = new Map(pids.map((pid) => [pid, affinityOf(pid)]));
-  const moved = pids.filter((pid) => before.get(pid) && setAffinity(pid, core)).length;
-  return {
-    moved,
-    // A process started meanwhile came from the postmaster on `core`: it gets every core, as it would have.
-    restore: () => servicePids('postgres').forEach((pid) => setAffinity(pid, before.get(pid) ?? ALL_CORES)),
-  };
-}
-
 const pinned = (args: string[]) => spawn('taskset', ['-c', CORE, NODE, ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'], env: {} });
 
 async function main(): Promise<void> {
@@ -354,13 +328,6 @@ async function main(): Promise<void> {
   const bareProcess = pinned(['dist-bench/test/bench/bare-proxy.js', `${simulator.url}`, String(port + 1), credential]);
   const pools: Pool[] = [];
   const scaleProcesses: ChildProcess[] = [];
-  const pinnedServices = pinPostgres(otherCore);
-  // Interrupted (Ctrl-C), the bench still gives PostgreSQL its cores back and stops the proxies.
-  process.once('SIGINT', () => {
-    pinnedServices.restore();
-    for (const child of [gatewayProcess, bareProcess, ...scaleProcesses]) child.kill('SIGTERM');
-    process.exit(130);
-  });
   try {
     await waitFor(() => fetch(`${gatewayUrl}/ready`).then((r) => r.ok), gatewayProcess, 'gateway');
     await waitFor(() => fetch(bareUrl).then(() => true), bareProcess, 'bare proxy');
@@ -392,9 +359,19 @@ async function main(): Promise<void> {
     pools.push(...targets.map((t) => t.pool));
 
     log(`Baikal inference benchmark: ${ROUNDS} rounds x ${SECONDS} s per saturation phase and ${RATE_SECONDS} s per fixed-rate phase (in ${SLICE_SECONDS} s turns), model ${MODEL}, 24-word answers, simulator without added latency`);
-    log(`machine: ${cpus().length} cores, node ${process.version}; bare proxy and gateway pinned to core ${CORE}, load generator + simulator + PostgreSQL (${pinnedServices.moved} processes) on core ${otherCore}; saturation with ${CONCURRENCY} loops (the gateway's global concurrency baseline is 48)`);
+    log(`machine: ${cpus().length} cores, node ${process.version}; bare proxy and gateway pinned to core ${CORE}, load generator + simulator + the bench database's PostgreSQL backends on core ${otherCore}; saturation with ${CONCURRENCY} loops (the gateway's global concurrency baseline is 48)`);
+    // PostgreSQL's backends for the bench database are external to the gateway, like the simulator: they
+    // run beside the load generator, not on the measured core (their CPU is reported, not the gateway's).
+    // Moved again before every phase: a backend the gateway's pool opens later (after its idle timeout,
+    // say) would otherwise run on the measured core until the next round. PostgreSQL's shared background
+    // processes (autovacuum, the WAL writer) stay where the machine puts them.
+    const pinDatabase = async () => {
+      const { rows } = await admin.query<{ pid: number }>('select pid from pg_stat_activity where datname = $1', [dbName]);
+      return rows.filter(({ pid }) => setAffinity(pid, otherCore)).length;
+    };
     // Warm-up: connections, caches and JIT (a few hundred requests leave the first round's figures well below the later ones').
     for (const kind of KINDS) for (const target of targets) await closedLoop(target, kind, WARM_UP_SECONDS);
+    log(`PostgreSQL backends moved to core ${otherCore}: ${await pinDatabase()}`);
     // What each proxy costs doing nothing (timers, housekeeping): part of every request's CPU at a fixed rate.
     const idleBefore = await Promise.all([bare, gateway].map((t) => cpuMs(t.pid!)));
     await new Promise((resolve) => setTimeout(resolve, 3_000));
@@ -462,6 +439,7 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round++) {
       for (const kind of KINDS) {
         for (const target of SATURATION ? [bare, gateway, direct] : []) {
+          await pinDatabase();
           const saturated = await saturate(target, kind);
           add(`${kind}.${target.name}.per_second`, saturated.perSecond);
           if (saturated.cpuPerRequestMs !== null) add(`${kind}.${target.name}.cpu_ms_per_request`, saturated.cpuPerRequestMs);
@@ -470,9 +448,15 @@ async function main(): Promise<void> {
         }
         // CPU per request at the same fixed rate for both proxies: not confounded by which core runs out
         // first at saturation, but carrying each idle wakeup's cost.
-        for (const rate of RATES) addLatencies(`${kind}@${rate}`, await inTurns(RATE_SECONDS, (target, seconds) => atRate(target, kind, rate, seconds)), kind === 'stream' ? 'ttfb' : 'total');
+        for (const rate of RATES) {
+          await pinDatabase();
+          addLatencies(`${kind}@${rate}`, await inTurns(RATE_SECONDS, (target, seconds) => atRate(target, kind, rate, seconds)), kind === 'stream' ? 'ttfb' : 'total');
+        }
       }
-      if (SEQUENTIAL_SECONDS > 0) addLatencies('sequential', await inTurns(SEQUENTIAL_SECONDS, sequential), 'total');
+      if (SEQUENTIAL_SECONDS > 0) {
+        await pinDatabase();
+        addLatencies('sequential', await inTurns(SEQUENTIAL_SECONDS, sequential), 'total');
+      }
       log(`round ${round}/${ROUNDS} done`);
     }
     const m = (name: string) => median(results[name] ?? []);
@@ -499,7 +483,6 @@ async function main(): Promise<void> {
     // machine the load generator and the simulator need a core of their own at saturation, so the two
     // workers share what is left with them.
     if (SCALE) {
-      pinnedServices.restore();
       setAffinity(process.pid, ALL_CORES);
       const prefix = `bench-${randomBytes(4).toString('hex')}:`;
       const variants = await Promise.all(
@@ -606,7 +589,6 @@ async function main(): Promise<void> {
     for (const child of children) child.kill('SIGTERM');
     await Promise.all(children.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)))));
     await simulator.close();
-    pinnedServices.restore();
     await admin.query(`drop database if exists "${dbName}" with (force)`);
     await admin.end();
     await rm(dir, { recursive: true, force: true });

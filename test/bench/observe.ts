@@ -2,7 +2,6 @@
  * What the bench reads about other processes: CPU time and memory from /proc, and the gateway's event-loop
  * delay from its Prometheus metrics.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 
 const CLOCK_TICKS_PER_SECOND = 100;
@@ -33,35 +32,17 @@ export interface ServiceCpu {
 /** CPU used so far by each PostgreSQL and Redis process on the machine, by pid. */
 export type ServiceSnapshot = Map<number, { service: keyof ServiceCpu; ms: number }>;
 
-/** Which service a /proc/<pid>/stat text belongs to, by its process name. */
-function serviceOf(stat: string): keyof ServiceCpu | null {
-  const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-  return name === 'postgres' ? 'postgres' : name.startsWith('redis-server') ? 'redis' : null;
-}
-
 export async function serviceSnapshot(): Promise<ServiceSnapshot> {
   const snapshot: ServiceSnapshot = new Map();
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => null);
-    const service = stat && serviceOf(stat);
+    if (!stat) continue;
+    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const service = name === 'postgres' ? 'postgres' : name.startsWith('redis-server') ? 'redis' : null;
     if (service) snapshot.set(Number(entry), { service, ms: statCpuMs(stat) });
   }
   return snapshot;
-}
-
-/** The processes of one service now (PostgreSQL's postmaster and its children, say). */
-export function servicePids(service: keyof ServiceCpu): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((entry) => {
-      try {
-        return serviceOf(readFileSync(`/proc/${entry}/stat`, 'utf8')) === service;
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
 }
 
 /**
