@@ -146,44 +146,66 @@ function decrement(counts: Map<string, number>, id: string): void {
   else counts.set(id, left);
 }
 
+/** A MinuteLog's smallest capacity: a power of two, so a ring index wraps with a mask. */
+const MIN_CAPACITY = 16;
+
 /**
- * One key's request times inside the last minute, oldest first. Expired times are skipped by moving
- * `head`, and the array is compacted only once half of it is expired: a key allowed 100,000 requests a
- * minute would otherwise shift up to 100,000 entries on every request.
+ * One key's request times inside the last minute, oldest first, in a ring buffer of doubles (off the
+ * garbage-collected heap, doubled as it fills, halved as it empties). Expiring is a binary search, not a
+ * walk over every expired time: a key allowed 100,000 requests a minute that made 5,000 a second and
+ * then slowed down would otherwise step over 5,000 expired times a second on its slower requests, and
+ * a growing array of every time left old-generation garbage behind each burst.
  */
 class MinuteLog {
-  private times: number[] = [];
+  private times = new Float64Array(MIN_CAPACITY);
+  /** Where the oldest time is, and how many times are held. */
   private head = 0;
+  private count = 0;
 
   get size(): number {
-    return this.times.length - this.head;
+    return this.count;
   }
 
   /** The most recent time, or -Infinity for an empty log. */
   get newest(): number {
-    return this.size ? this.times[this.times.length - 1]! : Number.NEGATIVE_INFINITY;
+    return this.count ? this.at(this.count - 1) : Number.NEGATIVE_INFINITY;
   }
 
   /** The n-th most recent time (1: the newest); n <= size. */
   nthNewest(n: number): number {
-    return this.times[this.times.length - n]!;
+    return this.at(this.count - n);
   }
 
+  /** Appends a time; one earlier than the newest (a wall clock set back) is held as the newest, so the log stays sorted. */
   add(at: number): void {
-    this.times.push(at);
+    if (this.count === this.times.length) this.resize(this.times.length * 2);
+    this.times[(this.head + this.count) & (this.times.length - 1)] = Math.max(at, this.newest);
+    this.count += 1;
   }
 
   /** Drops the times at or before `cutoff`. */
   expire(cutoff: number): void {
-    const { times } = this;
-    while (this.head < times.length && times[this.head]! <= cutoff) this.head += 1;
-    if (this.head === times.length) {
-      times.length = 0;
-      this.head = 0;
-    } else if (this.head >= 1024 && this.head * 2 >= times.length) {
-      times.copyWithin(0, this.head);
-      times.length -= this.head;
-      this.head = 0;
+    let low = 0;
+    let high = this.count;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.at(middle) <= cutoff) low = middle + 1;
+      else high = middle;
     }
+    this.head = (this.head + low) & (this.times.length - 1);
+    this.count -= low;
+    if (this.times.length > MIN_CAPACITY && this.count * 4 <= this.times.length) this.resize(this.times.length / 2);
+  }
+
+  /** The i-th oldest time. */
+  private at(i: number): number {
+    return this.times[(this.head + i) & (this.times.length - 1)]!;
+  }
+
+  private resize(capacity: number): void {
+    const times = new Float64Array(capacity);
+    for (let i = 0; i < this.count; i++) times[i] = this.at(i);
+    this.times = times;
+    this.head = 0;
   }
 }

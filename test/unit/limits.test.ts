@@ -106,4 +106,36 @@ describe('Limiter', () => {
     // Each minute admits exactly its 3,000 (the first minute's fill, then one per expiry).
     expect(admitted).toBe(12_000);
   });
+
+  it('matches a plain list of times through bursts, lulls and a wall clock set back (the ring grows, wraps and shrinks)', () => {
+    let now = 1_000_000;
+    const limiter = new Limiter(undefined, () => now);
+    const limits = { rpmLimit: 700, concurrencyLimit: null };
+    let seed = 7;
+    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648);
+    // The model: the admitted times still inside the window (held as the newest when the clock went back;
+    // once gone, gone, even when the clock goes back).
+    const model: number[] = [];
+    const outcomes = { admitted: 0, refused: 0 };
+    for (let step = 0; step < 40_000; step++) {
+      // Bursts (1 ms apart), lulls (up to 3 minutes), ordinary gaps, and now and then the clock 0-2 s back.
+      const roll = random();
+      now += roll < 0.6 ? 1 : roll < 0.998 ? Math.floor(random() * 200) : roll < 0.999 ? Math.floor(random() * 180_000) : -Math.floor(random() * 2_000);
+      while (model.length && model[0]! <= now - 60_000) model.shift();
+      try {
+        limiter.acquire(subject('bursty', limits)).release();
+        expect(model.length).toBeLessThan(700);
+        model.push(Math.max(now, model.at(-1) ?? now));
+        outcomes.admitted += 1;
+      } catch (error) {
+        expect((error as DomainError).reason).toBe('rate_limited');
+        expect(model.length).toBe(700);
+        // Retry-After: when the 700th newest admitted time leaves the window.
+        expect((error as DomainError).retryAfterSeconds).toBe(Math.max(1, Math.ceil((model[0]! + 60_000 - now) / 1000)));
+        outcomes.refused += 1;
+      }
+    }
+    expect(outcomes.admitted).toBeGreaterThan(5_000);
+    expect(outcomes.refused).toBeGreaterThan(5_000);
+  });
 });
