@@ -300,9 +300,10 @@ async function main(): Promise<void> {
   const credential = `bench-${randomBytes(8).toString('hex')}`;
   const metricsToken = `bench-metrics-${randomBytes(8).toString('hex')}`;
   // The simulator keeps no record of what it received (tests read those records; the bench sends it millions
-  // of requests): kept, they grew this process's heap by gigabytes over a run, and its mark-compacts stalled the
-  // load generator and the simulator together for hundreds of ms, after which the fixed-rate generator sent every
-  // overdue request at once.
+  // of requests): kept, about 1 KB a JSON request and 33 KB a 32 KB-prompt one stayed live for the whole run,
+  // this process's mark-compacts traced more of it phase after phase, and they stalled the load generator and the
+  // simulator together for hundreds of ms, after which the fixed-rate generator sent every overdue request at once
+  // (docs/benchmarks.md, seventh step).
   const simulator = await startSimulator({ apiKey: credential, retainRecords: false });
   const dbName = `baikal_bench_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: ADMIN_URL });
