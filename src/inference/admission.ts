@@ -5,7 +5,7 @@ import type { CatalogModel, GroupPrices, TokenPrices } from '../catalog/catalog.
 import type { CatalogService } from '../catalog/catalog.service.js';
 import type { Metrics } from '../metrics.js';
 import { DomainError } from '../shared/errors.js';
-import { newId } from '../shared/ids.js';
+import { newTimeOrderedId } from '../shared/ids.js';
 import type { Logger } from '../shared/logging.js';
 import { toUnits, type Units } from '../shared/money.js';
 import type { RouteTable } from '../upstreams/routes.js';
@@ -107,7 +107,7 @@ export class Admission {
     const { wallets } = this.deps;
     if (!wallets.isWarm(principal.userId, principal.keyId)) await wallets.warm(principal.userId, principal.keyId);
 
-    const eventId = newId();
+    const eventId = newTimeOrderedId();
     const startedAt = new Date();
     let hold: WalletHold;
     try {

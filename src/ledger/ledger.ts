@@ -64,6 +64,14 @@ const REPLAY: OnConflict = (target) => `on conflict (${target}) do nothing`;
 const UNIQUE_VIOLATION = '23505';
 
 /**
+ * A UUIDv7 (RFC 9562) for a ledger row: a random UUID whose first 48 bits are the time in milliseconds and
+ * whose version is 7. Every request appends one, and a B-tree on a random key takes each insert on a random
+ * leaf (the whole index written to and kept in cache); time-ordered keys land on its rightmost leaves.
+ */
+const UUID_V7 = `encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid())
+                   placing substring(int8send((extract(epoch from clock_timestamp()) * 1000)::int8) from 3) from 1 for 6), 52, 1), 53, 1), 'hex')::uuid`;
+
+/**
  * The postings of `source` (a query yielding POSTING_COLUMNS and `n`) as WITH items: `appended` yields
  * the appended rows (id, user_id, paid_usd, bonus_usd, idempotency_key) and `moved` moves each
  * account's balances by exactly those rows (a replayed key appends nothing and moves nothing). The
@@ -81,7 +89,7 @@ function appendItems(source: string, accounts = 'users', onConflict: OnConflict 
            appended as (
              insert into transactions (id, user_id, amount_usd, paid_usd, bonus_usd, kind, api_key_id, provider, model,
                                        prompt_tokens, completion_tokens, idempotency_key, note, created_at)
-             select gen_random_uuid(), user_id, amount_usd, amount_usd - bonus_usd, bonus_usd, kind, api_key_id, provider, model,
+             select ${UUID_V7}, user_id, amount_usd, amount_usd - bonus_usd, bonus_usd, kind, api_key_id, provider, model,
                     prompt_tokens, completion_tokens, idempotency_key, note, coalesce(created_at, now())
                from split order by n
              ${onConflict('idempotency_key')}

@@ -46,7 +46,7 @@ describe('health endpoints (SPEC.md 4.5)', () => {
 
   it('every response carries an x-request-id; a safe caller id is echoed, an unsafe one replaced', async () => {
     const minted = await http(gw.url, 'GET', '/health');
-    expect(minted.headers.get('x-request-id')).toMatch(/^req_[A-Za-z0-9_-]{16}$/);
+    expect(minted.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{12}[A-Za-z0-9_-]{12}$/);
     const echoed = await http(gw.url, 'GET', '/auth/me', { headers: { 'x-request-id': 'client-trace-12345' } });
     expect(echoed.headers.get('x-request-id')).toBe('client-trace-12345');
     const unsafe = await http(gw.url, 'GET', '/health', { headers: { 'x-request-id': 'bad id\twith<script>' } });

@@ -137,6 +137,17 @@ describe('the ledger: one split rule, one writer', () => {
         }
         const [{ n }] = await gw.db.query<{ n: number }>('select count(*)::int as n from transactions where idempotency_key = any($1)', [batchKeys]);
         expect(n).toBe(batchKeys.length);
+        // Ledger ids are UUIDv7 whose time is the row's (so the primary key grows at its end).
+        const stamped = await gw.db.query<{ id: string; at: string }>(
+          'select id::text, (extract(epoch from clock_timestamp()) * 1000)::int8::text as at from transactions where idempotency_key = any($1)',
+          [[...oneKeys, ...batchKeys]],
+        );
+        for (const { id, at } of stamped) {
+          expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+          const minted = parseInt(id.replaceAll('-', '').slice(0, 12), 16);
+          expect(Number(at) - minted).toBeGreaterThanOrEqual(0);
+          expect(Number(at) - minted).toBeLessThan(60_000);
+        }
       }),
       { numRuns: 20 },
     );
