@@ -88,6 +88,11 @@ describe('GET /usage', () => {
     expect(all.status).toBe(200);
     expect(all.body.limit).toBe(50);
     expect(all.body.items.map((e: any) => e.request_id)).toEqual([...requestIds].reverse());
+    // Event ids are UUIDv7 (their B-tree grows at its end): newest first by time is newest first by the ids' milliseconds.
+    const ids: string[] = all.body.items.map((e: any) => e.id);
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const millis = ids.map((id) => id.replaceAll('-', '').slice(0, 12));
+    expect(millis).toEqual([...millis].sort().reverse());
     expect(Object.keys(all.body.items[0]).sort()).toEqual(
       [
         'amount_usd', 'cache_hit_ratio', 'cache_read_tokens', 'cache_write_tokens', 'client_surface', 'completed_at', 'completion_tokens', 'created_at', 'endpoint', 'error_code',
