@@ -65,7 +65,7 @@ const UNIQUE_VIOLATION = '23505';
 
 /**
  * A UUIDv7 (RFC 9562) for a ledger row: a random UUID whose first 48 bits are the time in milliseconds and
- * whose version is 7. Every request appends one, and a B-tree on a random key takes each insert on a random
+ * whose version is 7. Every billed request appends one, and a B-tree on a random key takes each insert on a random
  * leaf (the whole index written to and kept in cache); time-ordered keys land on its rightmost leaves.
  */
 const UUID_V7 = `encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid())
