@@ -11,8 +11,7 @@ import { Topics, type PubSub } from '../shared/pubsub.js';
 import { attemptCounter, type AttemptCounter } from '../shared/throttle.js';
 import type { SharedState } from '../shared/redis.js';
 import { parseInput } from '../shared/validation.js';
-import { TOPUP_KINDS, USAGE_KINDS } from '../ledger/kinds.js';
-import { LedgerTransaction } from '../ledger/transaction.entity.js';
+import { TOPUP_KINDS, USAGE_BATCH_KEY_PREFIX, USAGE_KINDS } from '../ledger/kinds.js';
 import { loginInput, registerInput, transactionsQuery, type LoginInput, type RegisterInput, type TransactionsQuery } from './accounts.schemas.js';
 import { hashPassword, verifyDecoy, verifyPassword } from './password.js';
 import { Session } from './session.entity.js';
@@ -240,12 +239,34 @@ export class AccountsService {
     };
   }
 
+  /**
+   * The account's ledger, newest first, one row per money effect: a usage batch's debit (one row for the
+   * billed requests of one account, key and month in a batch, see src/usage/usage-recorder.ts) is shown as
+   * the requests it covers, each its usage event's charge, dated when the request started; every other row
+   * as it is. Both sides read along an index, newest first: the account's `limit` newest billed events, then
+   * its other ledger rows no older than the oldest of those (when there are `limit` of them, no older row
+   * can be shown), so the batch debits stepped over are about as many as the events shown.
+   */
   async transactions(actor: Actor, raw: TransactionsQuery): Promise<TransactionView[]> {
     const { limit } = parseInput(transactionsQuery, raw);
-    const rows = await this.em().find(
-      LedgerTransaction,
-      { userId: actor.userId },
-      { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], limit },
+    const rows = await this.em().execute<TransactionRow[]>(
+      `with usage as (
+         select e.id, e.user_id, -e.amount_usd as amount_usd, 'usage' as kind, e.api_key_id, e.provider_family as provider, e.model,
+                e.prompt_tokens, e.completion_tokens, e.created_at
+           from usage_events e
+          where e.user_id = ? and e.transaction_id is not null
+            and exists (select 1 from transactions t where t.id = e.transaction_id and t.idempotency_key like '${USAGE_BATCH_KEY_PREFIX}%')
+          order by e.created_at desc, e.id desc limit ?),
+       since as (select case when count(*) < ? then '-infinity' else min(created_at) end as at from usage)
+       select * from (
+         (select id, user_id, amount_usd, kind, api_key_id, provider, model, prompt_tokens, completion_tokens, created_at
+            from transactions
+           where user_id = ? and created_at >= (select at from since) and idempotency_key not like '${USAGE_BATCH_KEY_PREFIX}%'
+           order by created_at desc, id desc limit ?)
+         union all
+         select * from usage) ledger
+       order by created_at desc, id desc limit ?`,
+      [actor.userId, limit, limit, actor.userId, limit, limit],
     );
     return rows.map(toTransactionView);
   }
@@ -258,17 +279,30 @@ export class AccountsService {
   }
 }
 
-function toTransactionView(row: LedgerTransaction): TransactionView {
+interface TransactionRow {
+  id: string;
+  user_id: string;
+  amount_usd: string;
+  kind: string;
+  api_key_id: string | null;
+  provider: string | null;
+  model: string | null;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  created_at: Date;
+}
+
+function toTransactionView(row: TransactionRow): TransactionView {
   return {
     id: row.id,
-    userId: row.userId,
-    amountUsd: formatUsd(row.amountUsd),
+    userId: row.user_id,
+    amountUsd: formatUsd(row.amount_usd),
     kind: row.kind,
-    apiKeyId: row.apiKeyId,
+    apiKeyId: row.api_key_id,
     provider: row.provider,
     model: row.model,
-    promptTokens: row.promptTokens,
-    completionTokens: row.completionTokens,
-    createdAt: row.createdAt,
+    promptTokens: row.prompt_tokens,
+    completionTokens: row.completion_tokens,
+    createdAt: new Date(row.created_at),
   };
 }

@@ -36,10 +36,11 @@ export interface Posted {
 
 /**
  * The columns a posting source must yield, in this order, one row per posting; `n` orders the
- * postings of one batch (an account's debits take its bonus in that order).
+ * postings of one batch (an account's debits take its bonus in that order). `id` is the row's id when
+ * the source has already named it (other rows of the batch refer to it), else null for a new one.
  */
 const POSTING_COLUMNS =
-  'user_id uuid, amount_usd numeric, bucket text, kind text, idempotency_key text, api_key_id uuid, provider text, model text, ' +
+  'id uuid, user_id uuid, amount_usd numeric, bucket text, kind text, idempotency_key text, api_key_id uuid, provider text, model text, ' +
   'prompt_tokens int4, completion_tokens int4, note text, created_at timestamptz';
 
 /**
@@ -64,11 +65,11 @@ const REPLAY: OnConflict = (target) => `on conflict (${target}) do nothing`;
 const UNIQUE_VIOLATION = '23505';
 
 /**
- * A UUIDv7 (RFC 9562) for a ledger row: a random UUID whose first 48 bits are the time in milliseconds and
- * whose version is 7. Every billed request appends one, and a B-tree on a random key takes each insert on a random
- * leaf (the whole index written to and kept in cache); time-ordered keys land on its rightmost leaves.
+ * A UUIDv7 (RFC 9562) for a ledger row, as SQL: a random UUID whose first 48 bits are the time in milliseconds
+ * and whose version is 7. A B-tree on a random key takes each insert on a random leaf (the whole index written to
+ * and kept in cache); time-ordered keys land on its rightmost leaves.
  */
-const UUID_V7 = `encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid())
+export const UUID_V7 = `encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid())
                    placing substring(int8send((extract(epoch from clock_timestamp()) * 1000)::int8) from 3) from 1 for 6), 52, 1), 53, 1), 'hex')::uuid`;
 
 /**
@@ -89,7 +90,7 @@ function appendItems(source: string, accounts = 'users', onConflict: OnConflict 
            appended as (
              insert into transactions (id, user_id, amount_usd, paid_usd, bonus_usd, kind, api_key_id, provider, model,
                                        prompt_tokens, completion_tokens, idempotency_key, note, created_at)
-             select ${UUID_V7}, user_id, amount_usd, amount_usd - bonus_usd, bonus_usd, kind, api_key_id, provider, model,
+             select coalesce(id, ${UUID_V7}), user_id, amount_usd, amount_usd - bonus_usd, bonus_usd, kind, api_key_id, provider, model,
                     prompt_tokens, completion_tokens, idempotency_key, note, coalesce(created_at, now())
                from split order by n
              ${onConflict('idempotency_key')}
@@ -113,6 +114,7 @@ const POST_ONE = `with ${appendItems(jsonPostings('?'))} ${APPENDED_KEYS}`;
 /** A posting as one element of the JSON array `jsonPostings` reads. */
 function postingRow(posting: Posting) {
   return {
+    id: null,
     user_id: posting.userId,
     amount_usd: posting.amountUsd,
     bucket: posting.bucket ?? 'paid',
@@ -151,12 +153,11 @@ export async function postOne(tx: EntityManager, posting: Posting): Promise<Post
  * The accounts are locked first, in id order (so two batches never deadlock), by the `locked` WITH item,
  * which yields each account's current row: in a statement whose snapshot is older than another
  * transaction's commit, a row locked FOR UPDATE is the latest version, which is what the split must read.
- * Nothing else in the statement runs before every lock is held: `postings` waits for a count of all of
- * `locked` (an initplan, evaluated before its first row), and every write reads `postings` (the ledger's
- * through `split`; the caller's `then` must read `appended`, as the usage events do, to be linked to
- * their debits). Replays stay exact under concurrency: a unique key sees rows committed after the
- * snapshot (the first attempt fails on them, the replay skips them; see OnConflict), and the balance
- * update re-reads the row it moves.
+ * No ledger write runs before every lock is held: `postings` waits for a count of all of `locked` (an
+ * initplan, evaluated before its first row), and the ledger's writes read `postings` (through `split`).
+ * The caller's own writes (`statement`) move no balance and need no lock. Replays stay exact under
+ * concurrency: a unique key sees rows committed after the snapshot (the first attempt fails on them,
+ * the replay skips them; see OnConflict), and the balance update re-reads the row it moves.
  */
 export class PostingBatch {
   private readonly first: { name: string; text: string };
@@ -167,15 +168,15 @@ export class PostingBatch {
    * POSTING_COLUMNS and an order `n`. `statement` (optional) writes the rest of a batch in the same
    * statement, so its parameters are read once: `items` are WITH items before the ledger's (which
    * `source` may read), `then` follows them (more WITH items, each starting with a comma, then the final
-   * statement, which must read `appended`; its unique inserts take `onConflict`). Without it the
-   * statement returns the appended rows' ids and keys.
+   * statement); their unique inserts take `onConflict`. Without it the statement returns the appended
+   * rows' ids and keys.
    */
-  constructor(name: string, source: string, statement?: { items: string; then: (onConflict: OnConflict) => string }) {
+  constructor(name: string, source: string, statement?: { items: (onConflict: OnConflict) => string; then: (onConflict: OnConflict) => string }) {
     const locked = `locked as materialized (
              select id, balance_bonus_usd from users where id = any($2::uuid[]) order by id for update)`;
     const gated = `select s.* from (${source}) s where (select count(*) from locked) >= 0`;
     const text = (onConflict: OnConflict) =>
-      `with ${locked}, ${statement ? `${statement.items}, ` : ''}${appendItems(gated, 'locked', onConflict)}
+      `with ${locked}, ${statement ? `${statement.items(onConflict)}, ` : ''}${appendItems(gated, 'locked', onConflict)}
        ${statement ? statement.then(onConflict) : APPENDED_KEYS}`;
     this.first = { name, text: text(FIRST_ATTEMPT) };
     this.replay = { name: `${name}_replay`, text: text(REPLAY) };

@@ -1,6 +1,7 @@
 import type { MikroORM, PostgreSqlConnection } from '@mikro-orm/postgresql';
 import pg from 'pg';
-import { PostingBatch, type OnConflict } from '../ledger/ledger.js';
+import { PostingBatch, UUID_V7, type OnConflict } from '../ledger/ledger.js';
+import { USAGE_BATCH_KEY_PREFIX } from '../ledger/kinds.js';
 import type { Metrics } from '../metrics.js';
 import type { Logger } from '../shared/logging.js';
 
@@ -86,9 +87,6 @@ function recordJson(record: UsageRecord): string {
   return JSON.stringify({ ...record, createdAt: record.createdAt.getTime(), completedAt: record.completedAt === null ? null : record.completedAt.getTime() });
 }
 
-/** Records that post a debit now: a charge above zero not already posted (a video settlement posts its own). */
-const BILLED = `r."transactionId" is null and r."amountUsd" > 0`;
-
 /**
  * A record waiting for its batch: already serialised (one record's work as it finishes, instead of a
  * whole batch's at once on the event loop when the batch is written), and its account. A batch locks every
@@ -100,35 +98,51 @@ interface QueuedRecord {
 }
 
 /**
+ * A billed record's charge is posted with the others of its batch that share its account, key, provider
+ * family and UTC month: one ledger row (`USAGE_BATCH_KEY_PREFIX` + its id), whose amount is exactly the sum of the
+ * events it covers, each event naming it (`transaction_id`). A row per request was half of PostgreSQL's
+ * work per request (a heap row and four index entries); the key and month keep the per-key monthly
+ * spend (summed from the ledger) exact. The per-request detail stays in the events, which
+ * GET /auth/transactions shows in place of the batch rows (src/accounts/accounts.service.ts).
+ */
+const DEBIT_GROUP = `r."userId", r."apiKeyId", r."providerFamily", date_trunc('month', coalesce(r."completedAt", r."createdAt") at time zone 'utc')`;
+const DEBIT_GROUP_COLUMNS = '(user_id, api_key_id, provider, month)';
+
+/** Records whose charge a batch debit covers: a charge above zero not already posted (a video settlement posts its own). */
+const BILLED = `r."transactionId" is null and r."amountUsd" > 0`;
+
+/**
  * A batch in one statement (its own transaction, one round trip), so PostgreSQL reads the JSON once:
- * one `usage` debit per billed record, posted by the ledger (src/ledger/ledger.ts: accounts locked in id
- * order, bonus first in queue order, balances moved by exactly the rows appended, a replayed batch appends
- * none); then the events, each linked to its debit; then the hourly rollups, moved by exactly the events
- * appended. Its text never changes with the batch size, so it is parsed and planned once per connection
- * (a named prepared statement).
+ * the events, each billed one naming the debit of its group (`debits`, whose ids are drawn first); then
+ * one `usage` debit per group, summed from the events actually inserted, posted by the ledger
+ * (src/ledger/ledger.ts: accounts locked in id order, bonus first, balances moved by exactly the rows
+ * appended); then the hourly rollups, moved by exactly the events inserted. A replayed batch inserts
+ * only the events not written before, so its debits cover exactly those (a record is charged once: its
+ * event's id is the primary key). Its text never changes with the batch size, so it is parsed and planned
+ * once per connection (a named prepared statement).
  */
 const USAGE_BATCH = new PostingBatch(
   'usage_batch',
-  `select r."userId" as user_id, -r."amountUsd" as amount_usd, null::text as bucket, 'usage'::text as kind, 'usage:' || r.id as idempotency_key,
-          r."apiKeyId" as api_key_id, r."providerFamily" as provider, r.model, r."promptTokens" as prompt_tokens,
-          r."completionTokens" as completion_tokens, null::text as note, coalesce(r."completedAt", r."createdAt") as created_at, r.n
-     from records r where ${BILLED}`,
+  `select d.id, d.user_id, -sum(i.amount_usd) as amount_usd, null::text as bucket, 'usage'::text as kind, '${USAGE_BATCH_KEY_PREFIX}' || d.id as idempotency_key,
+          d.api_key_id, d.provider, case when count(distinct i.model) = 1 then min(i.model) end as model,
+          -- Token totals of a batch, kept within the column's range (the exact figures are the events').
+          least(sum(i.prompt_tokens), 2147483647)::int4 as prompt_tokens, least(sum(i.completion_tokens), 2147483647)::int4 as completion_tokens,
+          null::text as note, max(coalesce(i.completed_at, i.created_at)) as created_at, row_number() over (order by d.id) as n
+     from debits d join inserted i on i.transaction_id = d.id
+    group by d.id, d.user_id, d.api_key_id, d.provider`,
   {
-    items: `records as materialized (${RECORDS})`,
-    then: (onConflict: OnConflict) => `, inserted as (
+    items: (onConflict: OnConflict) => `records as materialized (${RECORDS}),
+           debits as materialized (
+             select ${UUID_V7} as id, g.* from (select distinct ${DEBIT_GROUP} from records r where ${BILLED}) as g${DEBIT_GROUP_COLUMNS}),
+           inserted as (
              insert into usage_events (${EVENT_FIELDS.map(([column]) => column).join(', ')})
-             select ${EVENT_FIELDS.map(([, field]) =>
-               field === 'transactionId'
-                 ? // A debit posted by an earlier attempt whose events were not written cannot happen (one transaction
-                   // writes both), but if it did the event still links to it.
-                   `coalesce(r."transactionId", a.id, case when ${BILLED} then (select t.id from transactions t where t.idempotency_key = 'usage:' || r.id) end)`
-                 : `r."${field}"`,
-             ).join(', ')}
-               from records r left join appended a on a.idempotency_key = 'usage:' || r.id
+             select ${EVENT_FIELDS.map(([, field]) => (field === 'transactionId' ? `coalesce(r."transactionId", d.id)` : `r."${field}"`)).join(', ')}
+               from records r left join debits d
+                 on ${BILLED} and ${DEBIT_GROUP_COLUMNS.replaceAll(/(\w+)/g, 'd.$1')} is not distinct from (${DEBIT_GROUP})
              ${onConflict('id')}
-             returning user_id, created_at, model, route_group, provider_family, amount_usd, prompt_tokens, completion_tokens,
-                       cache_read_tokens, cache_write_tokens, official_cost_usd)
-           insert into usage_hourly
+             returning id, user_id, transaction_id, created_at, completed_at, model, route_group, provider_family, amount_usd,
+                       prompt_tokens, completion_tokens, cache_read_tokens, cache_write_tokens, official_cost_usd)`,
+    then: () => `insert into usage_hourly
            select user_id, date_trunc('hour', created_at), model, coalesce(route_group, ''), provider_family,
                   count(*), sum(amount_usd), coalesce(sum(prompt_tokens), 0), coalesce(sum(completion_tokens), 0),
                   coalesce(sum(cache_read_tokens), 0), coalesce(sum(cache_write_tokens), 0),
@@ -150,9 +164,9 @@ const USAGE_BATCH = new PostingBatch(
 
 /**
  * Writes usage events and their ledger debits in short batches (group commit): one PostgreSQL
- * statement (its own transaction) per batch locks the accounts involved, appends one ledger row per
- * billed request (idempotent on `usage:<event id>`), moves the stored balances by exactly the appended
- * rows, and inserts the events. The in-memory wallets were already moved when the request finished, so callers
+ * statement (its own transaction) per batch inserts the events (idempotent on their ids), locks the
+ * accounts involved, appends one ledger row per account, key and month covering exactly the billed
+ * events inserted, and moves the stored balances by exactly the appended rows. The in-memory wallets were already moved when the request finished, so callers
  * never wait for this. A failed batch is retried (every write is idempotent) and flushed at shutdown.
  */
 export class UsageRecorder {

@@ -3,11 +3,11 @@
  * usage events of one account spread over 30 days and 5 models into a fresh database (plus the hourly
  * rollups the batch writer keeps), then times the summary, timeseries, list and leaderboard queries
  * (median of 5 runs each). First it times the batch writer: BENCH_WRITES (default 50,000) billed usage
- * records of 100 accounts, each with a paid and a bonus balance, recorded and flushed (usage events,
+ * records of BENCH_WRITE_ACCOUNTS (default 100) accounts, each with a paid and a bonus balance, recorded and flushed (usage events,
  * ledger debits, balances and rollups), then checks that every balance equals its ledger.
  */
 import 'reflect-metadata';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
@@ -17,10 +17,13 @@ import { createServices, type Services } from '../../src/services.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { createLogger } from '../../src/shared/logging.js';
 import { createPubSub } from '../../src/shared/pubsub.js';
+import { newTimeOrderedId } from '../../src/shared/ids.js';
 import { seedUsageHistory } from '../helpers/usage-history.js';
+import { serviceCpuBetween, serviceSnapshot } from './observe.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const WRITES = Number(process.env.BENCH_WRITES ?? 50_000);
+const WRITE_ACCOUNTS = Number(process.env.BENCH_WRITE_ACCOUNTS ?? 100);
 const ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -81,17 +84,19 @@ async function main(): Promise<void> {
 async function benchWrites(services: Services, em: EntityManager): Promise<void> {
   const accounts = await em.execute<{ id: string }[]>(
     `insert into users (id, username, email, password_hash, balance_paid_usd, balance_bonus_usd)
-     select gen_random_uuid(), 'writer-' || g, 'writer-' || g || '@example.test', 'x', 5, 0.5 from generate_series(1, 100) g returning id`,
+     select gen_random_uuid(), 'writer-' || g, 'writer-' || g || '@example.test', 'x', 5, 0.5 from generate_series(1, ?::int) g returning id`,
+    [WRITE_ACCOUNTS],
   );
   await em.execute(
     `insert into transactions (id, user_id, amount_usd, paid_usd, bonus_usd, kind, idempotency_key)
      select gen_random_uuid(), id, 5.5, 5, 0.5, 'topup', 'seed:' || id from users where username like 'writer-%'`,
   );
+  const cpuBefore = await serviceSnapshot();
   const started = performance.now();
   for (let i = 0; i < WRITES; i++) {
     const at = new Date();
     services.usage.record({
-      id: randomUUID(), userId: accounts[i % accounts.length]!.id, apiKeyId: null, requestId: `bench-${i}`, clientSurface: 'api',
+      id: newTimeOrderedId(), userId: accounts[i % accounts.length]!.id, apiKeyId: null, requestId: `bench-${i}`, clientSurface: 'api',
       createdAt: at, completedAt: at, providerFamily: 'family_a', routeGroup: 'cheap', routeGroupLabel: 'Cheap', endpoint: '/v1/chat/completions',
       model: 'gen-5.6-luna', status: 'success', errorCode: null, latencyMs: 300, promptTokens: 1000, completionTokens: 200, cacheReadTokens: 0,
       cacheWriteTokens: 0, totalTokens: 1200, cacheHitRatio: '0', publicInputUsdPer1m: '0.016', publicOutputUsdPer1m: '0.04',
@@ -102,11 +107,12 @@ async function benchWrites(services: Services, em: EntityManager): Promise<void>
   }
   await services.usage.flush();
   const seconds = (performance.now() - started) / 1000;
+  const postgresMs = serviceCpuBetween(cpuBefore, await serviceSnapshot()).postgres;
   const [check] = await em.execute<{ wrong: number }[]>(
     `select count(*)::int as wrong from users u where u.username like 'writer-%'
         and u.balance_paid_usd + u.balance_bonus_usd <> (select sum(amount_usd) from transactions t where t.user_id = u.id)`,
   );
-  log(`batch writer: ${WRITES.toLocaleString('en')} billed records in ${seconds.toFixed(2)} s = ${Math.round(WRITES / seconds).toLocaleString('en')} records/s; accounts whose balance differs from the ledger: ${check!.wrong}`);
+  log(`batch writer: ${WRITES.toLocaleString('en')} billed records in ${seconds.toFixed(2)} s = ${Math.round(WRITES / seconds).toLocaleString('en')} records/s, PostgreSQL CPU ${((1000 * postgresMs) / WRITES).toFixed(1)} us per record; accounts whose balance differs from the ledger: ${check!.wrong}`);
 }
 
 main().catch((error: unknown) => {

@@ -6,6 +6,7 @@ import { estimateTokens } from '../../src/inference/sse.js';
 import { chatToCanonical, parseChatRequest } from '../../src/inference/translate/openai-chat.js';
 import { ledgerBalance } from '../helpers/accounts.js';
 import { http } from '../helpers/clients.js';
+import { usageDebitOf } from '../helpers/ledger.js';
 import { apiAccount, createKey, fund, openaiClient, processAdmin, requestId, setAccountLimits, setKeyLimits, startInferenceStack, upstreamCall, usageEventOf, withId, type ApiAccount, type InferenceStack } from '../helpers/inference.js';
 import { promptTokensOf } from '../../src/simulator/openai-simulator.js';
 
@@ -37,9 +38,11 @@ async function failureOf(call: Promise<unknown>): Promise<{ status: number | und
   throw new Error('expected the call to fail');
 }
 
-async function ledgerRowOf(stack: InferenceStack, eventId: string) {
-  const [row] = await stack.db.query<Record<string, any>>('select * from transactions where idempotency_key = $1', [`usage:${eventId}`]);
-  return row;
+/** The ledger debit that charged the event (undefined when none did); it must cover exactly its events. */
+async function debitOf(stack: InferenceStack, eventId: string) {
+  const debit = await usageDebitOf(stack.db, eventId);
+  if (debit) expect(new Decimal(debit.amount_usd).equals(new Decimal(debit.covered_usd).negated())).toBe(true);
+  return debit;
 }
 
 let stack: InferenceStack;
@@ -107,10 +110,17 @@ describe('POST /v1/chat/completions through the gateway process, with the offici
     expect(new Decimal(event.official_cost_usd).equals(official)).toBe(true);
     expect(new Decimal(event.saved_usd).equals(official.minus(amount))).toBe(true);
 
-    const ledger = await ledgerRowOf(stack, event.id);
-    expect(ledger).toMatchObject({ kind: 'usage', api_key_id: funded.keyId, model: 'gen-5.6-luna', provider: 'family_a', prompt_tokens: prompt, completion_tokens: 5 });
-    expect(new Decimal(ledger!.amount_usd).equals(amount.negated())).toBe(true);
-    expect(event.transaction_id).toBe(ledger!.id);
+    const debit = await debitOf(stack, event.id);
+    expect(debit).toMatchObject({ kind: 'usage', api_key_id: funded.keyId, provider: 'family_a' });
+    expect(event.transaction_id).toBe(debit!.id);
+    // The account's ledger as its owner reads it shows the request as a row of its own.
+    const shown = await http(stack.url, 'GET', '/auth/transactions?limit=100', { token: funded.token });
+    const row = (shown.body as Record<string, unknown>[]).find((candidate) => candidate.id === event.id);
+    expect(row).toEqual({
+      id: event.id, user_id: funded.userId, amount_usd: expect.any(String), kind: 'usage', api_key_id: funded.keyId,
+      provider: 'family_a', model: 'gen-5.6-luna', prompt_tokens: prompt, completion_tokens: 5, created_at: new Date(event.created_at).toISOString(),
+    });
+    expect(new Decimal(row!.amount_usd as string).equals(amount.negated())).toBe(true);
     const balance = await ledgerBalance(stack, funded.userId);
     expect(balance.ledger).toBe(balance.balance);
     expect(balance.paidMatches && balance.bonusMatches).toBe(true);
@@ -331,7 +341,7 @@ describe('upstream failures', () => {
       const event = await usageEventOf(stack, rid);
       expect(event).toMatchObject({ status: 'error', error_code: code });
       expect(new Decimal(event.amount_usd).isZero()).toBe(true);
-      expect(await ledgerRowOf(stack, event.id)).toBeUndefined();
+      expect(await debitOf(stack, event.id)).toBeUndefined();
     }
   });
 
@@ -356,7 +366,7 @@ describe('upstream failures', () => {
     const completion = estimateTokens(answer(5));
     expect(event).toMatchObject({ status: 'error', error_code: 'stream_interrupted', prompt_tokens: prompt, completion_tokens: completion, cache_read_tokens: null });
     expect(new Decimal(event.amount_usd).equals(expectedCost(LUNA, prompt, completion))).toBe(true);
-    expect(new Decimal((await ledgerRowOf(stack, event.id))!.amount_usd).equals(expectedCost(LUNA, prompt, completion).negated())).toBe(true);
+    expect(await debitOf(stack, event.id)).toMatchObject({ kind: 'usage' });
   });
 
   it('a client abort cancels the upstream call within 1 s, bills what was produced, and frees the slot and the hold', async () => {
@@ -396,7 +406,7 @@ describe('upstream failures', () => {
     expect(event.completion_tokens).toBeGreaterThan(0);
     expect(event.completion_tokens).toBeLessThan(400);
     expect(new Decimal(event.amount_usd).greaterThan(0)).toBe(true);
-    expect(new Decimal((await ledgerRowOf(stack, event.id))!.amount_usd).equals(new Decimal(event.amount_usd).negated())).toBe(true);
+    expect(await debitOf(stack, event.id)).toMatchObject({ kind: 'usage' });
 
     // The hold is gone (available = balance) and the only slot is free again.
     const me = await http(stack.url, 'GET', '/v1/me', { token: aborter.key });

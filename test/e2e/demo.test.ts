@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { usageDebitOf } from '../helpers/ledger.js';
 import { runNode, spawnGateway } from '../helpers/process.js';
 
 describe('npm start with no upstream configured', () => {
@@ -51,7 +52,7 @@ describe('npm start with no upstream configured', () => {
       expect(await first.exited, first.lines.slice(-8).join('\n')).toBe(0);
       const [event] = await db.query<{ id: string; status: string; completion_tokens: number }>(`select id, status, completion_tokens from usage_events where request_id = 'demo-drain-request'`);
       expect(event).toMatchObject({ status: 'success', completion_tokens: 10 });
-      expect(await db.query(`select 1 from transactions where idempotency_key = $1`, [`usage:${event!.id}`])).toHaveLength(1);
+      expect(await usageDebitOf(db, event!.id)).toMatchObject({ kind: 'usage' });
     } finally {
       first.child.kill('SIGKILL');
     }

@@ -20,3 +20,19 @@ export async function seedLedger(
     );
   }
 }
+
+/**
+ * The ledger debit that charged a usage event, or undefined: a usage batch posts one debit for the billed
+ * events of one account, key and month (src/usage/usage-recorder.ts), each event naming it. `covered_usd`
+ * is the sum of the events it covers, which its amount must be minus of.
+ */
+export async function usageDebitOf(db: Pick<TestDatabase, 'query'>, eventId: string): Promise<(Record<string, any> & { covered_usd: string; events: number }) | undefined> {
+  const [row] = await db.query<Record<string, any> & { covered_usd: string; events: number }>(
+    `select t.*, c.covered_usd, c.events
+       from usage_events e join transactions t on t.id = e.transaction_id,
+            lateral (select sum(amount_usd)::text as covered_usd, count(*)::int as events from usage_events c where c.transaction_id = t.id) c
+      where e.id = $1`,
+    [eventId],
+  );
+  return row;
+}

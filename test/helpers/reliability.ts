@@ -189,7 +189,7 @@ export interface MoneyReport {
   usageTransactions: number;
   /** Accounts whose stored balance differs from the sum of their ledger (or paid/bonus split). */
   balanceMismatches: string[];
-  /** Billed events without exactly one matching ledger debit, or debits without their event. */
+  /** Billed events that name no ledger debit, or usage debits whose amount is not minus the sum of the events they cover. */
   settlementMismatches: string[];
   /** Request ids that have more than one usage event. */
   duplicateRequests: string[];
@@ -199,8 +199,8 @@ export interface MoneyReport {
 
 /**
  * DESIGN.md's money invariants over a whole database, with plain SQL: for every account the stored
- * balance (paid and bonus) equals the sum of its ledger; every billed usage event has exactly one
- * `usage` debit of its amount and every usage debit has its event; no request id was settled twice;
+ * balance (paid and bonus) equals the sum of its ledger; every billed usage event names its debit and
+ * every usage debit is exactly minus the sum of the events that name it; no request id was settled twice;
  * no durable hold outlived its expiry.
  */
 export async function moneyReport(db: TestDatabase): Promise<MoneyReport> {
@@ -209,26 +209,23 @@ export async function moneyReport(db: TestDatabase): Promise<MoneyReport> {
        left join (select user_id, sum(amount_usd) a, sum(paid_usd) p, sum(bonus_usd) b from transactions group by user_id) t on t.user_id = u.id
       where u.balance_paid_usd + u.balance_bonus_usd <> coalesce(t.a, 0) or u.balance_paid_usd <> coalesce(t.p, 0) or u.balance_bonus_usd <> coalesce(t.b, 0)`,
   );
+  // A usage batch posts one debit per account, key and month, each billed event naming it (src/usage/usage-recorder.ts).
   const settlement = await db.query<{ what: string }>(
-    `select 'event ' || e.id || ' billed ' || e.amount_usd || ' debited ' || coalesce(t.amount_usd::text, 'nothing') as what
-       from usage_events e left join transactions t on t.idempotency_key = 'usage:' || e.id
-      where e.transaction_id is null and e.amount_usd > 0 and (t.id is null or t.amount_usd <> -e.amount_usd)
+    `select 'event ' || e.id || ' billed ' || e.amount_usd || ' names no debit' as what
+       from usage_events e where e.amount_usd > 0 and not exists (select 1 from transactions t where t.id = e.transaction_id)
      union all
-     select 'event ' || e.id || ' linked to a debit of ' || t.amount_usd
-       from usage_events e join transactions t on t.id = e.transaction_id
-      where t.kind = 'usage' and t.amount_usd <> -e.amount_usd
+     select 'event ' || e.id || ' of zero names a debit' from usage_events e where e.amount_usd = 0 and e.transaction_id is not null
      union all
-     select 'event ' || e.id || ' of zero has a debit' from usage_events e join transactions t on t.idempotency_key = 'usage:' || e.id where e.amount_usd = 0
-     union all
-     select 'debit ' || t.idempotency_key || ' has no event'
-       from transactions t where t.idempotency_key like 'usage:%' and not exists (select 1 from usage_events e where 'usage:' || e.id = t.idempotency_key)`,
+     select 'usage debit ' || t.idempotency_key || ' of ' || t.amount_usd || ' covers ' || coalesce((-sum(e.amount_usd))::text, 'no event')
+       from transactions t left join usage_events e on e.transaction_id = t.id
+      where t.idempotency_key like 'usage-batch:%' group by t.id having t.amount_usd is distinct from -sum(e.amount_usd)`,
   );
   const duplicates = await db.query<{ request_id: string }>(`select request_id from usage_events group by request_id having count(*) > 1`);
   const [counts] = await db.query<{ accounts: number; events: number; billed: number; debits: number; holds: number }>(
     `select (select count(*)::int from users) accounts,
             (select count(*)::int from usage_events) events,
             (select count(*)::int from usage_events where amount_usd > 0) billed,
-            (select count(*)::int from transactions where idempotency_key like 'usage:%') debits,
+            (select count(*)::int from transactions where idempotency_key like 'usage-batch:%') debits,
             (select count(*)::int from holds where status = 'active' and expires_at < now()) holds`,
   );
   return {

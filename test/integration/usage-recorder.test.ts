@@ -6,6 +6,8 @@ import { describe, expect, it, vi } from 'vitest';
 import type { UsageRecord } from '../../src/usage/usage-recorder.js';
 import { ledgerBalance, newFundedAccount } from '../helpers/accounts.js';
 import { useTestGateway } from '../helpers/gateway.js';
+import { http } from '../helpers/clients.js';
+import { usageDebitOf } from '../helpers/ledger.js';
 
 const gw = useTestGateway();
 
@@ -22,7 +24,7 @@ function record(userId: string, amountUsd: string): UsageRecord {
 }
 
 describe('batched usage settlement', () => {
-  it('writes 500 records from many accounts in batches: one ledger row per billed record, bonus first, ledger = balance', async () => {
+  it('writes 500 records from many accounts in one batch: one ledger debit per account covering exactly its billed events, bonus first, ledger = balance', async () => {
     const accounts = await Promise.all(Array.from({ length: 5 }, () => newFundedAccount(gw, '1')));
     await gw.services.billing.post({ userId: accounts[0]!.userId, amountUsd: '0.0005', kind: 'bonus', bucket: 'bonus', idempotencyKey: `bonus:${randomUUID()}` });
     const records = Array.from({ length: 500 }, (_, i) => record(accounts[i % 5]!.userId, i % 10 === 0 ? '0' : '0.0000123457'));
@@ -31,8 +33,20 @@ describe('batched usage settlement', () => {
 
     const [{ events }] = (await gw.db.query<{ events: number }>('select count(*)::int as events from usage_events where id = any($1::uuid[])', [records.map((r) => r.id)])) as [{ events: number }];
     expect(events).toBe(500);
-    const [{ rows }] = (await gw.db.query<{ rows: number }>(`select count(*)::int as rows from transactions where kind = 'usage' and idempotency_key = any($1)`, [records.map((r) => `usage:${r.id}`)])) as [{ rows: number }];
-    expect(rows).toBe(450); // zero-cost records are events only
+    const debits = await gw.db.query<{ user_id: string; kind: string; amount: string; covered: string; events: number; key: string }>(
+      `select t.user_id, t.kind, t.amount_usd::text as amount, (-sum(e.amount_usd))::text as covered, count(*)::int as events, t.idempotency_key as key
+         from usage_events e join transactions t on t.id = e.transaction_id where e.id = any($1::uuid[]) group by t.id`,
+      [records.map((r) => r.id)],
+    );
+    expect(debits.map((d) => d.user_id).sort()).toEqual(accounts.map((a) => a.userId).sort());
+    for (const debit of debits) {
+      const billed = records.filter((r) => r.userId === debit.user_id && r.amountUsd !== '0').length; // zero-cost records are events only
+      expect(debit).toMatchObject({ kind: 'usage', events: billed, amount: debit.covered, key: expect.stringMatching(/^usage-batch:/) });
+      expect(debit.amount).toBe(new Decimal('-0.0000123457').times(billed).toFixed(10));
+    }
+    // Nothing else was posted for them: each account's usage debits are exactly these.
+    const [{ usage }] = (await gw.db.query<{ usage: number }>(`select count(*)::int as usage from transactions where kind = 'usage' and user_id = any($1::uuid[])`, [accounts.map((a) => a.userId)])) as [{ usage: number }];
+    expect(usage).toBe(5);
     for (const account of accounts) {
       const balance = await ledgerBalance(gw, account.userId);
       expect(balance.ledger).toBe(balance.balance);
@@ -58,8 +72,37 @@ describe('batched usage settlement', () => {
     expect(byId.get(billed.id)!.created_at.toISOString()).toBe('2026-03-04T05:06:07.089Z');
     expect(byId.get(billed.id)!.completed_at!.toISOString()).toBe('2026-03-04T05:06:08.901Z');
     expect(byId.get(unfinished.id)!.completed_at).toBeNull();
-    const [debit] = await gw.db.query<{ created_at: Date }>('select created_at from transactions where idempotency_key = $1', [`usage:${billed.id}`]);
+    const debit = await usageDebitOf(gw.db, billed.id);
     expect(debit!.created_at.toISOString()).toBe('2026-03-04T05:06:08.901Z');
+    expect(await usageDebitOf(gw.db, unfinished.id)).toBeUndefined();
+  });
+
+  it('a batch posts one debit per account, key and UTC month (the per-key monthly spend is summed from the ledger), each dated within its month', async () => {
+    const account = await newFundedAccount(gw, '1');
+    const keys = await Promise.all([0, 1].map(() => gw.services.keys.create(account.actor, {})));
+    const at = (iso: string) => ({ createdAt: new Date(iso), completedAt: new Date(iso) });
+    const records = [
+      { ...record(account.userId, '0.01'), apiKeyId: keys[0]!.id, ...at('2026-01-31T23:59:59.900Z') },
+      { ...record(account.userId, '0.02'), apiKeyId: keys[0]!.id, ...at('2026-02-01T00:00:00.100Z') },
+      { ...record(account.userId, '0.04'), apiKeyId: keys[0]!.id, ...at('2026-02-01T00:00:00.200Z') },
+      { ...record(account.userId, '0.08'), apiKeyId: keys[1]!.id, ...at('2026-02-01T00:00:00.300Z') },
+      { ...record(account.userId, '0.16'), apiKeyId: null, ...at('2026-02-01T00:00:00.400Z') },
+    ];
+    for (const r of records) gw.services.usage.record(r);
+    await gw.services.usage.flush();
+    const debits = await gw.db.query<{ api_key_id: string | null; amount: string; created_at: Date }>(
+      `select api_key_id, amount_usd::text as amount, created_at from transactions where user_id = $1 and kind = 'usage' order by amount_usd desc`,
+      [account.userId],
+    );
+    expect(debits.map((d) => [d.api_key_id, d.amount, d.created_at.toISOString()])).toEqual([
+      [keys[0]!.id, '-0.0100000000', '2026-01-31T23:59:59.900Z'],
+      [keys[0]!.id, '-0.0600000000', '2026-02-01T00:00:00.200Z'],
+      [keys[1]!.id, '-0.0800000000', '2026-02-01T00:00:00.300Z'],
+      [null, '-0.1600000000', '2026-02-01T00:00:00.400Z'],
+    ]);
+    const balance = await ledgerBalance(gw, account.userId);
+    expect(balance.balance).toBe('0.6900000000');
+    expect(balance.ledger).toBe(balance.balance);
   });
 
   it('records arriving while a batch waits on the database join the running drain (no flush of their own); all are billed once, ledger = balance', async () => {
@@ -138,13 +181,12 @@ describe('batched usage settlement', () => {
     const balance = await ledgerBalance(gw, account.userId);
     expect(balance.balance).toBe('0.6250000000');
     expect(balance.ledger).toBe(balance.balance);
-    const events = await gw.db.query<{ id: string; linked: boolean }>(
-      `select e.id, e.transaction_id is not distinct from t.id as linked
-         from usage_events e left join transactions t on t.idempotency_key = 'usage:' || e.id where e.id = any($1::uuid[])`,
-      [[replayed.id, ...fresh.map((r) => r.id)]],
-    );
-    expect(events.map((e) => e.id).sort()).toEqual([replayed.id, ...fresh.map((r) => r.id)].sort());
-    expect(events.every((e) => e.linked)).toBe(true);
+    // The replayed record keeps the debit of its first batch; the second batch's debit covers the new billed record alone.
+    const first = await usageDebitOf(gw.db, replayed.id);
+    const second = await usageDebitOf(gw.db, fresh[0]!.id);
+    expect(first).toMatchObject({ amount_usd: '-0.2500000000', covered_usd: '0.2500000000', events: 1 });
+    expect(second).toMatchObject({ amount_usd: '-0.1250000000', covered_usd: '0.1250000000', events: 1 });
+    expect(await usageDebitOf(gw.db, fresh[1]!.id)).toBeUndefined();
     const [{ requests }] = await gw.db.query<{ requests: number }>('select sum(requests)::int as requests from usage_hourly where user_id = $1', [account.userId]);
     expect(requests).toBe(3);
   });
@@ -166,5 +208,30 @@ describe('batched usage settlement', () => {
     }
     expect(removed).not.toHaveBeenCalled();
     expect((await ledgerBalance(gw, account.userId)).balance).toBe('0.6250000000');
+  });
+
+  it('GET /auth/transactions shows each billed request of a batch debit as a row of its own (its event\'s charge), newest first, beside the other rows; the rows sum to the balance', async () => {
+    const account = await newFundedAccount(gw, '1');
+    const at = (ms: number) => new Date(Date.UTC(2030, 0, 1) + ms);
+    const records = ['0.01', '0', '0.02', '0.04'].map((amount, i) => ({ ...record(account.userId, amount), createdAt: at(i * 1000), completedAt: at(i * 1000 + 500) }));
+    for (const r of records) gw.services.usage.record(r);
+    await gw.services.usage.flush();
+    await gw.services.billing.post({ userId: account.userId, amountUsd: '0.5', kind: 'topup', bucket: 'paid', idempotencyKey: `test-topup:${randomUUID()}` });
+    const listed = await http<Record<string, unknown>[]>(gw.url, 'GET', '/auth/transactions?limit=100', { token: account.token });
+    expect(listed.status).toBe(200);
+    const usage = listed.body.filter((row) => row.kind === 'usage');
+    expect(usage).toEqual([3, 2, 0].map((i) => ({
+      id: records[i]!.id, user_id: account.userId, amount_usd: `-${records[i]!.amountUsd}`, kind: 'usage', api_key_id: null, provider: 'family_a',
+      model: 'gen-5.6-luna', prompt_tokens: 10, completion_tokens: 5, created_at: records[i]!.createdAt.toISOString(),
+    })));
+    expect(listed.body.map((row) => row.created_at)).toEqual([...listed.body.map((row) => row.created_at as string)].sort().reverse());
+    const sum = listed.body.reduce((total, row) => total.plus(row.amount_usd as string), new Decimal(0));
+    const balance = await ledgerBalance(gw, account.userId);
+    expect(sum.equals(balance.balance)).toBe(true);
+    expect(balance.ledger).toBe(balance.balance);
+    expect(listed.body.filter((row) => row.kind === 'topup')).toHaveLength(2);
+    // The limit holds across both kinds of row: the two newest.
+    const two = await http<Record<string, unknown>[]>(gw.url, 'GET', '/auth/transactions?limit=2', { token: account.token });
+    expect(two.body.map((row) => row.id)).toEqual(listed.body.slice(0, 2).map((row) => row.id));
   });
 });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { estimateTokens } from '../../src/inference/sse.js';
 import { apiAccount, processAdmin, requestId, startInferenceStack, usageEventOf, type ApiAccount, type InferenceStack } from '../helpers/inference.js';
 import { chatBody, eventsByRequest, leaks, METRICS_TOKEN, moneyReport, rawCall, tokenCost, waitIdle, type RawCallOptions, type RawResult } from '../helpers/reliability.js';
+import { usageDebitOf } from '../helpers/ledger.js';
 import { answerWords, promptTokensOf } from '../../src/simulator/openai-simulator.js';
 
 /**
@@ -47,24 +48,25 @@ const upstreamCalls = (marker: string) => ({
   primary: stack.primary.requests.filter((r) => JSON.stringify(r.body).includes(marker)).length,
   backup: stack.backup.requests.filter((r) => JSON.stringify(r.body).includes(marker)).length,
 });
-async function ledgerOf(eventId: string) {
-  return stack.db.query<{ amount_usd: string }>('select amount_usd from transactions where idempotency_key = $1', [`usage:${eventId}`]);
+/** The debit that charged the event (none when nothing was billed), which must cover exactly its events. */
+async function debitOf(eventId: string) {
+  const debit = await usageDebitOf(stack.db, eventId);
+  if (debit) expect(new Decimal(debit.amount_usd).equals(new Decimal(debit.covered_usd).negated())).toBe(true);
+  return debit;
 }
 /** Nothing billed for this request: a zero event and no ledger row. */
 async function expectUnbilled(rid: string, errorCode: string) {
   const event = await usageEventOf(stack, rid);
   expect(event).toMatchObject({ status: 'error', error_code: errorCode });
   expect(new Decimal(event.amount_usd).isZero()).toBe(true);
-  expect(await ledgerOf(event.id)).toEqual([]);
+  expect(await debitOf(event.id)).toBeUndefined();
 }
 /** Billed exactly `amount`, once. */
 async function expectBilled(rid: string, status: string, errorCode: string | null, amount: Decimal) {
   const event = await usageEventOf(stack, rid);
   expect(event).toMatchObject({ status, error_code: errorCode });
   expect(new Decimal(event.amount_usd).toFixed(10), rid).toBe(amount.toFixed(10));
-  const rows = await ledgerOf(event.id);
-  expect(rows).toHaveLength(1);
-  expect(new Decimal(rows[0]!.amount_usd).equals(amount.negated())).toBe(true);
+  expect(await debitOf(event.id)).toMatchObject({ kind: 'usage' });
   return event;
 }
 
