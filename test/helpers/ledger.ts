@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { Decimal } from 'decimal.js';
+import { expect } from 'vitest';
 import type { TestDatabase } from './db.js';
 
 /**
@@ -23,8 +25,8 @@ export async function seedLedger(
 
 /**
  * The ledger debit that charged a usage event, or undefined: a usage batch posts one debit for the billed
- * events of one account, key and month (src/usage/usage-recorder.ts), each event naming it. `covered_usd`
- * is the sum of the events it covers, which its amount must be minus of.
+ * events of one account, key and month (src/usage/usage-recorder.ts), each event naming it. Checks that
+ * the debit is exactly minus the sum of the events it covers (`covered_usd`, `events`).
  */
 export async function usageDebitOf(db: Pick<TestDatabase, 'query'>, eventId: string): Promise<(Record<string, any> & { covered_usd: string; events: number }) | undefined> {
   const [row] = await db.query<Record<string, any> & { covered_usd: string; events: number }>(
@@ -34,5 +36,6 @@ export async function usageDebitOf(db: Pick<TestDatabase, 'query'>, eventId: str
       where e.id = $1`,
     [eventId],
   );
+  if (row) expect(new Decimal(row.amount_usd).equals(new Decimal(row.covered_usd).negated()), `debit ${row.id} covers its events exactly`).toBe(true);
   return row;
 }
