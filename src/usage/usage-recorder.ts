@@ -108,6 +108,12 @@ interface QueuedRecord {
 const DEBIT_GROUP = `r."userId", r."apiKeyId", r."providerFamily", date_trunc('month', coalesce(r."completedAt", r."createdAt") at time zone 'utc')`;
 const DEBIT_GROUP_COLUMNS = '(user_id, api_key_id, provider, month)';
 
+/**
+ * A debit's token total: null when no event reported one, kept within the column's range (a batch of 500
+ * long-context requests could pass it; the exact figures are the events').
+ */
+const TOKEN_TOTAL = (column: string) => `(case when sum(i.${column}) > 2147483647 then 2147483647 else sum(i.${column}) end)::int4`;
+
 /** Records whose charge a batch debit covers: a charge above zero not already posted (a video settlement posts its own). */
 const BILLED = `r."transactionId" is null and r."amountUsd" > 0`;
 
@@ -125,8 +131,7 @@ const USAGE_BATCH = new PostingBatch(
   'usage_batch',
   `select d.id, d.user_id, -sum(i.amount_usd) as amount_usd, null::text as bucket, 'usage'::text as kind, '${USAGE_BATCH_KEY_PREFIX}' || d.id as idempotency_key,
           d.api_key_id, d.provider, case when count(distinct i.model) = 1 then min(i.model) end as model,
-          -- Token totals of a batch, kept within the column's range (the exact figures are the events').
-          least(sum(i.prompt_tokens), 2147483647)::int4 as prompt_tokens, least(sum(i.completion_tokens), 2147483647)::int4 as completion_tokens,
+          ${TOKEN_TOTAL('prompt_tokens')} as prompt_tokens, ${TOKEN_TOTAL('completion_tokens')} as completion_tokens,
           null::text as note, max(coalesce(i.completed_at, i.created_at)) as created_at, row_number() over (order by d.id) as n
      from debits d join inserted i on i.transaction_id = d.id
     group by d.id, d.user_id, d.api_key_id, d.provider`,

@@ -86,19 +86,19 @@ describe('batched usage settlement', () => {
       { ...record(account.userId, '0.02'), apiKeyId: keys[0]!.id, ...at('2026-02-01T00:00:00.100Z') },
       { ...record(account.userId, '0.04'), apiKeyId: keys[0]!.id, ...at('2026-02-01T00:00:00.200Z') },
       { ...record(account.userId, '0.08'), apiKeyId: keys[1]!.id, ...at('2026-02-01T00:00:00.300Z') },
-      { ...record(account.userId, '0.16'), apiKeyId: null, ...at('2026-02-01T00:00:00.400Z') },
+      { ...record(account.userId, '0.16'), apiKeyId: null, promptTokens: null, completionTokens: null, ...at('2026-02-01T00:00:00.400Z') },
     ];
     for (const r of records) gw.services.usage.record(r);
     await gw.services.usage.flush();
-    const debits = await gw.db.query<{ api_key_id: string | null; amount: string; created_at: Date }>(
-      `select api_key_id, amount_usd::text as amount, created_at from transactions where user_id = $1 and kind = 'usage' order by amount_usd desc`,
+    const debits = await gw.db.query<{ api_key_id: string | null; amount: string; created_at: Date; prompt_tokens: number | null; completion_tokens: number | null }>(
+      `select api_key_id, amount_usd::text as amount, created_at, prompt_tokens, completion_tokens from transactions where user_id = $1 and kind = 'usage' order by amount_usd desc`,
       [account.userId],
     );
-    expect(debits.map((d) => [d.api_key_id, d.amount, d.created_at.toISOString()])).toEqual([
-      [keys[0]!.id, '-0.0100000000', '2026-01-31T23:59:59.900Z'],
-      [keys[0]!.id, '-0.0600000000', '2026-02-01T00:00:00.200Z'],
-      [keys[1]!.id, '-0.0800000000', '2026-02-01T00:00:00.300Z'],
-      [null, '-0.1600000000', '2026-02-01T00:00:00.400Z'],
+    expect(debits.map((d) => [d.api_key_id, d.amount, d.created_at.toISOString(), d.prompt_tokens, d.completion_tokens])).toEqual([
+      [keys[0]!.id, '-0.0100000000', '2026-01-31T23:59:59.900Z', 10, 5],
+      [keys[0]!.id, '-0.0600000000', '2026-02-01T00:00:00.200Z', 20, 10],
+      [keys[1]!.id, '-0.0800000000', '2026-02-01T00:00:00.300Z', 10, 5],
+      [null, '-0.1600000000', '2026-02-01T00:00:00.400Z', null, null], // no event reported tokens
     ]);
     const balance = await ledgerBalance(gw, account.userId);
     expect(balance.balance).toBe('0.6900000000');
