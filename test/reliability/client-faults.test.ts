@@ -230,9 +230,13 @@ describe('slow readers', () => {
 
     const upstream = await waitFor('the slow upstream call to end', () => stack.primary.requests.find((r) => messageOf(r) === prompt && r.endedAt !== undefined));
     expect(upstream.aborted).toBe(true);
-    expect(upstream.endedAt! - abortedAt).toBeLessThan(1_000);
     const event = await usageEventOf(stack, rid);
     expect(event).toMatchObject({ status: 'cancelled', error_code: 'client_closed' });
+    // The gateway ends the request (having cancelled its upstream call) within 1 s of the client's cancel (about
+    // 15 ms alone); the simulator, in this busy test process, sees its connection end within 2 s (about 120 ms
+    // alone, 1,012 ms once in a loaded CI run). Not cancelled, the call (300,000 words held back by backpressure) would not end.
+    expect(new Date(event.completed_at).getTime() - abortedAt).toBeLessThan(1_000);
+    expect(upstream.endedAt! - abortedAt).toBeLessThan(2_000);
     // Billed for what it was sent: at least what it read, at most that plus what the socket buffers held,
     // and far below the whole answer (the gateway did not read the upstream ahead of the client).
     expect(event.completion_tokens).toBeGreaterThanOrEqual(gotWords);
