@@ -38,7 +38,6 @@ async function failureOf(call: Promise<unknown>): Promise<{ status: number | und
   throw new Error('expected the call to fail');
 }
 
-
 let stack: InferenceStack;
 let admin: { token: string; userId: string };
 let funded: ApiAccount;
