@@ -106,7 +106,6 @@ interface QueuedRecord {
  * GET /auth/transactions shows in place of the batch rows (src/accounts/accounts.service.ts).
  */
 const DEBIT_GROUP = `r."userId", r."apiKeyId", r."providerFamily", date_trunc('month', coalesce(r."completedAt", r."createdAt") at time zone 'utc')`;
-const DEBIT_GROUP_COLUMNS = '(user_id, api_key_id, provider, month)';
 
 /**
  * A debit's token total: null when no event reported one, kept within the column's range (a batch of 500
@@ -138,12 +137,12 @@ const USAGE_BATCH = new PostingBatch(
   {
     items: (onConflict: OnConflict) => `records as materialized (${RECORDS}),
            debits as materialized (
-             select ${UUID_V7} as id, g.* from (select distinct ${DEBIT_GROUP} from records r where ${BILLED}) as g${DEBIT_GROUP_COLUMNS}),
+             select ${UUID_V7} as id, g.* from (select distinct ${DEBIT_GROUP} from records r where ${BILLED}) as g(user_id, api_key_id, provider, month)),
            inserted as (
              insert into usage_events (${EVENT_FIELDS.map(([column]) => column).join(', ')})
              select ${EVENT_FIELDS.map(([, field]) => (field === 'transactionId' ? `coalesce(r."transactionId", d.id)` : `r."${field}"`)).join(', ')}
                from records r left join debits d
-                 on ${BILLED} and ${DEBIT_GROUP_COLUMNS.replaceAll(/(\w+)/g, 'd.$1')} is not distinct from (${DEBIT_GROUP})
+                 on ${BILLED} and (d.user_id, d.api_key_id, d.provider, d.month) is not distinct from (${DEBIT_GROUP})
              ${onConflict('id')}
              returning id, user_id, transaction_id, created_at, completed_at, model, route_group, provider_family, amount_usd,
                        prompt_tokens, completion_tokens, cache_read_tokens, cache_write_tokens, official_cost_usd)`,
@@ -171,8 +170,8 @@ const USAGE_BATCH = new PostingBatch(
  * Writes usage events and their ledger debits in short batches (group commit): one PostgreSQL
  * statement (its own transaction) per batch inserts the events (idempotent on their ids), locks the
  * accounts involved, appends one ledger row per account, key and month covering exactly the billed
- * events inserted, and moves the stored balances by exactly the appended rows. The in-memory wallets were already moved when the request finished, so callers
- * never wait for this. A failed batch is retried (every write is idempotent) and flushed at shutdown.
+ * events inserted, and moves the stored balances by exactly the appended rows. The in-memory wallets
+ * were already moved when the request finished, so callers never wait for this. A failed batch is retried (every write is idempotent) and flushed at shutdown.
  */
 export class UsageRecorder {
   private queue: QueuedRecord[] = [];
