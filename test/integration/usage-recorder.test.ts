@@ -77,6 +77,25 @@ describe('batched usage settlement', () => {
     expect(await usageDebitOf(gw.db, unfinished.id)).toBeUndefined();
   });
 
+  it('keeps every text exactly as given: quotes, backslashes, commas, braces, the word NULL, an empty string and non-Latin letters (each column travels as an array literal)', async () => {
+    const account = await newFundedAccount(gw, '1');
+    const texts = ['say "hi", \\o/ {a,b}', 'NULL', '', 'Байкал, 湖 🐟', '\\', '"', ' spaced ', 'a\tb\nc'];
+    const records = texts.map((text, i) => ({ ...record(account.userId, '0.0001'), requestId: text, errorCode: text, model: `m-${text}`, upstreamId: i % 2 ? text : null, cacheHitRatio: i % 2 ? '0.25' : null }));
+    for (const r of records) gw.services.usage.record(r);
+    await gw.services.usage.flush();
+    const rows = await gw.db.query<{ id: string; request_id: string; error_code: string; model: string; upstream_id: string | null; cache_hit_ratio: string | null; amount_usd: string }>(
+      'select id, request_id, error_code, model, upstream_id, cache_hit_ratio::text, amount_usd::text from usage_events where id = any($1::uuid[])',
+      [records.map((r) => r.id)],
+    );
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    for (const r of records) {
+      expect(byId.get(r.id)).toMatchObject({ request_id: r.requestId, error_code: r.errorCode, model: r.model, upstream_id: r.upstreamId, amount_usd: '0.0001000000' });
+      expect(byId.get(r.id)!.cache_hit_ratio === null ? null : Number(byId.get(r.id)!.cache_hit_ratio)).toBe(r.cacheHitRatio === null ? null : Number(r.cacheHitRatio));
+    }
+    const balance = await ledgerBalance(gw, account.userId);
+    expect(balance.ledger).toBe(balance.balance);
+  });
+
   it('a batch posts one debit per account, key and UTC month (the per-key monthly spend is summed from the ledger), each dated within its month', async () => {
     const account = await newFundedAccount(gw, '1');
     const keys = await Promise.all([0, 1].map(() => gw.services.keys.create(account.actor, {})));
