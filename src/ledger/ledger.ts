@@ -104,7 +104,7 @@ function appendItems(source: string, accounts = 'users', onConflict: OnConflict 
 /** A final statement that returns the appended rows' ids and keys. */
 const APPENDED_KEYS = 'select id, idempotency_key from appended';
 
-/** Postings given as one JSON array (`$2` for the driver, `?` for MikroORM), in array order. */
+/** Postings given as one JSON array (`$1` for the driver, `?` for MikroORM), in array order. */
 const jsonPostings = (placeholder: string) =>
   `select * from rows from (json_to_recordset(${placeholder}::json) as (${POSTING_COLUMNS}))
      with ordinality as p(${POSTING_COLUMNS.split(', ').map((column) => column.split(' ')[0]).join(', ')}, n)`;
@@ -164,7 +164,7 @@ export class PostingBatch {
   private readonly replay: { name: string; text: string };
 
   /**
-   * `source`: a query over the statement's parameters (`$2` on; the accounts to lock are `$1`) yielding
+   * `source`: a query over the statement's parameters (`$1`; the accounts to lock are `$2`) yielding
    * POSTING_COLUMNS and an order `n`. `statement` (optional) writes the rest of a batch in the same
    * statement, so its parameters are read once: `items` are WITH items before the ledger's (which
    * `source` may read), `then` follows them (more WITH items, each starting with a comma, then the final
@@ -173,7 +173,7 @@ export class PostingBatch {
    */
   constructor(name: string, source: string, statement?: { items: (onConflict: OnConflict) => string; then: (onConflict: OnConflict) => string }) {
     const locked = `locked as materialized (
-             select id, balance_bonus_usd from users where id = any($1::uuid[]) order by id for update)`;
+             select id, balance_bonus_usd from users where id = any($2::uuid[]) order by id for update)`;
     const gated = `select s.* from (${source}) s where (select count(*) from locked) >= 0`;
     const text = (onConflict: OnConflict) =>
       `with ${locked}, ${statement ? `${statement.items(onConflict)}, ` : ''}${appendItems(gated, 'locked', onConflict)}
@@ -183,12 +183,12 @@ export class PostingBatch {
   }
 
   /**
-   * Posts the batch that `params` (`$2` on) describe; `accounts` (`$1`) include every account they post to
-   * (others are only locked). On a checked-out connection: both attempts of a replay run on it, where
-   * `pool.query` would discard a connection after the first attempt's unique violation.
+   * Posts the batch whose rows `rows` (`$1`) describes; `accounts` include every account they post to (others
+   * are only locked). On a checked-out connection: both attempts of a replay run on it, where `pool.query`
+   * would discard a connection after the first attempt's unique violation.
    */
-  async post(client: PoolClient, accounts: Iterable<string>, params: unknown[]): Promise<void> {
-    const values = [[...new Set(accounts)], ...params];
+  async post(client: PoolClient, rows: string, accounts: Iterable<string>): Promise<void> {
+    const values = [rows, [...new Set(accounts)]];
     try {
       await client.query({ ...this.first, values });
     } catch (error) {
@@ -199,7 +199,7 @@ export class PostingBatch {
   }
 }
 
-const DEBITS = new PostingBatch('ledger_debits', jsonPostings('$2'));
+const DEBITS = new PostingBatch('ledger_debits', jsonPostings('$1'));
 
 /**
  * Posts a batch of debits in one transaction (locks, appends and balance moves in order; replayed keys
@@ -208,5 +208,5 @@ const DEBITS = new PostingBatch('ledger_debits', jsonPostings('$2'));
  */
 export async function postDebits(client: PoolClient, postings: Posting[]): Promise<void> {
   if (postings.some((posting) => !posting.amountUsd.startsWith('-'))) throw new Error('postDebits: a batch holds debits only');
-  await DEBITS.post(client, postings.map((posting) => posting.userId), [JSON.stringify(postings.map(postingRow))]);
+  await DEBITS.post(client, JSON.stringify(postings.map(postingRow)), postings.map((posting) => posting.userId));
 }

@@ -71,45 +71,29 @@ const EVENT_FIELDS = [
 ] as const satisfies readonly (readonly [string, keyof UsageRecord, string])[];
 
 /**
- * The batch as rows, in queue order (`n`): each column travels as one array parameter (`$2` on; `$1` is
- * the accounts to lock), which PostgreSQL reads with a multi-array `unnest`. Reading the same rows from
- * one JSON text (`json_to_recordset`, which builds a hash of every record's fields) cost PostgreSQL 16-26
- * us per record against 7 us as arrays, and the batch writer's CPU per record fell by a seventh with one
- * account (docs/benchmarks.md, tenth step). Times travel as epoch milliseconds and become timestamps here.
+ * The batch as rows, in queue order (`n`): the records travel as one JSON text (each record
+ * serialised natively as it is queued, the batch joined when written), which PostgreSQL reads with
+ * `json_to_recordset`. Times travel as epoch milliseconds (see `recordJson`) and become timestamps here.
  */
 const RECORDS = `select ${EVENT_FIELDS.map(([, field, type]) => (type === 'timestamptz' ? `timestamptz 'epoch' + r."${field}" * interval '1 millisecond' as "${field}"` : `r."${field}"`)).join(', ')}, r.n
-                   from unnest(${EVENT_FIELDS.map(([, , type], i) => `$${i + 2}::${type === 'timestamptz' ? 'int8' : type}[]`).join(', ')})
+                   from rows from (json_to_recordset($1::json) as (${EVENT_FIELDS.map(([, field, type]) => `"${field}" ${type === 'timestamptz' ? 'int8' : type}`).join(', ')}))
                         with ordinality as r(${EVENT_FIELDS.map(([, field]) => `"${field}"`).join(', ')}, n)`;
 
-const QUOTED_SPECIALS = /["\\]/g;
-
-/** A value as an element of a PostgreSQL array literal: NULL, or quoted (so any text is read as it is). */
-function arrayElement(value: string | number | null | undefined): string {
-  if (value === null || value === undefined) return 'NULL';
-  return `"${String(value).replace(QUOTED_SPECIALS, '\\$&')}"`;
-}
-
 /**
- * A record as its batch's array elements, one per EVENT_FIELDS column, made as the record is queued (one
- * record's work as its request finishes, instead of a whole batch's at once on the event loop when the
- * batch is written). Its two Dates go as epoch milliseconds.
+ * A record's JSON for its batch. Its two Dates go as epoch milliseconds: a Date sends JSON.stringify
+ * off its fast path (a `toJSON` call each), which made serialising a record 2.5 times slower.
  */
-function recordCells(record: UsageRecord): string[] {
-  const cells = new Array<string>(EVENT_FIELDS.length);
-  for (let i = 0; i < EVENT_FIELDS.length; i++) {
-    const [, field, type] = EVENT_FIELDS[i]!;
-    const value = record[field];
-    cells[i] = arrayElement(type === 'timestamptz' && value instanceof Date ? value.getTime() : (value as string | number | null | undefined));
-  }
-  return cells;
+function recordJson(record: UsageRecord): string {
+  return JSON.stringify({ ...record, createdAt: record.createdAt.getTime(), completedAt: record.completedAt === null ? null : record.completedAt.getTime() });
 }
 
 /**
- * A record waiting for its batch: its array elements, and its account. A batch locks every account it
- * names, not only those `BILLED` debits: a superset by construction, so the rule lives in SQL alone.
+ * A record waiting for its batch: already serialised (one record's work as it finishes, instead of a
+ * whole batch's at once on the event loop when the batch is written), and its account. A batch locks every
+ * account it names, not only those `BILLED` debits: a superset by construction, so the rule lives in SQL alone.
  */
 interface QueuedRecord {
-  cells: string[];
+  json: string;
   userId: string;
 }
 
@@ -133,7 +117,7 @@ const TOKEN_TOTAL = (column: string) => `(case when sum(i.${column}) > 214748364
 const BILLED = `r."transactionId" is null and r."amountUsd" > 0`;
 
 /**
- * A batch in one statement (its own transaction, one round trip), so PostgreSQL reads the records once:
+ * A batch in one statement (its own transaction, one round trip), so PostgreSQL reads the JSON once:
  * the events, each billed one naming the debit of its group (`debits`, whose ids are drawn first); then
  * one `usage` debit per group, summed from the events actually inserted, posted by the ledger
  * (src/ledger/ledger.ts: accounts locked in id order, bonus first, balances moved by exactly the rows
@@ -210,7 +194,7 @@ export class UsageRecorder {
 
   record(record: UsageRecord): void {
     this.deps.metrics?.observeUsage(record);
-    this.queue.push({ cells: recordCells(record), userId: record.userId });
+    this.queue.push({ json: recordJson(record), userId: record.userId });
     this.queued++;
     // A running drain takes a full batch itself; a partial one waits for the timer set when the drain ends.
     // (Taking every arrival at once made a drain that never ended under a steady trickle: one client's
@@ -278,8 +262,7 @@ export class UsageRecorder {
     const client = await this.pool.connect();
     let lost: Error | undefined;
     try {
-      const columns = EVENT_FIELDS.map((_, i) => `{${batch.map((queued) => queued.cells[i]).join(',')}}`);
-      await USAGE_BATCH.post(client, batch.map((queued) => queued.userId), columns);
+      await USAGE_BATCH.post(client, `[${batch.map((queued) => queued.json).join(',')}]`, batch.map((queued) => queued.userId));
     } catch (error) {
       // A statement PostgreSQL refused was its own transaction and left the connection usable; a connection
       // that failed is discarded, not returned to the pool.
