@@ -77,7 +77,7 @@ describe('batched usage settlement', () => {
     expect(await usageDebitOf(gw.db, unfinished.id)).toBeUndefined();
   });
 
-  it('keeps every text exactly as given: quotes, backslashes, commas, braces, the word NULL, an empty string and non-Latin letters (each column travels as an array literal)', async () => {
+  it('keeps every text exactly as given: quotes, backslashes, commas, braces, the word NULL, an empty string and non-Latin letters, as the batch text carries them', async () => {
     const account = await newFundedAccount(gw, '1');
     const texts = ['say "hi", \\o/ {a,b}', 'NULL', '', 'Байкал, 湖 🐟', '\\', '"', ' spaced ', 'a\tb\nc'];
     const records = texts.map((text, i) => ({ ...record(account.userId, '0.0001'), requestId: text, errorCode: text, model: `m-${text}`, upstreamId: i % 2 ? text : null, cacheHitRatio: i % 2 ? '0.25' : null }));
