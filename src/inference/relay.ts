@@ -1,6 +1,7 @@
 import type { Cancellation } from '../shared/cancellation.js';
 import type { Logger } from '../shared/logging.js';
-import type { UpstreamClient, UpstreamResponse } from '../upstreams/client.js';
+import type { UpstreamClient } from '../upstreams/client.js';
+import { BodyTooLargeError, type UpstreamAnswer } from '../upstreams/upstream-body.js';
 import { clientErrorOf, UpstreamFailure } from '../upstreams/failures.js';
 import type { AnswerCodec, StreamTranscoder } from './answer-codec.js';
 import { promptText, type CanonicalUsage } from './canonical.js';
@@ -8,7 +9,7 @@ import type { ParsedRequest } from './client-formats.js';
 import type { ResponseSink } from './inference-call.js';
 import type { Slot } from './limits.js';
 import { RoutedFailure, type Outcome } from './settlement.js';
-import { eachChunk, estimateTokens, SseSplitter } from './sse.js';
+import { estimateTokens, SseSplitter } from './sse.js';
 import { imageOf, renderImage } from './translate/openai-images.js';
 
 /** Largest non-streamed upstream response we accept. */
@@ -75,25 +76,30 @@ export class Relay {
   constructor(private readonly deps: { upstreams: UpstreamClient; log: Logger; stopping: () => boolean }) {}
 
   /** Reads a whole JSON answer (bounded); a client that left meanwhile makes the request `cancelled`. */
-  async readJson(response: UpstreamResponse, upstreamId: string, sink: ResponseSink): Promise<{ body: any } | { cancelled: true }> {
+  async readJson(response: UpstreamAnswer, upstreamId: string, sink: ResponseSink): Promise<{ body: any } | { cancelled: true }> {
     try {
       const length = Number(response.headers['content-length']);
-      if (length > MAX_JSON_RESPONSE_BYTES) throw new UpstreamFailure('server_error', upstreamId, `response of ${length} bytes`);
-      return { body: JSON.parse(await response.body.text()) };
+      if (length > MAX_JSON_RESPONSE_BYTES) throw new BodyTooLargeError(`response of ${length} bytes`);
+      return { body: JSON.parse(await response.body.text(MAX_JSON_RESPONSE_BYTES)) };
     } catch (error) {
       if (sink.signal.cancelled) return { cancelled: true };
-      const failure = error instanceof SyntaxError ? new UpstreamFailure('server_error', upstreamId, 'response is not JSON') : this.deps.upstreams.failureOf(error, upstreamId);
+      const failure =
+        error instanceof SyntaxError
+          ? new UpstreamFailure('server_error', upstreamId, 'response is not JSON')
+          : error instanceof BodyTooLargeError
+            ? new UpstreamFailure('server_error', upstreamId, error.message)
+            : this.deps.upstreams.failureOf(error, upstreamId);
       this.deps.log.warn({ upstream: upstreamId, kind: failure.kind, detail: failure.detail }, 'upstream response unreadable');
       throw new RoutedFailure(clientErrorOf(failure), upstreamId);
     }
   }
 
-  async text(request: RelayRequest, response: UpstreamResponse, upstreamId: string, sink: ResponseSink): Promise<Outcome> {
+  async text(request: RelayRequest, response: UpstreamAnswer, upstreamId: string, sink: ResponseSink): Promise<Outcome> {
     return request.parsed.canonical.stream ? this.stream(request, response, upstreamId, sink) : this.json(request, response, upstreamId, sink);
   }
 
   /** One generated image, billed per generation; an image the client never received is not billed. */
-  async image(response: UpstreamResponse, upstreamId: string, sink: ResponseSink): Promise<Outcome> {
+  async image(response: UpstreamAnswer, upstreamId: string, sink: ResponseSink): Promise<Outcome> {
     const read = await this.readJson(response, upstreamId, sink);
     if ('cancelled' in read) return { status: 'cancelled', errorCode: 'client_closed', usage: null, upstreamId };
     const image = imageOf(read.body);
@@ -102,7 +108,7 @@ export class Relay {
     return { status: 'success', errorCode: null, usage: null, generations: 1, upstreamId };
   }
 
-  private async json({ parsed, codec, save }: RelayRequest, response: UpstreamResponse, upstreamId: string, sink: ResponseSink): Promise<Outcome> {
+  private async json({ parsed, codec, save }: RelayRequest, response: UpstreamAnswer, upstreamId: string, sink: ResponseSink): Promise<Outcome> {
     const read = await this.readJson(response, upstreamId, sink);
     if ('cancelled' in read) return { status: 'cancelled', errorCode: 'client_closed', usage: estimatedUsage(parsed, ''), upstreamId };
     const answer = codec.json(read.body);
@@ -119,7 +125,7 @@ export class Relay {
    * ever kept). The write stays synchronous per chunk unless the client pushes back: a promise per
    * chunk would pause the upstream body every time.
    */
-  private async stream({ parsed, codec, save }: RelayRequest, response: UpstreamResponse, upstreamId: string, sink: ResponseSink): Promise<Outcome> {
+  private async stream({ parsed, codec, save }: RelayRequest, response: UpstreamAnswer, upstreamId: string, sink: ResponseSink): Promise<Outcome> {
     const splitter = new SseSplitter();
     const stream: StreamTranscoder = codec.stream();
     let saved = save === null;
@@ -129,7 +135,7 @@ export class Relay {
     const opening = stream.start();
     if (opening) await sink.write(opening);
     try {
-      await eachChunk(response.body, (chunk) => {
+      await response.body.eachChunk((chunk) => {
         let out = '';
         for (const event of splitter.push(chunk)) out += stream.push(event);
         if (!saved && stream.done && stream.finalResponse) {

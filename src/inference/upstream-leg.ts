@@ -2,7 +2,8 @@ import type { Metrics } from '../metrics.js';
 import { Cancellation } from '../shared/cancellation.js';
 import { DomainError } from '../shared/errors.js';
 import type { Logger } from '../shared/logging.js';
-import type { UpstreamClient, UpstreamResponse } from '../upstreams/client.js';
+import type { UpstreamClient } from '../upstreams/client.js';
+import type { UpstreamAnswer } from '../upstreams/upstream-body.js';
 import { clientErrorOf, type UpstreamFailure } from '../upstreams/failures.js';
 import type { RouteCandidate, RouteTable } from '../upstreams/routes.js';
 import type { ClientFormat, ParsedRequest } from './client-formats.js';
@@ -85,7 +86,7 @@ export class UpstreamLegs {
     signal: Cancellation,
     accepts: (route: RouteCandidate) => boolean,
     request: (route: RouteCandidate) => { path: string; body: Record<string, unknown>; headers: Record<string, string> },
-    relay: (response: UpstreamResponse, route: RouteCandidate) => Promise<T>,
+    relay: (response: UpstreamAnswer, route: RouteCandidate) => Promise<T>,
     cancelled: T,
   ): Promise<T> {
     const routes = this.deps.routes.candidates(admitted.model.id, call.principal.routeGroup).filter(accepts);
@@ -103,7 +104,7 @@ export class UpstreamLegs {
       let failure: UpstreamFailure | null = null;
       for (const route of routes) {
         if (upstreamCall.cancelled) break;
-        let response: UpstreamResponse;
+        let response: UpstreamAnswer;
         try {
           response = await this.send(call, route, request(route), upstreamCall);
         } catch (error) {
@@ -116,7 +117,12 @@ export class UpstreamLegs {
           continue;
         }
         // Past the first byte there is no failover: the relay owns the answer from here.
-        return await relay(response, route);
+        try {
+          return await relay(response, route);
+        } finally {
+          // An answer the relay did not read to its end (it failed first) ends its upstream call, which would wait paused.
+          response.body.destroy();
+        }
       }
       if (this.stopped && !signal.cancelled) throw new DomainError('unavailable', 'The service is restarting; retry the request', { retryAfterSeconds: 1, reason: 'shutting_down' });
       if (signal.cancelled || !failure) return cancelled;
@@ -127,7 +133,7 @@ export class UpstreamLegs {
     }
   }
 
-  private async send(call: InferenceCall, route: RouteCandidate, leg: { path: string; body: Record<string, unknown>; headers: Record<string, string> }, signal: Cancellation): Promise<UpstreamResponse> {
+  private async send(call: InferenceCall, route: RouteCandidate, leg: { path: string; body: Record<string, unknown>; headers: Record<string, string> }, signal: Cancellation): Promise<UpstreamAnswer> {
     // Our request id travels as OpenAI's X-Client-Request-Id, so an operator can match a provider's logs to ours.
     const response = await this.deps.upstreams.post(route.upstream, leg.path, JSON.stringify(leg.body), { ...leg.headers, [CLIENT_REQUEST_ID_HEADER]: call.requestId }, signal);
     if (response.status === 200) return response;

@@ -3,6 +3,7 @@ import type { Cancellation } from '../shared/cancellation.js';
 import type { Upstream } from './config.js';
 import { failureFromResponse, failureOf, UpstreamFailure, type UpstreamFailureKind } from './failures.js';
 import { CredentialRedactor } from './redactor.js';
+import { dispatchHandler, type UpstreamAnswer } from './upstream-body.js';
 
 export interface UpstreamResponse {
   status: number;
@@ -47,18 +48,24 @@ export class UpstreamClient {
     return pool;
   }
 
-  /** POSTs JSON to `<baseUrl><path>`; resolves when the response headers arrive. */
-  async post(upstream: Upstream, path: string, body: string, headers: Record<string, string>, signal: Cancellation | AbortSignal): Promise<UpstreamResponse> {
+  /**
+   * POSTs JSON to `<baseUrl><path>`; resolves when the response headers arrive. The body is read
+   * through `UpstreamBody` (whole, chunk by chunk, or iterated), not a node stream.
+   */
+  async post(upstream: Upstream, path: string, body: string, headers: Record<string, string>, signal: Cancellation | AbortSignal): Promise<UpstreamAnswer> {
     const base = this.baseOf(upstream);
     try {
-      const response = await this.poolOf(upstream).request({
-        method: 'POST',
-        path: base.path + path + base.search,
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-        body,
-        signal,
+      return await new Promise<UpstreamAnswer>((resolve, reject) => {
+        this.poolOf(upstream).dispatch(
+          {
+            method: 'POST',
+            path: base.path + path + base.search,
+            headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+            body,
+          },
+          dispatchHandler(signal, resolve, reject),
+        );
       });
-      return { status: response.statusCode, headers: response.headers, body: response.body };
     } catch (error) {
       if (signal instanceof AbortSignal ? signal.aborted : signal.cancelled) throw error;
       throw this.failureOf(error, upstream.id);
@@ -88,7 +95,7 @@ export class UpstreamClient {
   }
 
   /** Classifies a non-200 answer, keeping an excerpt of its body (scrubbed of credentials) for the operator log. */
-  failureFrom(upstreamId: string, response: UpstreamResponse): Promise<UpstreamFailure> {
+  failureFrom(upstreamId: string, response: UpstreamResponse | UpstreamAnswer): Promise<UpstreamFailure> {
     return failureFromResponse(upstreamId, response, this.redactor);
   }
 

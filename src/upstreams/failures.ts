@@ -42,7 +42,7 @@ export function failureOf(error: unknown, upstreamId: string, redactor: Credenti
 const ERROR_EXCERPT_BYTES = 2_048;
 
 /** Maps a non-200 upstream answer to our failure kinds, keeping its text for the operator only. */
-export async function failureFromResponse(upstreamId: string, response: Pick<Dispatcher.ResponseData, 'headers' | 'body'> & { status: number }, redactor: CredentialRedactor): Promise<UpstreamFailure> {
+export async function failureFromResponse(upstreamId: string, response: Pick<Dispatcher.ResponseData, 'headers'> & { status: number; body: AsyncIterable<unknown> & { destroy(): void } }, redactor: CredentialRedactor): Promise<UpstreamFailure> {
   let excerpt = '';
   try {
     for await (const chunk of response.body) {
