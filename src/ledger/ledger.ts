@@ -187,7 +187,7 @@ export class PostingBatch {
    * are only locked). On a checked-out connection: both attempts of a replay run on it, where `pool.query`
    * would discard a connection after the first attempt's unique violation.
    */
-  async post(client: PoolClient, rows: string, accounts: Iterable<string>): Promise<void> {
+  async post(client: PoolClient, rows: string | Buffer, accounts: Iterable<string>): Promise<void> {
     const values = [rows, [...new Set(accounts)]];
     try {
       await client.query({ ...this.first, values });
