@@ -124,13 +124,15 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
   }
 
   /** Ends the upstream call unless the body was read to its end; what is kept is dropped. Idempotent. */
-  destroy(error: Error = new errors.RequestAbortedError()): void {
+  destroy(error?: Error): void {
     if (this.failure || this.ended) {
       this.chunks.length = 0;
       return;
     }
-    this.fail(error);
-    if (!this.controller.aborted) this.controller.abort(error);
+    // Made only here: an Error captures a stack, and every answer passes through this once it is read.
+    const reason = error ?? new errors.RequestAbortedError();
+    this.fail(reason);
+    if (!this.controller.aborted) this.controller.abort(reason);
   }
 
   /** Runs `onChunk` on the kept chunks, in order, then on each arriving one (`push`), pausing while one is being worked on. */

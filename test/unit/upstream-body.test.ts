@@ -15,8 +15,19 @@ interface Sent {
 }
 
 const MB = 1024 * 1024;
+/**
+ * More than loopback sockets can hold between a server and a reader that has stopped (here the receive
+ * buffer may grow to 32 MiB and the send buffer to 4 MiB), so an upstream that finished writing it
+ * proves the reader took it in.
+ */
+const BEYOND_SOCKET_BUFFERS = 48 * MB;
+
 /** A body whose every byte says where it sits, so a lost, repeated or reordered chunk shows. */
-const patterned = (size: number) => Buffer.from(Array.from({ length: size }, (_, i) => (i * 7 + (i >> 10)) & 0xff));
+function patterned(size: number): Buffer {
+  const bytes = Buffer.allocUnsafe(size);
+  for (let i = 0; i < size; i++) bytes[i] = (i * 7 + (i >> 10)) & 0xff;
+  return bytes;
+}
 
 let server: Server;
 let pool: Pool;
@@ -96,20 +107,20 @@ describe('an upstream body read from the dispatch handler', () => {
   });
 
   it('keeps what arrives before a reader starts only up to its high-water mark: the upstream waits, then every byte arrives in order', async () => {
-    const answer = await call(`/big?id=unread&size=${8 * MB}`);
+    const answer = await call(`/big?id=unread&size=${BEYOND_SOCKET_BUFFERS}`);
     const seen = await until('unread', (s) => s.waitedForReader);
     await sleep(200);
-    // The socket buffers on both sides hold a few MiB at most; the rest waited for the reader.
+    // What the sockets hold aside, the rest waited for the reader.
     expect(seen.finished).toBe(false);
-    expect(seen.written).toBeLessThan(8 * MB);
+    expect(seen.written).toBeLessThan(BEYOND_SOCKET_BUFFERS);
     const chunks: Buffer[] = [];
     for await (const chunk of answer.body) chunks.push(chunk);
-    expect(Buffer.concat(chunks).equals(patterned(8 * MB))).toBe(true);
+    expect(Buffer.concat(chunks).equals(patterned(BEYOND_SOCKET_BUFFERS))).toBe(true);
     await until('unread', (s) => s.finished);
   });
 
   it('hands chunks on in order to a slow reader, pausing the upstream while one is being worked on', async () => {
-    const size = 32 * MB;
+    const size = 2 * BEYOND_SOCKET_BUFFERS;
     const answer = await call(`/big?id=slow&size=${size}&piece=${256 * 1024}`);
     const chunks: Buffer[] = [];
     let received = 0;
@@ -122,14 +133,14 @@ describe('an upstream body read from the dispatch handler', () => {
       chunks.push(chunk);
       received += chunk.length;
       if (receivedWhenServerFinished === null && sent.get('slow')?.finished) receivedWhenServerFinished = received;
-      await sleep(1);
+      await new Promise((resolve) => setImmediate(resolve));
       working--;
     });
     expect(overlapped).toBe(false);
     expect(Buffer.concat(chunks).equals(patterned(size))).toBe(true);
-    // Paused, the upstream can only run ahead of the reader by what the sockets buffer (a few MiB on loopback),
-    // so it finishes writing late; a body that kept everything would let it finish almost at once.
-    expect(receivedWhenServerFinished ?? size).toBeGreaterThan(size / 2);
+    // Paused, the upstream can only run ahead of the reader by what the sockets hold, so it finishes writing
+    // late; a body that kept everything would let it finish almost at once.
+    expect(receivedWhenServerFinished ?? size).toBeGreaterThan(size - BEYOND_SOCKET_BUFFERS);
     expect(sent.get('slow')).toMatchObject({ waitedForReader: true, closedEarly: false });
   });
 
@@ -146,7 +157,7 @@ describe('an upstream body read from the dispatch handler', () => {
   });
 
   it('fails past its limit and ends the upstream call', async () => {
-    const answer = await call(`/big?id=limit&size=${16 * MB}`);
+    const answer = await call(`/big?id=limit&size=${BEYOND_SOCKET_BUFFERS}`);
     await expect(answer.body.text(1 * MB)).rejects.toBeInstanceOf(BodyTooLargeError);
     const seen = await until('limit', (s) => s.closedEarly);
     expect(seen.finished).toBe(false);
@@ -161,7 +172,7 @@ describe('an upstream body read from the dispatch handler', () => {
   });
 
   it('ends the upstream call when the reader fails, and rejects with its error', async () => {
-    const answer = await call(`/big?id=throws&size=${8 * MB}`);
+    const answer = await call(`/big?id=throws&size=${BEYOND_SOCKET_BUFFERS}`);
     const failure = new Error('client went away');
     let calls = 0;
     await expect(
@@ -179,7 +190,7 @@ describe('an upstream body read from the dispatch handler', () => {
     await expect(pending).rejects.toMatchObject({ code: 'UND_ERR_ABORTED' });
 
     const midway = new Cancellation();
-    const answer = await call(`/big?id=midway&size=${8 * MB}`, midway);
+    const answer = await call(`/big?id=midway&size=${BEYOND_SOCKET_BUFFERS}`, midway);
     const reading = answer.body.text();
     midway.cancel();
     await expect(reading).rejects.toMatchObject({ code: 'UND_ERR_ABORTED' });
