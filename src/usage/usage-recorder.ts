@@ -71,9 +71,9 @@ const EVENT_FIELDS = [
 ] as const satisfies readonly (readonly [string, keyof UsageRecord, string])[];
 
 /**
- * The batch as rows, in queue order (`n`): the records travel as one JSON text (each record
- * serialised natively as it is queued, the batch joined when written), which PostgreSQL reads with
- * `json_to_recordset`. Times travel as epoch milliseconds (see `recordJson`) and become timestamps here.
+ * The batch as rows, in queue order (`n`): the records travel as one JSON array (each record
+ * serialised natively as it is queued, the batch's bytes put together when written: `batchJson`), which
+ * PostgreSQL reads with `json_to_recordset`. Times travel as epoch milliseconds (see `recordJson`) and become timestamps here.
  */
 const RECORDS = `select ${EVENT_FIELDS.map(([, field, type]) => (type === 'timestamptz' ? `timestamptz 'epoch' + r."${field}" * interval '1 millisecond' as "${field}"` : `r."${field}"`)).join(', ')}, r.n
                    from rows from (json_to_recordset($1::json) as (${EVENT_FIELDS.map(([, field, type]) => `"${field}" ${type === 'timestamptz' ? 'int8' : type}`).join(', ')}))
