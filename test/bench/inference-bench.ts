@@ -79,6 +79,14 @@ interface Sample {
   code?: string;
   ttfb: number;
   total: number;
+  /**
+   * Open loop only: how far behind its schedule the load generator sent this request (ms), and how many of
+   * its requests to the same target were unanswered when it did (this one included). A refusal that
+   * comes with a late send and more than 48 unanswered is the generator's own stall catching up in one
+   * burst; one without is the target's.
+   */
+  late?: number;
+  unanswered?: number;
 }
 
 interface Target {
@@ -179,10 +187,19 @@ async function atRate(target: Target, kind: Kind, rate: number, seconds: number)
   const pending: Promise<Sample>[] = [];
   const count = Math.round(rate * seconds);
   const start = performance.now();
+  let unanswered = 0;
   for (let i = 0; i < count; i++) {
     const wait = start + (i * 1000) / rate - performance.now();
     if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-    pending.push(once(target, kind));
+    const late = Math.max(0, -wait);
+    unanswered += 1;
+    const sent = unanswered;
+    pending.push(
+      once(target, kind).then((sample) => {
+        unanswered -= 1;
+        return { ...sample, late, unanswered: sent };
+      }),
+    );
   }
   return Promise.all(pending);
 }
@@ -439,6 +456,17 @@ async function main(): Promise<void> {
         add(`${phase}.${name}.overhead_p99_ms`, p(name, 99) - p('direct', 99));
       }
       add(`${phase}.direct.p50_ms`, p('direct', 50));
+      for (const target of targets) {
+        const samples = byTarget.get(target.name)!.samples;
+        if (samples[0]?.late === undefined) continue;
+        add(`${phase}.${target.name}.generator_late_max_ms`, Math.max(...samples.map((s) => s.late!)));
+        add(`${phase}.${target.name}.unanswered_max`, Math.max(...samples.map((s) => s.unanswered!)));
+      }
+      const refused = byTarget.get('gateway')!.samples.filter((s) => !s.ok);
+      if (refused.length && refused[0]!.late !== undefined) {
+        // Whether the load generator's own stall sent the refused requests in one burst, or the gateway slowed down.
+        log(`  ${phase} gateway: ${refused.length} failed; sent up to ${Math.max(...refused.map((s) => s.late!)).toFixed(0)} ms late with up to ${Math.max(...refused.map((s) => s.unanswered!))} unanswered (the phase's latest send: ${Math.max(...byTarget.get('gateway')!.samples.map((s) => s.late!)).toFixed(0)} ms)`);
+      }
       countFailures(byTarget.get('gateway')!.samples, phase);
     };
     for (let round = 1; round <= ROUNDS; round++) {
@@ -540,6 +568,12 @@ async function main(): Promise<void> {
       rows.push({ metric: `PostgreSQL / Redis CPU per request, ${label} (us)`, bare: `${fmt(1000 * m(`${phase}.bare.postgres_ms_per_request`))} / ${fmt(1000 * m(`${phase}.bare.redis_ms_per_request`))}`, gateway: `${us('postgres')} / ${us('redis')}`, measured: '', target: '(reported)', pass: true });
       const loop = ['p50', 'p99', 'max'].map((q) => fmt(m(`${phase}.gateway.loop_${q}_ms`), 1)).join(' / ');
       rows.push({ metric: `gateway event-loop delay p50 / p99 / max, ${label} (ms)`, bare: '', gateway: loop, measured: '', target: '(reported)', pass: true });
+      if (results[`${phase}.gateway.generator_late_max_ms`]) {
+        // The load generator's own stalls: a send this late catches up with every overdue request at once.
+        const worst = (name: string) => Math.max(...results[name]!);
+        const lag = (name: string) => `${fmt(worst(`${phase}.${name}.generator_late_max_ms`), 1)} / ${fmt(worst(`${phase}.${name}.unanswered_max`))}`;
+        rows.push({ metric: `load generator's latest send (ms) / most requests unanswered, ${label}, worst round`, bare: lag('bare'), gateway: lag('gateway'), measured: '', target: '(reported)', pass: true });
+      }
     };
     // Targets of issue 25 (docs/benchmarks.md): judged rows say whether they are met.
     const SATURATION_TARGETS: Record<Kind, { throughput: number; cpu: number }> = { json: { throughput: 0.75, cpu: 1.3 }, stream: { throughput: 0.7, cpu: 1.4 }, large: { throughput: 0.75, cpu: 1.3 } };
