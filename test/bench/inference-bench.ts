@@ -82,7 +82,7 @@ interface Sample {
   /**
    * Open loop only: how far behind its schedule the load generator sent this request (ms), and how many of
    * its requests to the same target were unanswered when it did (this one included). A refusal that
-   * comes with a late send and more than 48 unanswered is the generator's own stall catching up in one
+   * comes with a late send and 48 or more unanswered is the generator's own stall catching up in one
    * burst; one without is the target's.
    */
   late?: number;
