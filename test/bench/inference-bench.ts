@@ -456,16 +456,19 @@ async function main(): Promise<void> {
         add(`${phase}.${name}.overhead_p99_ms`, p(name, 99) - p('direct', 99));
       }
       add(`${phase}.direct.p50_ms`, p('direct', 50));
+      const lagOf = (samples: Sample[]) => ({ late: Math.max(...samples.map((s) => s.late!)), unanswered: Math.max(...samples.map((s) => s.unanswered!)) });
       for (const target of targets) {
         const samples = byTarget.get(target.name)!.samples;
         if (samples[0]?.late === undefined) continue;
-        add(`${phase}.${target.name}.generator_late_max_ms`, Math.max(...samples.map((s) => s.late!)));
-        add(`${phase}.${target.name}.unanswered_max`, Math.max(...samples.map((s) => s.unanswered!)));
-      }
-      const refused = byTarget.get('gateway')!.samples.filter((s) => !s.ok);
-      if (refused.length && refused[0]!.late !== undefined) {
-        // Whether the load generator's own stall sent the refused requests in one burst, or the gateway slowed down.
-        log(`  ${phase} gateway: ${refused.length} failed; sent up to ${Math.max(...refused.map((s) => s.late!)).toFixed(0)} ms late with up to ${Math.max(...refused.map((s) => s.unanswered!))} unanswered (the phase's latest send: ${Math.max(...byTarget.get('gateway')!.samples.map((s) => s.late!)).toFixed(0)} ms)`);
+        const lag = lagOf(samples);
+        add(`${phase}.${target.name}.generator_late_max_ms`, lag.late);
+        add(`${phase}.${target.name}.unanswered_max`, lag.unanswered);
+        const refused = samples.filter((s) => !s.ok);
+        if (target === gateway && refused.length) {
+          // Whether the load generator's own stall sent the refused requests in one burst, or the gateway slowed down.
+          const at = lagOf(refused);
+          log(`  ${phase} gateway: ${refused.length} failed; sent up to ${at.late.toFixed(0)} ms late with up to ${at.unanswered} unanswered (the phase's latest send: ${lag.late.toFixed(0)} ms)`);
+        }
       }
       countFailures(byTarget.get('gateway')!.samples, phase);
     };
