@@ -5,6 +5,8 @@ import { RouteTable } from '../../src/upstreams/routes.js';
 import { usageOf } from '../../src/inference/providers/openai-compatible/chat.js';
 import { estimateTokens, SseSplitter } from '../../src/inference/sse.js';
 import { promptTokenBound } from '../../src/inference/canonical.js';
+import { plainContentOf, SAME_FORMAT } from '../../src/inference/same-format.js';
+import type { ParsedRequest } from '../../src/inference/client-formats.js';
 import {
   chatRequestSchema,
   chatToCanonical,
@@ -54,6 +56,69 @@ describe('the OpenAI chat wire format', () => {
     expect(out[1]).toEqual({ id: 'chatcmpl-ours', object: 'chat.completion.chunk', created: 1, model: 'gen-5.6-luna', choices: [{ index: 0, delta: { content: 'Hello' }, logprobs: null, finish_reason: null }] });
     expect(out.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 12, completion_tokens: 2, total_tokens: 14, prompt_tokens_details: { cached_tokens: 4 } } });
     expect(chunks.map(deliveredTextOf).join('')).toBe('Hello world');
+  });
+
+  describe('a same-format stream', () => {
+    const parsed = { streamUsage: false } as ParsedRequest;
+    /** The rewrite by the parse (publicChunk), as the stream wrote every chunk before the plain-chunk path. */
+    const byParse = (data: string) => `data: ${JSON.stringify(publicChunk(JSON.parse(data), who, null))}\n\n`;
+    const contentChunk = (content: string, extras: Record<string, unknown> = {}, after: Record<string, unknown> = {}) =>
+      JSON.stringify({ ...extras, choices: [{ index: 0, delta: { content }, logprobs: null, finish_reason: null }], ...after });
+    const scalar = fc.oneof(fc.constant(null), fc.boolean(), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.string({ unit: 'grapheme' }));
+    const extras = fc.dictionary(fc.constantFrom('id', 'object', 'created', 'model', 'system_fingerprint', 'service_tier', 'obfuscation', 'provider', 'usage', 'x-y'), scalar, { maxKeys: 6 });
+
+    it('rewrites a plain content chunk without parsing it, to exactly what the parse makes of it', () => {
+      let plain = 0;
+      fc.assert(
+        fc.property(fc.string({ unit: 'binary' }), extras, extras, (content, before, after) => {
+          const data = contentChunk(content, before, after);
+          if (plainContentOf(data) !== null) plain++;
+          const stream = SAME_FORMAT['openai-chat'].stream(who, parsed);
+          const out = stream.push({ event: null, data });
+          expect(JSON.stringify(JSON.parse(out.slice('data: '.length)))).toBe(byParse(data).slice('data: '.length, -2));
+          expect(out.endsWith('\n\n')).toBe(true);
+          expect(stream.delivered).toBe(content);
+          expect(stream.usage).toBeNull();
+          expect(stream.error).toBeNull();
+        }),
+        { numRuns: 500 },
+      );
+      // Most generated chunks take the plain path (extras whose strings need escapes, or a non-null usage, do not).
+      expect(plain).toBeGreaterThan(150);
+    });
+
+    it('takes the plain path for the layouts real servers write, and parses anything else', () => {
+      const simulator = '{"id":"chatcmpl-sim","object":"chat.completion.chunk","created":1795325000,"model":"sim","system_fingerprint":"fp_sim","choices":[{"index":0,"delta":{"content":"Baikal "},"logprobs":null,"finish_reason":null}]}';
+      const openai = '{"id":"chatcmpl-x","object":"chat.completion.chunk","created":1795325000,"model":"gpt","service_tier":"default","system_fingerprint":"fp_1","choices":[{"index":0,"delta":{"content":"Hi \\"you\\"\\n\\u00e9"},"logprobs":null,"finish_reason":null}],"usage":null,"obfuscation":"aB3"}';
+      expect(plainContentOf(simulator)).toBe('"Baikal "');
+      expect(plainContentOf(openai)).toBe('"Hi \\"you\\"\\n\\u00e9"');
+      const stream = SAME_FORMAT['openai-chat'].stream(who, parsed);
+      expect(stream.push({ event: null, data: openai })).toBe(byParse(openai).replace('é', '\\u00e9'));
+      expect(stream.delivered).toBe('Hi "you"\né');
+
+      const parsedOnly = [
+        contentChunk('a').replace('"delta":{', '"delta":{"role":"assistant",'),
+        contentChunk('a').replace('"finish_reason":null', '"finish_reason":"stop"'),
+        contentChunk('a').replace('"logprobs":null', '"logprobs":{"content":[]}'),
+        contentChunk('a', {}, { usage: { prompt_tokens: 1, completion_tokens: 2 } }),
+        contentChunk('a', { provider: { route: 'eu' } }),
+        contentChunk('a', { error: 'boom' }),
+        contentChunk('a', { error: null }),
+        contentChunk('a').replace('"index":0,', '"index": 0,'),
+        '{"choices":[{"index":0,"delta":{"content":"bad \\x escape"},"logprobs":null,"finish_reason":null}]}',
+        '{"choices":[{"index":0,"delta":{"content":"raw \u0001 control"},"logprobs":null,"finish_reason":null}]}',
+      ];
+      for (const data of parsedOnly) expect(plainContentOf(data), data).toBeNull();
+    });
+
+    it('still reports an in-band error and the upstream usage, which only the parse reads', () => {
+      const withUsage = SAME_FORMAT['openai-chat'].stream(who, parsed);
+      expect(withUsage.push({ event: null, data: contentChunk('a', {}, { usage: { prompt_tokens: 3, completion_tokens: 4 } }) })).toContain('"content":"a"');
+      expect(withUsage.usage).toMatchObject({ inputTokens: 3, outputTokens: 4 });
+      const failing = SAME_FORMAT['openai-chat'].stream(who, parsed);
+      expect(failing.push({ event: null, data: contentChunk('a', { error: 'boom' }) })).toBe('');
+      expect(failing.error).toContain('boom');
+    });
   });
 
   it('rewrites a completion the same way and reads its usage; cache usage not reported stays null', () => {
