@@ -83,8 +83,8 @@ describe('the OpenAI chat wire format', () => {
         }),
         { numRuns: 500 },
       );
-      // Most generated chunks take the plain path (extras whose strings need escapes, or a non-null usage, do not).
-      expect(plain).toBeGreaterThan(150);
+      // Many generated chunks take the plain path (about a third: a key like `x-y`, a string that needs escapes or a non-null usage sends the others to the parse).
+      expect(plain).toBeGreaterThan(75);
     });
 
     it('takes the plain path for the layouts real servers write, and parses anything else', () => {
