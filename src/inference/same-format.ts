@@ -100,15 +100,20 @@ export function plainContentOf(data: string): string | null {
 }
 
 class ChatStream extends SameFormatStream {
-  /** A plain content chunk's public copy around its content literal: exactly what publicChunk makes of it. */
-  private readonly plainHead: string;
+  /**
+   * A plain content chunk's frame before and after its content literal, cut once per stream from
+   * publicChunk's own output for such a chunk, so the plain path cannot drift from the parsed one.
+   */
+  private readonly plainFrame: [string, string];
 
   constructor(
     private readonly who: ResponseIdentity,
     private readonly parsed: ParsedRequest,
   ) {
     super();
-    this.plainHead = `data: {"id":${JSON.stringify(who.id)},"object":"chat.completion.chunk","created":${JSON.stringify(who.created)},"model":${JSON.stringify(who.model)},"choices":[{"index":0,"delta":{"content":`;
+    const frame = `data: ${JSON.stringify(publicChunk({ choices: [{ index: 0, delta: { content: '' }, logprobs: null, finish_reason: null }] }, who, null))}\n\n`;
+    const at = frame.indexOf('"content":""') + '"content":'.length;
+    this.plainFrame = [frame.slice(0, at), frame.slice(at + '""'.length)];
   }
 
   push(event: SseEvent): string {
@@ -119,7 +124,7 @@ class ChatStream extends SameFormatStream {
     const content = plainContentOf(event.data);
     if (content !== null) {
       this.delivered += content.includes('\\') ? (JSON.parse(content) as string) : content.slice(1, -1);
-      return `${this.plainHead}${content}},"logprobs":null,"finish_reason":null}]}\n\n`;
+      return `${this.plainFrame[0]}${content}${this.plainFrame[1]}`;
     }
     const chunk = parseData(event.data);
     if (!chunk) return '';
