@@ -6,17 +6,39 @@ import { readdir, readFile } from 'node:fs/promises';
 
 const CLOCK_TICKS_PER_SECOND = 100;
 
-/** user + system CPU of one /proc/<pid>/stat text, in ms. */
-function statCpuMs(stat: string): number {
+/** user and system (kernel) CPU of one /proc/<pid>/stat text, in ms. */
+function statCpu(stat: string): CpuTimes {
   const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+  return { user: (Number(fields[11]) * 1000) / CLOCK_TICKS_PER_SECOND, system: (Number(fields[12]) * 1000) / CLOCK_TICKS_PER_SECOND };
 }
 
-/** CPU time (user + system) a process and its live children (a cluster primary's workers) have used, in ms. */
-export async function cpuMs(pid: number): Promise<number> {
-  const own = statCpuMs(await readFile(`/proc/${pid}/stat`, 'utf8'));
+/** user + system CPU of one /proc/<pid>/stat text, in ms. */
+function statCpuMs(stat: string): number {
+  const { user, system } = statCpu(stat);
+  return user + system;
+}
+
+/** CPU time in ms: user space and the kernel's work on the process's behalf (its system calls, page faults). */
+export interface CpuTimes {
+  user: number;
+  system: number;
+}
+
+/** CPU time a process and its live children (a cluster primary's workers) have used, in ms. */
+export async function cpuTimes(pid: number): Promise<CpuTimes> {
+  const own = statCpu(await readFile(`/proc/${pid}/stat`, 'utf8'));
   const children = (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '')).split(' ').filter(Boolean).map(Number);
-  return own + (await Promise.all(children.map(cpuMs))).reduce((sum, ms) => sum + ms, 0);
+  for (const child of await Promise.all(children.map(cpuTimes))) {
+    own.user += child.user;
+    own.system += child.system;
+  }
+  return own;
+}
+
+/** CPU time (user + system) a process and its live children have used, in ms. */
+export async function cpuMs(pid: number): Promise<number> {
+  const { user, system } = await cpuTimes(pid);
+  return user + system;
 }
 
 export async function rssBytes(pid: number): Promise<number> {
