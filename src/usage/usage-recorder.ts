@@ -74,9 +74,10 @@ const EVENT_FIELDS = [
  * The batch as rows, in queue order (`n`): the records travel as one JSON array of arrays, each record's
  * values in `EVENT_FIELDS` order (serialised natively as it is queued, the batch's bytes put together when
  * written: `batchJson`), which PostgreSQL parses once as `jsonb` and reads by position. Objects read with
- * `json_to_recordset` cost PostgreSQL 13-17 us a record to parse against 7 us for this (a batch of 100
- * one-account records, the backend's CPU), and leave the gateway 31 keys a record less to write. Times travel
- * as epoch milliseconds (see `recordJson`) and become timestamps here.
+ * `json_to_recordset` cost PostgreSQL 13-17 us a record to read against 7 us for this (a batch of 100
+ * one-account records, the backend's CPU; about 4 us of the whole statement's ~45), and the gateway writes
+ * 334 bytes a record instead of 793. Times travel as epoch milliseconds (see `recordJson`) and become
+ * timestamps here.
  */
 const RECORDS = `select ${EVENT_FIELDS.map(([, field, type], at) => (type === 'timestamptz' ? `timestamptz 'epoch' + (r.e->>${at})::int8 * interval '1 millisecond'` : type === 'text' ? `r.e->>${at}` : `(r.e->>${at})::${type}`) + ` as "${field}"`).join(', ')}, r.n
                    from jsonb_array_elements($1::jsonb) with ordinality as r(e, n)`;
@@ -111,10 +112,10 @@ interface QueuedRecord {
 
 /**
  * A batch's records as one JSON array, in UTF-8 bytes: a Buffer parameter travels in PostgreSQL's binary
- * format, which for `jsonb` is a version byte (1) and then the text. Not a joined string: a batch's text is larger than V8's largest young-generation
- * object (128 KiB, about 160 records), so every batch's string went straight to the old generation
- * (its large-object space grew 0.8-0.9 MB every half second at JSON saturation) and brought the next
- * mark-compact closer: each a 60-150 ms pause and as much again in marking steps on a one-core
+ * format, which for `jsonb` is a version byte (1) and then the text. Not a joined string: a batch's text
+ * can be larger than V8's largest young-generation object (128 KiB), and every such string went straight
+ * to the old generation (its large-object space grew 0.8-0.9 MB every half second at JSON saturation,
+ * with records of objects) and brought the next mark-compact closer: each a 60-150 ms pause and as much again in marking steps on a one-core
  * gateway. A Buffer's bytes live outside the heap and are freed with the small object holding them,
  * in the next scavenge; the join and the driver's string-to-bytes copy are gone as well.
  */
