@@ -87,13 +87,13 @@ const FIELD_NAMES: readonly (keyof UsageRecord)[] = EVENT_FIELDS.map(([, field])
 /**
  * A record's JSON for its batch: its values in `EVENT_FIELDS` order. Its two Dates go as epoch milliseconds:
  * a Date sends JSON.stringify off its fast path (a `toJSON` call each), which made serialising a record 2.5
- * times slower. An absent `transactionId` goes as null.
+ * times slower. An absent `transactionId` goes as null (JSON.stringify writes `undefined` in an array so).
  */
 function recordJson(record: UsageRecord): string {
   const values: unknown[] = [];
   for (const field of FIELD_NAMES) {
     const value = record[field];
-    values.push(value instanceof Date ? value.getTime() : (value ?? null));
+    values.push(value instanceof Date ? value.getTime() : value);
   }
   return JSON.stringify(values);
 }
@@ -115,8 +115,8 @@ interface QueuedRecord {
  * format, which for `jsonb` is a version byte (1) and then the text. Not a joined string: a batch's text
  * can be larger than V8's largest young-generation object (128 KiB), and every such string went straight
  * to the old generation (its large-object space grew 0.8-0.9 MB every half second at JSON saturation,
- * with records of objects) and brought the next mark-compact closer: each a 60-150 ms pause and as much again in marking steps on a one-core
- * gateway. A Buffer's bytes live outside the heap and are freed with the small object holding them,
+ * with records of objects) and brought the next mark-compact closer: each a 60-150 ms pause and as much
+ * again in marking steps on a one-core gateway. A Buffer's bytes live outside the heap and are freed with the small object holding them,
  * in the next scavenge; the join and the driver's string-to-bytes copy are gone as well.
  */
 function batchJson(batch: readonly QueuedRecord[]): Buffer {
