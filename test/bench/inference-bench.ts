@@ -49,13 +49,14 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
  */
 const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 8);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const RATES = (process.env.BENCH_RATES ?? '100,400').split(',').map(Number);
+/** BENCH_RATES= (empty) skips the fixed-rate phases, e.g. to run the one-client phase alone. */
+const RATES = (process.env.BENCH_RATES ?? '100,400').split(',').filter(Boolean).map(Number);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 48);
 const CORE = process.env.BENCH_CORE ?? '1';
 const MEMORY_REQUESTS = Number(process.env.BENCH_MEMORY_REQUESTS ?? 100_000);
 const OUT = process.env.BENCH_OUT ?? 'bench-results.json';
-/** BENCH_KINDS=json (or stream) measures one kind only, e.g. for a focused CPU profile. */
-const KINDS = (process.env.BENCH_KINDS ?? 'json,stream').split(',') as Kind[];
+/** BENCH_KINDS=json (or stream) measures one kind only, e.g. for a focused CPU profile; empty: no saturation or fixed-rate phase (nor their warm-up). */
+const KINDS = (process.env.BENCH_KINDS ?? 'json,stream').split(',').filter(Boolean) as Kind[];
 /** BENCH_SCALE=0 skips the WORKERS=1 against WORKERS=2 phase (both on Redis, unpinned). */
 const SCALE = process.env.BENCH_SCALE !== '0';
 /** The kinds the scale-out phase saturates (BENCH_SCALE_KINDS, default json,stream,large). */
