@@ -116,8 +116,9 @@ interface QueuedRecord {
  * can be larger than V8's largest young-generation object (128 KiB), and every such string went straight
  * to the old generation (its large-object space grew 0.8-0.9 MB every half second at JSON saturation,
  * with records of objects) and brought the next mark-compact closer: each a 60-150 ms pause and as much
- * again in marking steps on a one-core gateway. A Buffer's bytes live outside the heap and are freed with the small object holding them,
- * in the next scavenge; the join and the driver's string-to-bytes copy are gone as well.
+ * again in marking steps on a one-core gateway. A Buffer's bytes live outside the heap and are freed with
+ * the small object holding them, in the next scavenge; the join and the driver's string-to-bytes copy are
+ * gone as well.
  */
 function batchJson(batch: readonly QueuedRecord[]): Buffer {
   let size = 2 + batch.length;
