@@ -50,7 +50,7 @@ export class UpstreamClient {
 
   /**
    * POSTs JSON to `<baseUrl><path>`; resolves when the response headers arrive. The body is read
-   * through `UpstreamBody` (whole, chunk by chunk, or iterated), not a node stream.
+   * through `UpstreamBody` (whole or iterated), not a node stream.
    */
   async post(upstream: Upstream, path: string, body: string, headers: Record<string, string>, signal: Cancellation | AbortSignal): Promise<UpstreamAnswer> {
     const base = this.baseOf(upstream);

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { errors, type Dispatcher } from 'undici';
 import type { Cancellation } from '../shared/cancellation.js';
 
-/** Bytes a body keeps for a reader that has not started before the upstream is paused (as undici's own stream did). */
+/** Bytes a body keeps for a reader that has not started, or is busy, before the upstream is paused (as undici's own stream did). */
 const UNREAD_HIGH_WATER_BYTES = 64 * 1024;
 
 /** What `UpstreamBody.text` fails with past its limit. */
@@ -24,8 +24,10 @@ export interface UpstreamAnswer {
  * a queue of chunks and one reader. Measured with client and server in one process (40,000 small JSON
  * answers, 16 at a time): 144-166 us of CPU per request through `request`, 113-130 us through this.
  *
- * One reader at a time: `text`, `eachChunk` or async iteration. Until a reader starts, up to 64 KiB is
- * kept and the upstream is then paused; `destroy` ends the upstream call and drops what is kept.
+ * One reader at a time: `text` or async iteration. Up to 64 KiB is kept for a reader that has not
+ * started or is busy with the last chunk, and the upstream is then paused until it reads again, so a
+ * slow client's backpressure reaches the upstream; `destroy` ends the upstream call and drops what is
+ * kept, as does a loop that leaves the iteration early.
  */
 export class UpstreamBody implements AsyncIterable<Buffer> {
   private readonly chunks: Buffer[] = [];
@@ -34,9 +36,6 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
   private failure: Error | null = null;
   /** Set while a reader waits: called on every chunk, the end and a failure. */
   private wake: (() => void) | null = null;
-  /** The `eachChunk` reader and the promise of the chunk it is still working on. */
-  private onChunk: ((chunk: Buffer) => Promise<void> | void) | null = null;
-  private inFlight = false;
   private limit = Infinity;
 
   constructor(private readonly controller: Dispatcher.DispatchController) {}
@@ -44,11 +43,10 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
   /** @internal From the dispatch handler. */
   push(chunk: Buffer): void {
     if (this.failure) return;
-    if (this.onChunk && !this.inFlight && !this.chunks.length) return this.deliver(chunk);
     this.chunks.push(chunk);
     this.size += chunk.length;
     if (this.size > this.limit) return this.destroy(new BodyTooLargeError(`answer larger than ${this.limit} bytes`));
-    if (!this.wake && !this.onChunk && this.size > UNREAD_HIGH_WATER_BYTES) this.controller.pause();
+    if (!this.wake && this.size > UNREAD_HIGH_WATER_BYTES) this.controller.pause();
     this.wake?.();
   }
 
@@ -83,43 +81,26 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
     });
   }
 
-  /**
-   * Hands each chunk to `onChunk` as it arrives. While a promise `onChunk` returned is pending (a slow
-   * client), the upstream is paused, so backpressure reaches it. Resolves at the end, once the last
-   * chunk's work is done; rejects on a read failure (a body cut before its end included) or when
-   * `onChunk` fails, which also ends the upstream call.
-   */
-  eachChunk(onChunk: (chunk: Buffer) => Promise<void> | void): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.wake = () => {
-        if (this.failure) {
-          this.wake = null;
-          return reject(this.failure);
-        }
-        if (this.ended && !this.inFlight && !this.chunks.length) {
-          this.wake = null;
-          resolve();
-        }
-      };
-      this.onChunk = onChunk;
-      this.drain();
-    });
-  }
-
+  /** Each chunk in order; fails when the body does (a cut before its end included). */
   async *[Symbol.asyncIterator](): AsyncIterator<Buffer> {
-    for (;;) {
-      if (this.failure) throw this.failure;
-      const chunk = this.chunks.shift();
-      if (chunk) {
-        this.size -= chunk.length;
-        if (this.controller.paused && this.size <= UNREAD_HIGH_WATER_BYTES) this.controller.resume();
-        yield chunk;
-        continue;
+    try {
+      for (;;) {
+        if (this.failure) throw this.failure;
+        const chunk = this.chunks.shift();
+        if (chunk) {
+          this.size -= chunk.length;
+          if (this.controller.paused && this.size <= UNREAD_HIGH_WATER_BYTES) this.controller.resume();
+          yield chunk;
+          continue;
+        }
+        if (this.ended) return;
+        if (this.controller.paused) this.controller.resume();
+        await new Promise<void>((resolve) => (this.wake = resolve));
+        this.wake = null;
       }
-      if (this.ended) return;
-      if (this.controller.paused) this.controller.resume();
-      await new Promise<void>((resolve) => (this.wake = resolve));
-      this.wake = null;
+    } finally {
+      // A reader that leaves early (`break`, or its own error) ends the upstream call.
+      this.destroy();
     }
   }
 
@@ -133,40 +114,6 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
     const reason = error ?? new errors.RequestAbortedError();
     this.fail(reason);
     if (!this.controller.aborted) this.controller.abort(reason);
-  }
-
-  /** Runs `onChunk` on the kept chunks, in order, then on each arriving one (`push`), pausing while one is being worked on. */
-  private drain(): void {
-    while (!this.inFlight && !this.failure) {
-      const chunk = this.chunks.shift();
-      if (!chunk) break;
-      this.size -= chunk.length;
-      this.deliver(chunk);
-    }
-    if (!this.inFlight && this.controller.paused && !this.failure) this.controller.resume();
-    this.wake?.();
-  }
-
-  private deliver(chunk: Buffer): void {
-    let pending: Promise<void> | void;
-    try {
-      pending = this.onChunk!(chunk);
-    } catch (error) {
-      return this.destroy(error as Error);
-    }
-    if (!pending) return;
-    this.inFlight = true;
-    this.controller.pause();
-    pending.then(
-      () => {
-        this.inFlight = false;
-        this.drain();
-      },
-      (error: unknown) => {
-        this.inFlight = false;
-        this.destroy(error as Error);
-      },
-    );
   }
 }
 

@@ -119,40 +119,35 @@ describe('an upstream body read from the dispatch handler', () => {
     await until('unread', (s) => s.finished);
   });
 
-  it('hands chunks on in order to a slow reader, pausing the upstream while one is being worked on', async () => {
+  it('pauses the upstream while a slow reader is busy with a chunk: it runs ahead only by the high-water mark and what the sockets hold', async () => {
     const size = 2 * BEYOND_SOCKET_BUFFERS;
     const answer = await call(`/big?id=slow&size=${size}&piece=${256 * 1024}`);
     const chunks: Buffer[] = [];
     let received = 0;
     let receivedWhenServerFinished: number | null = null;
-    let working = 0;
-    let overlapped = false;
-    await answer.body.eachChunk(async (chunk) => {
-      overlapped ||= working > 0;
-      working++;
+    for await (const chunk of answer.body) {
       chunks.push(chunk);
       received += chunk.length;
       if (receivedWhenServerFinished === null && sent.get('slow')?.finished) receivedWhenServerFinished = received;
       await new Promise((resolve) => setImmediate(resolve));
-      working--;
-    });
-    expect(overlapped).toBe(false);
+    }
     expect(Buffer.concat(chunks).equals(patterned(size))).toBe(true);
-    // Paused, the upstream can only run ahead of the reader by what the sockets hold, so it finishes writing
-    // late; a body that kept everything would let it finish almost at once.
+    // Paused, the upstream can only run ahead of the reader by what the body and the sockets hold, so it
+    // finishes writing late; a body that kept everything would let it finish almost at once.
     expect(receivedWhenServerFinished ?? size).toBeGreaterThan(size - BEYOND_SOCKET_BUFFERS);
     expect(sent.get('slow')).toMatchObject({ waitedForReader: true, closedEarly: false });
   });
 
-  it('hands chunks on without waiting when the reader keeps up, and resolves only after the last one is done', async () => {
+  it('hands each chunk on as it arrives, not at the end', async () => {
     const answer = await call(`/paced?id=paced&size=${40 * 1024}&piece=1024&gap=2`);
     const chunks: Buffer[] = [];
-    let lastDone = false;
-    await answer.body.eachChunk((chunk) => {
+    let serverDoneAtFirstChunk: boolean | null = null;
+    for await (const chunk of answer.body) {
+      serverDoneAtFirstChunk ??= sent.get('paced')!.finished;
       chunks.push(chunk);
-      if (Buffer.concat(chunks).length === 40 * 1024) return sleep(50).then(() => void (lastDone = true));
-    });
-    expect(lastDone).toBe(true);
+    }
+    expect(serverDoneAtFirstChunk).toBe(false);
+    expect(chunks.length).toBeGreaterThan(1);
     expect(Buffer.concat(chunks).equals(patterned(40 * 1024))).toBe(true);
   });
 
@@ -166,21 +161,29 @@ describe('an upstream body read from the dispatch handler', () => {
   it('rejects a reader when the upstream cuts the body before its end', async () => {
     const answer = await call(`/cut?id=cut&size=${2 * MB}&piece=16384&cut=${256 * 1024}`);
     const received: Buffer[] = [];
-    await expect(answer.body.eachChunk((chunk) => void received.push(chunk))).rejects.toThrow();
+    await expect(
+      (async () => {
+        for await (const chunk of answer.body) received.push(chunk);
+      })(),
+    ).rejects.toThrow();
     expect(Buffer.concat(received).equals(patterned(2 * MB).subarray(0, Buffer.concat(received).length))).toBe(true);
     await expect(call(`/cut?id=cut2&size=${2 * MB}&piece=16384&cut=${256 * 1024}`).then((next) => next.body.text())).rejects.toThrow();
   });
 
-  it('ends the upstream call when the reader fails, and rejects with its error', async () => {
+  it('ends the upstream call when the reader fails or leaves the loop early', async () => {
     const answer = await call(`/big?id=throws&size=${BEYOND_SOCKET_BUFFERS}`);
     const failure = new Error('client went away');
     let calls = 0;
     await expect(
-      answer.body.eachChunk(() => {
-        if (++calls === 3) return Promise.reject(failure);
-      }),
+      (async () => {
+        for await (const _ of answer.body) if (++calls === 3) throw failure;
+      })(),
     ).rejects.toBe(failure);
     await until('throws', (s) => s.closedEarly);
+
+    const left = await call(`/big?id=breaks&size=${BEYOND_SOCKET_BUFFERS}`);
+    for await (const _ of left.body) break;
+    await until('breaks', (s) => s.closedEarly);
   });
 
   it('a cancellation before the answer rejects the call; one during the body ends it', async () => {
