@@ -122,11 +122,12 @@ export class Relay {
 
   /**
    * Each upstream event is transcoded and written as soon as it arrives (only an unfinished event is
-   * ever kept); a write is awaited only when the client pushes back, and the body pauses its upstream
-   * once it holds more than it lets a reader fall behind by. The loop iterates the body rather than
-   * handing it a callback: with a callback over this state, every stream's objects outlived V8's next
-   * young-generation collection and were promoted (~13 KB a stream at 100 streams/s, whatever the young
-   * generation's size), each later freed by a mark-compact; iterated, ~1 KB (docs/benchmarks.md, 18th step).
+   * ever kept). A write is awaited only when the client pushes back; meanwhile the body keeps up to its
+   * high-water mark, then pauses the upstream, so backpressure reaches it. The loop iterates the body
+   * rather than handing it a callback: with a callback over this state, every stream's objects outlived
+   * V8's next young-generation collection and were promoted (~13 KB a stream at 100 streams/s, whatever
+   * the young generation's size), each later freed by a mark-compact; iterated, ~1 KB (docs/benchmarks.md,
+   * eighteenth step).
    */
   private async stream({ parsed, codec, save }: RelayRequest, response: UpstreamAnswer, upstreamId: string, sink: ResponseSink): Promise<Outcome> {
     const splitter = new SseSplitter();
