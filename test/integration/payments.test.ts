@@ -1,10 +1,10 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { TRPCClientError } from '@trpc/client';
 import { createClient } from 'graphql-ws';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { loadConfig } from '../../src/config.js';
 import { ledgerBalance, newAdmin, newFundedAccount as newUnverifiedAccount } from '../helpers/accounts.js';
@@ -36,6 +36,7 @@ const configFile = path.join(dir, 'baikal.json');
 writeFileSync(configFile, JSON.stringify({ payments: PAYMENTS }));
 
 const gw = useTestGateway({ BAIKAL_CONFIG: configFile, TEST_CHECKOUT_SECRET: SECRET });
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const INVOICE_FIELDS = ['amount_requested', 'bonus_rate', 'bonus_usd', 'created_at', 'currency', 'id', 'method', 'paid_at', 'payment_url', 'status', 'updated_at', 'usd_credit'];
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
