@@ -19,7 +19,7 @@ import { WebSocket } from 'ws';
 import { GRAPHQL_LIMITS } from '../../resolvers/limits.js';
 import { newAdmin, newFundedAccount } from '../helpers/accounts.js';
 import { http } from '../helpers/clients.js';
-import { operatorConfigFile } from '../helpers/config.js';
+import { operatorConfigFile, removeOperatorConfigFile } from '../helpers/config.js';
 import { startTestGateway, useTestGateway } from '../helpers/gateway.js';
 import { ROOT } from '../helpers/process.js';
 
@@ -155,6 +155,7 @@ describe('production mode', () => {
       expect(await page.text()).not.toContain('id="graphiql"');
     } finally {
       await production.close();
+      removeOperatorConfigFile(configFile);
     }
   });
 });

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { newFundedAccount } from '../helpers/accounts.js';
 import { http, type JsonResponse } from '../helpers/clients.js';
-import { operatorConfigFile } from '../helpers/config.js';
+import { operatorConfigFile, removeOperatorConfigFile } from '../helpers/config.js';
 import { useTestGateway } from '../helpers/gateway.js';
 
 /**
@@ -22,6 +22,7 @@ const configFile = operatorConfigFile({
   },
 });
 const gw = useTestGateway({ BAIKAL_CONFIG: configFile, PROPERTY_CHECKOUT_SECRET: 'whsec-property', LOGIN_MAX_ATTEMPTS_PER_ADDRESS: '100000', LOGIN_MAX_FAILURES_PER_ACCOUNT: '100000' });
+afterAll(() => removeOperatorConfigFile(configFile));
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 30);
 

@@ -1,9 +1,9 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ledgerBalance, newFundedAccount } from '../helpers/accounts.js';
 import { http } from '../helpers/clients.js';
-import { operatorConfigFile } from '../helpers/config.js';
+import { operatorConfigFile, removeOperatorConfigFile } from '../helpers/config.js';
 import { useTestGateway } from '../helpers/gateway.js';
 
 /**
@@ -21,6 +21,7 @@ const configFile = operatorConfigFile({
   },
 });
 const gw = useTestGateway({ BAIKAL_CONFIG: configFile, SECURITY_CHECKOUT_SECRET: SECRET });
+afterAll(() => removeOperatorConfigFile(configFile));
 
 const now = () => Math.floor(Date.now() / 1000);
 const sign = (raw: string, secret = SECRET, t = now()) => `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${raw}`).digest('hex')}`;
