@@ -1,11 +1,9 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, registerRest, trpcClient } from '../helpers/clients.js';
+import { operatorConfigFile, removeOperatorConfigFile } from '../helpers/config.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 // ---- an in-process SMTP server the gateway delivers to (SMTP_URL with credentials) ----
@@ -33,9 +31,7 @@ const smtp = new SMTPServer({
 });
 
 const MESSENGER_SECRET = `msec-${randomUUID()}`;
-const dir = mkdtempSync(path.join(tmpdir(), 'baikal-identity-'));
-const configFile = path.join(dir, 'baikal.json');
-writeFileSync(configFile, JSON.stringify({ messenger: { label: 'Telegram', botUrl: 'https://t.me/baikal_test_bot', webhookSecretEnv: 'TEST_MESSENGER_SECRET', tokenTtlMinutes: 15 } }));
+const configFile = operatorConfigFile({ messenger: { label: 'Telegram', botUrl: 'https://t.me/baikal_test_bot', webhookSecretEnv: 'TEST_MESSENGER_SECRET', tokenTtlMinutes: 15 } });
 
 const gw = {} as TestGateway;
 beforeAll(async () => {
@@ -55,7 +51,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await gw.close?.();
   await new Promise<void>((resolve) => smtp.close(() => resolve()));
-  rmSync(dir, { recursive: true, force: true });
+  removeOperatorConfigFile(configFile);
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

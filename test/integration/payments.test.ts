@@ -1,7 +1,4 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { TRPCClientError } from '@trpc/client';
 import { createClient } from 'graphql-ws';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -9,6 +6,7 @@ import { WebSocket } from 'ws';
 import { loadConfig } from '../../src/config.js';
 import { ledgerBalance, newAdmin, newFundedAccount as newUnverifiedAccount } from '../helpers/accounts.js';
 import { http, trpcClient } from '../helpers/clients.js';
+import { operatorConfigFile, removeOperatorConfigFile } from '../helpers/config.js';
 import { useTestGateway } from '../helpers/gateway.js';
 
 const SECRET = `whsec-${randomUUID()}`;
@@ -31,12 +29,10 @@ const PAYMENTS = {
   checkout: { baseUrl: 'https://pay.example.test/checkout', webhookSecretEnv: 'TEST_CHECKOUT_SECRET', toleranceSeconds: 300 },
   trustedPartner: { enabled: true },
 };
-const dir = mkdtempSync(path.join(tmpdir(), 'baikal-payments-'));
-const configFile = path.join(dir, 'baikal.json');
-writeFileSync(configFile, JSON.stringify({ payments: PAYMENTS }));
+const configFile = operatorConfigFile({ payments: PAYMENTS });
 
 const gw = useTestGateway({ BAIKAL_CONFIG: configFile, TEST_CHECKOUT_SECRET: SECRET });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => removeOperatorConfigFile(configFile));
 
 const INVOICE_FIELDS = ['amount_requested', 'bonus_rate', 'bonus_usd', 'created_at', 'currency', 'id', 'method', 'paid_at', 'payment_url', 'status', 'updated_at', 'usd_credit'];
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
