@@ -76,7 +76,7 @@ export function demoUpstreams(simulator: DemoSimulator, catalog: Catalog): Upstr
     baseUrl: `${simulator.url}/v1`,
     credentialEnv: 'BAIKAL_DEMO_UPSTREAM_KEY',
     credential: simulator.key,
-    timeouts: { connectMs: 5_000, firstByteMs: 60_000, idleMs: 120_000 },
+    timeouts: { connectMs: 5_000, firstByteMs: 60_000, idleMs: 120_000, keepAliveMs: 4_000 },
     routes: catalog.data.groups
       .map((g) => ({ group: g.id, models: catalog.data.models.filter((m) => m.groups[g.id] && m.endpoints.some((e) => endpoints.includes(e))).map((m) => m.id), modelMap: {}, weight: 1 }))
       .filter((r) => r.models.length),

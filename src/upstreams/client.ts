@@ -13,7 +13,7 @@ export interface UpstreamResponse {
 
 /**
  * HTTP to upstreams: one keep-alive undici pool per upstream, with the upstream's connect,
- * first-byte (headers) and idle (between body chunks) timeouts. Redirects are never followed, and the
+ * first-byte (headers) and idle (between body chunks) timeouts, and its keep-alive (an idle connection's reuse). Redirects are never followed, and the
  * target is always the configured base URL: nothing in a client request can steer it elsewhere.
  */
 export class UpstreamClient {
@@ -38,7 +38,7 @@ export class UpstreamClient {
     if (!pool) {
       pool = new Pool(new URL(upstream.baseUrl).origin, {
         connections: 512,
-        keepAliveTimeout: 30_000,
+        keepAliveTimeout: upstream.timeouts.keepAliveMs,
         connect: { timeout: upstream.timeouts.connectMs },
         headersTimeout: upstream.timeouts.firstByteMs,
         bodyTimeout: upstream.timeouts.idleMs,

@@ -29,6 +29,13 @@ const upstream = z.strictObject({
       connectMs: z.number().int().positive().default(5_000),
       firstByteMs: z.number().int().positive().default(60_000),
       idleMs: z.number().int().positive().default(120_000),
+      /**
+       * How long an idle connection to the upstream is kept for the next request, when the upstream's answer
+       * names no `Keep-Alive: timeout` of its own (with one, its timeout less 2 s is used). Below the 5 s at
+       * which common servers (uvicorn, as under vLLM; node) close idle connections without saying so: a
+       * longer wait sends requests on connections the upstream is closing, and each such request fails.
+       */
+      keepAliveMs: z.number().int().positive().default(4_000),
     })
     .prefault({}),
   routes: z.array(upstreamRoute).min(1),

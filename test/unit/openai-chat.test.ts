@@ -172,7 +172,7 @@ describe('route order', () => {
     baseUrl: `http://${id}.internal/v1`,
     credentialEnv: 'X',
     credential: 'x',
-    timeouts: { connectMs: 1, firstByteMs: 1, idleMs: 1 },
+    timeouts: { connectMs: 1, firstByteMs: 1, idleMs: 1, keepAliveMs: 1 },
     routes: [{ group: 'cheap', models: ['m'], modelMap: id === 'b' ? { m: 'b-model' } : {}, weight }],
     fallback,
   });

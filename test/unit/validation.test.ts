@@ -112,7 +112,7 @@ describe('upstream configuration', () => {
   it('resolves credentials from the environment, with default timeouts and weights', async () => {
     const config = await configWith([primary], { PRIMARY_KEY: 'sk-CANARY-123' });
     expect(config.upstreams).toHaveLength(1);
-    expect(config.upstreams[0]).toMatchObject({ id: 'primary', credential: 'sk-CANARY-123', timeouts: { connectMs: 5000, firstByteMs: 60000, idleMs: 120000 } });
+    expect(config.upstreams[0]).toMatchObject({ id: 'primary', credential: 'sk-CANARY-123', timeouts: { connectMs: 5000, firstByteMs: 60000, idleMs: 120000, keepAliveMs: 4000 } });
     expect(config.upstreams[0]!.routes[0]!.weight).toBe(1);
     expect((await configWith(undefined)).upstreams).toEqual([]);
   });
