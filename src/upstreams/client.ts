@@ -12,9 +12,10 @@ export interface UpstreamResponse {
 }
 
 /**
- * HTTP to upstreams: one keep-alive undici pool per upstream, with the upstream's connect,
- * first-byte (headers) and idle (between body chunks) timeouts, and its keep-alive (an idle connection's reuse). Redirects are never followed, and the
- * target is always the configured base URL: nothing in a client request can steer it elsewhere.
+ * HTTP to upstreams: one keep-alive undici pool per upstream, with the upstream's connect, first-byte
+ * (headers) and idle (between body chunks) timeouts and how long an idle connection is kept. Redirects
+ * are never followed, and the target is always the configured base URL: nothing in a client request can
+ * steer it elsewhere.
  */
 export class UpstreamClient {
   constructor(private readonly redactor: CredentialRedactor = new CredentialRedactor([])) {}
