@@ -24,18 +24,21 @@ const ANSWER = JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', cho
 
 async function idleClosingUpstream(idleMs: number): Promise<IdleClosingUpstream> {
   const sockets = new Set<Socket>();
-  const state = { connections: 0, answered: 0, dropped: 0 };
+  const counts = { connections: 0, answered: 0, dropped: 0 };
   const server: Server = createServer((socket) => {
-    state.connections++;
+    counts.connections++;
     sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => undefined);
     let pending = Buffer.alloc(0);
     let closing = false;
     let idle: NodeJS.Timeout | undefined;
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      sockets.delete(socket);
+      clearTimeout(idle);
+    });
     socket.on('data', (chunk: Buffer) => {
       if (closing) {
-        state.dropped++;
+        counts.dropped++;
         return void socket.destroy();
       }
       clearTimeout(idle);
@@ -47,31 +50,21 @@ async function idleClosingUpstream(idleMs: number): Promise<IdleClosingUpstream>
         const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(pending.subarray(0, headEnd).toString('latin1'))?.[1] ?? 0);
         if (pending.length < headEnd + 4 + length) return;
         pending = pending.subarray(headEnd + 4 + length);
-        state.answered++;
+        counts.answered++;
         socket.write(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(ANSWER)}\r\nconnection: keep-alive\r\n\r\n${ANSWER}`);
         idle = setTimeout(() => (closing = true), idleMs);
       }
     });
-    socket.on('close', () => clearTimeout(idle));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
+  return Object.assign(counts, {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    get connections() {
-      return state.connections;
-    },
-    get answered() {
-      return state.answered;
-    },
-    get dropped() {
-      return state.dropped;
-    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
         server.close(() => resolve());
       }),
-  };
+  });
 }
 
 function upstreamAt(url: string, keepAliveMs?: number): Upstream {
