@@ -320,8 +320,25 @@ describe('the web cabinet in Chromium', () => {
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(/\/app\/dashboard$/);
+    // What went wrong on the page, should the chart never be drawn.
+    const trouble: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') trouble.push(message.text());
+    });
+    page.on('pageerror', (error) => trouble.push(String(error)));
+    page.on('response', (response) => {
+      if (response.status() >= 400) trouble.push(`${response.status()} ${response.url()}`);
+    });
     const bars = page.locator('figure.chart').first().locator('rect.bar');
-    const chartDrawn = () => expect.poll(() => bars.evaluateAll((rects) => rects.filter((r) => Number(r.getAttribute('height')) > 0).length), { interval: 10 }).toBeGreaterThan(20);
+    // A load slowed by the other test file running beside this one is measured, not failed on the spot: the judged
+    // figure is the median of the loads below (a 1 s poll failed CI once on a first load, with the page healthy).
+    const chartDrawn = () =>
+      expect
+        .poll(() => bars.evaluateAll((rects) => rects.filter((r) => Number(r.getAttribute('height')) > 0).length), { interval: 10, timeout: 20_000 })
+        .toBeGreaterThan(20)
+        .catch((error: unknown) => {
+          throw new Error(`the dashboard's chart was not drawn; page problems: ${trouble.join('; ') || 'none'}`, { cause: error });
+        });
     /** From navigation start to the page's data on screen (the dashboard: its 30-day chart drawn from the rollups). */
     const render = async (route: string, ready: () => Promise<unknown>) => {
       const started = performance.now();
@@ -331,13 +348,14 @@ describe('the web cabinet in Chromium', () => {
     };
     const dashboardTimes: number[] = [];
     const usageTimes: number[] = [];
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 5; i++) {
       dashboardTimes.push(await render('dashboard', chartDrawn));
       usageTimes.push(await render('usage', () => page.locator('[data-testid=usage-table] tbody tr').nth(49).waitFor()));
     }
-    const median = (times: number[]) => [...times].sort((a, b) => a - b)[1]!;
-    console.log(`cabinet with 100,000 usage events: dashboard ${median(dashboardTimes).toFixed(0)} ms, usage page ${median(usageTimes).toFixed(0)} ms (median of 3 loads: ${dashboardTimes.map((t) => t.toFixed(0)).join(', ')} / ${usageTimes.map((t) => t.toFixed(0)).join(', ')})`);
+    const median = (times: number[]) => [...times].sort((a, b) => a - b)[2]!;
+    console.log(`cabinet with 100,000 usage events: dashboard ${median(dashboardTimes).toFixed(0)} ms, usage page ${median(usageTimes).toFixed(0)} ms (median of 5 loads: ${dashboardTimes.map((t) => t.toFixed(0)).join(', ')} / ${usageTimes.map((t) => t.toFixed(0)).join(', ')})`);
     expect(median(dashboardTimes)).toBeLessThan(1000);
+    expect(trouble).toEqual([]);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'usage-100k-events.png'), fullPage: true });
     await render('dashboard', chartDrawn);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'dashboard-100k-events.png'), fullPage: true });
