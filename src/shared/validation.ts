@@ -41,7 +41,9 @@ function toValidationIssues(issue: z.core.$ZodIssue): ValidationIssue[] {
 
 function typeName(expected: string): string {
   switch (expected) {
+    // zod reports a non-number as expected `number` whether or not the field is an integer, `int` for a fraction.
     case 'number':
+      return 'number';
     case 'int':
       return 'int';
     case 'boolean':
@@ -58,7 +60,6 @@ function typeName(expected: string): string {
 function describeExpected(expected: string): string {
   switch (expected) {
     case 'int':
-    case 'number':
       return 'integer';
     case 'object':
       return 'object';

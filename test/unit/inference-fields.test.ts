@@ -125,6 +125,13 @@ describe('Responses request fields on both upstream kinds', () => {
     expect(toAnthropic(canonical)).not.toHaveProperty('top_p');
   });
 
+  it('temperature above 1 (OpenAI allows up to 2) -> carried to chat, refused naming the field for Anthropic (its limit is 1)', () => {
+    const { canonical } = responses({ temperature: 1.5 });
+    expect(toChat(canonical)).toMatchObject({ temperature: 1.5 });
+    expect(refused(() => anthropic.check(canonical))).toEqual(['temperature']);
+    expect(() => anthropic.check(responses({ temperature: 1 }).canonical)).not.toThrow();
+  });
+
   it('top_logprobs, max_tool_calls, background, prompt and file inputs: refused naming the field on both kinds', () => {
     const parsed = responses({
       top_logprobs: 3,

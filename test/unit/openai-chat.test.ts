@@ -158,6 +158,39 @@ describe('the OpenAI chat wire format', () => {
     }
   });
 
+  it('refuses a mistyped or out-of-range sampling or output field with a 422 naming it, whatever the route', () => {
+    const ok = { model: 'm', messages: [{ role: 'user', content: 'hi' }] };
+    const slips: [Record<string, unknown>, string, string][] = [
+      [{ temperature: 'hot' }, 'temperature', 'Input should be a valid number'],
+      [{ temperature: 2.5 }, 'temperature', 'Too big'],
+      [{ top_p: 7 }, 'top_p', 'Too big'],
+      [{ frequency_penalty: -3 }, 'frequency_penalty', 'Too small'],
+      [{ presence_penalty: '1' }, 'presence_penalty', 'Input should be a valid number'],
+      [{ seed: 1.5 }, 'seed', 'Input should be a valid integer'],
+      [{ stop: [1, 2] }, 'stop', 'stop is a string or an array of strings'],
+      [{ logprobs: 'yes' }, 'logprobs', 'Input should be a valid boolean'],
+      [{ top_logprobs: 21 }, 'top_logprobs', 'Too big'],
+      [{ parallel_tool_calls: 1 }, 'parallel_tool_calls', 'Input should be a valid boolean'],
+      [{ tool_choice: 5 }, 'tool_choice', 'tool_choice is "none", "auto", "required" or an object with a type'],
+      [{ response_format: 'json' }, 'response_format', 'Input should be a valid object'],
+    ];
+    for (const [slip, field, words] of slips) {
+      let refused: DomainError | undefined;
+      try {
+        parseChatRequest({ ...ok, ...slip });
+      } catch (error) {
+        refused = error as DomainError;
+      }
+      expect(refused, field).toBeInstanceOf(DomainError);
+      expect(refused!.issues.map((i) => i.loc.join('.')), field).toEqual([field]);
+      expect(refused!.issues[0]!.msg, field).toContain(words);
+    }
+    // What clients send every day passes, nulls included (the Python SDK's defaults are omitted, some others send null).
+    const everyday = { ...ok, temperature: 0, top_p: 1, frequency_penalty: 0, presence_penalty: null, seed: 42, stop: ['\n'], logprobs: false, top_logprobs: null, parallel_tool_calls: true, tool_choice: { type: 'function', function: { name: 'f' } }, response_format: { type: 'json_schema', json_schema: { name: 'x', schema: {} } } };
+    expect(parseChatRequest(everyday)).toBe(everyday);
+    expect(parseChatRequest({ ...ok, stop: 'END', tool_choice: 'required' })).toMatchObject({ stop: 'END' });
+  });
+
   it('estimates about four characters a token for text the upstream never counted', () => {
     expect(estimateTokens('')).toBe(0);
     expect(estimateTokens('abcd')).toBe(1);
@@ -207,21 +240,41 @@ describe('chat request validation fast path', () => {
   );
   const tool = fc.oneof({ arbitrary: fc.record({ type: fc.constantFrom('function', 'function', 'web'), function: fc.record({ name: fc.constantFrom('get_weather', 'get_time', 'bad name!', '', 'x'.repeat(65)) }) }), weight: 12 }, fc.anything());
   const limit = maybe(fc.oneof(fc.integer({ min: -2, max: 5 }), fc.double(), fc.constant(2 ** 53)));
+  // Tenths on either side of a range and its edges (fc.double alone lands almost always near zero), and now and then any double.
+  const around = (min: number, max: number) => fc.oneof({ arbitrary: fc.integer({ min: min * 10 - 5, max: max * 10 + 5 }).map((tenths) => tenths / 10), weight: 4 }, fc.double());
+  const optionalFields: Record<string, fc.Arbitrary<unknown>> = {
+    stream: maybe(fc.boolean()),
+    stream_options: maybe(fc.record({ include_usage: maybe(fc.boolean()) }, { requiredKeys: [] })),
+    max_tokens: limit,
+    max_completion_tokens: limit,
+    tools: maybe(fc.array(tool, { maxLength: 2 })),
+    n: maybe(fc.integer({ min: 0, max: 2 })),
+    temperature: maybe(around(0, 2)),
+    top_p: maybe(around(0, 1)),
+    frequency_penalty: maybe(around(-2, 2)),
+    presence_penalty: maybe(around(-2, 2)),
+    seed: maybe(fc.oneof(fc.integer(), fc.double(), fc.constant(2 ** 53))),
+    stop: maybe(fc.oneof(fc.string({ maxLength: 3 }), fc.array(fc.oneof({ arbitrary: fc.string({ maxLength: 3 }), weight: 12 }, fc.anything()), { maxLength: 3 }))),
+    logprobs: maybe(fc.boolean()),
+    top_logprobs: maybe(fc.oneof(fc.integer({ min: -1, max: 21 }), fc.double())),
+    parallel_tool_calls: maybe(fc.boolean()),
+    tool_choice: maybe(fc.oneof(fc.constantFrom('none', 'auto', 'required', 'any'), fc.record({ type: maybe(fc.constantFrom('function', 'allowed_tools')) }, { requiredKeys: [] }))),
+    response_format: maybe(fc.record({ type: maybe(fc.constantFrom('text', 'json_object', 'json_schema')) }, { requiredKeys: [] })),
+  };
   const body = fc.oneof(
     fc.record(
       {
         model: maybe(fc.oneof(fc.constant('gen-5.6-luna'), fc.string({ maxLength: 3 }), fc.constant('m'.repeat(128)), fc.constant('m'.repeat(129)))),
         messages: maybe(fc.array(message, { maxLength: 2 })),
-        stream: maybe(fc.boolean()),
-        stream_options: maybe(fc.record({ include_usage: maybe(fc.boolean()) }, { requiredKeys: [] })),
-        max_tokens: limit,
-        max_completion_tokens: limit,
-        tools: maybe(fc.array(tool, { maxLength: 2 })),
-        n: maybe(fc.integer({ min: 0, max: 2 })),
-        temperature: maybe(fc.double()),
+        ...optionalFields,
       },
       { requiredKeys: [] },
     ),
+    // A valid core and up to three other fields, so that whether the body passes turns on those few (one slip at a time).
+    fc
+      .subarray(Object.keys(optionalFields), { maxLength: 3 })
+      .chain((keys) => fc.record(Object.fromEntries(keys.map((key) => [key, optionalFields[key]!]))))
+      .map((fields) => ({ model: 'gen-5.6-luna', messages: [{ role: 'user', content: 'hi' }], ...fields })),
     fc.anything(),
   );
 

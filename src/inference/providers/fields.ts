@@ -7,10 +7,11 @@ import type { CanonicalRequest, CanonicalSource, CanonicalThinking, ReasoningEff
  */
 
 /** Canonical settings -> the field each client format sent them in, for refusals that name the client's own field. */
-const FIELD_NAMES: Record<'responseFormat' | 'toolChoice' | 'topK', Record<CanonicalSource, string>> = {
+const FIELD_NAMES: Record<'responseFormat' | 'toolChoice' | 'topK' | 'temperature', Record<CanonicalSource, string>> = {
   responseFormat: { 'openai-chat': 'response_format', 'openai-responses': 'text.format', 'anthropic-messages': 'output_config.format' },
   toolChoice: { 'openai-chat': 'tool_choice', 'openai-responses': 'tool_choice', 'anthropic-messages': 'tool_choice' },
   topK: { 'openai-chat': 'top_k', 'openai-responses': 'top_k', 'anthropic-messages': 'top_k' },
+  temperature: { 'openai-chat': 'temperature', 'openai-responses': 'temperature', 'anthropic-messages': 'temperature' },
 };
 
 export function fieldLoc(request: CanonicalRequest, field: keyof typeof FIELD_NAMES): string[] {

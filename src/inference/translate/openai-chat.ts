@@ -34,7 +34,13 @@ const functionTool = z.looseObject({
   function: z.looseObject({ name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'Function names are 1-64 letters, digits, "_" or "-"') }),
 });
 const positiveInt = z.number().int().positive();
+const TOOL_CHOICES = ['none', 'auto', 'required'] as const;
 
+/**
+ * The sampling and output fields are checked for their type and OpenAI's documented range, so a slip is a 422
+ * naming the field, on every route: a chat upstream would refuse it with its own words, which never reach the
+ * client. Their contents beyond that (a tool choice's or response format's own fields) are the upstream's to judge.
+ */
 export const chatRequestSchema = z.looseObject({
   model: z.string().min(1).max(128),
   messages: z.array(message).min(1, 'At least one message is required'),
@@ -44,6 +50,17 @@ export const chatRequestSchema = z.looseObject({
   max_completion_tokens: positiveInt.nullish(),
   tools: z.array(functionTool).max(128).optional(),
   n: z.literal(1, 'Only one choice per request is supported').nullish(),
+  temperature: z.number().min(0).max(2).nullish(),
+  top_p: z.number().min(0).max(1).nullish(),
+  frequency_penalty: z.number().min(-2).max(2).nullish(),
+  presence_penalty: z.number().min(-2).max(2).nullish(),
+  seed: z.number().int().nullish(),
+  stop: z.union([z.string(), z.array(z.string())], 'stop is a string or an array of strings').nullish(),
+  logprobs: z.boolean().nullish(),
+  top_logprobs: z.number().int().min(0).max(20).nullish(),
+  parallel_tool_calls: z.boolean().nullish(),
+  tool_choice: z.union([z.enum(TOOL_CHOICES), z.looseObject({ type: z.string() })], 'tool_choice is "none", "auto", "required" or an object with a type').nullish(),
+  response_format: z.looseObject({ type: z.string() }).nullish(),
 });
 export type ChatRequest = z.output<typeof chatRequestSchema>;
 
@@ -55,6 +72,27 @@ const MESSAGE_ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool
 const FUNCTION_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isOptionalLimit = (value: unknown) => value == null || (Number.isSafeInteger(value) && (value as number) > 0);
+const isOptionalInRange = (value: unknown, min: number, max: number) => value == null || (typeof value === 'number' && value >= min && value <= max);
+const isOptionalBoolean = (value: unknown) => value == null || typeof value === 'boolean';
+const isOptionalTypedObject = (value: unknown) => value == null || (isObject(value) && typeof value.type === 'string');
+
+/** The sampling and output fields as `chatRequestSchema` checks them. */
+function samplingFieldsAreValid(body: Record<string, unknown>): boolean {
+  const { stop, seed, tool_choice: toolChoice } = body;
+  return (
+    isOptionalInRange(body.temperature, 0, 2) &&
+    isOptionalInRange(body.top_p, 0, 1) &&
+    isOptionalInRange(body.frequency_penalty, -2, 2) &&
+    isOptionalInRange(body.presence_penalty, -2, 2) &&
+    (seed == null || Number.isSafeInteger(seed)) &&
+    (stop == null || typeof stop === 'string' || (Array.isArray(stop) && stop.every((s) => typeof s === 'string'))) &&
+    isOptionalBoolean(body.logprobs) &&
+    (body.top_logprobs == null || (Number.isSafeInteger(body.top_logprobs) && isOptionalInRange(body.top_logprobs, 0, 20))) &&
+    isOptionalBoolean(body.parallel_tool_calls) &&
+    (toolChoice == null || TOOL_CHOICES.includes(toolChoice as never) || isOptionalTypedObject(toolChoice)) &&
+    isOptionalTypedObject(body.response_format)
+  );
+}
 
 /**
  * The common request, checked by hand: true only when `chatRequestSchema` accepts the body as it is
@@ -85,7 +123,7 @@ function isPlainChatRequest(body: unknown): body is ChatRequest {
       if (typeof tool.function.name !== 'string' || !FUNCTION_NAME.test(tool.function.name)) return false;
     }
   }
-  return n == null || n === 1;
+  return (n == null || n === 1) && samplingFieldsAreValid(body);
 }
 
 /** Checks what the catalog says this model can do; 422 naming the offending field. */

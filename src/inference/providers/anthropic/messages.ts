@@ -89,6 +89,10 @@ function anthropicMessages(messages: CanonicalMessage[]): { role: 'user' | 'assi
 /** The issues an Anthropic upstream raises: what only the client's format can carry, and `json_object` output (Anthropic has no such mode). */
 export function anthropicUpstreamIssues(request: CanonicalRequest): ValidationIssue[] {
   const issues = commonIssues(request);
+  // OpenAI's formats take 0-2, Anthropic's 0-1: scaling would change every answer, so the upper half is refused.
+  if (request.temperature !== null && request.temperature > 1) {
+    issues.push({ loc: fieldLoc(request, 'temperature'), msg: 'temperature is at most 1 for this model', type: 'less_than_equal' });
+  }
   if (request.responseFormat?.type === 'json_object') {
     issues.push({
       loc: fieldLoc(request, 'responseFormat'),
