@@ -24,6 +24,8 @@ const envSchema = z.object({
   DATABASE_URL: optionalString.pipe(
     z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL').optional(),
   ),
+  /** How long a start waits for the PostgreSQL of DATABASE_URL to accept connections (it may be starting beside us). */
+  DATABASE_CONNECT_TIMEOUT_SECONDS: z.coerce.number().min(0).max(3_600).default(30),
   REDIS_URL: optionalString.pipe(z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional()),
   /** Prefix of every Redis key and channel, so several deployments (or test runs) can share one Redis. */
   REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]{1,64}$/).default('baikal:'),
@@ -132,6 +134,7 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl?: string;
+  databaseConnectTimeoutMs: number;
   redisUrl?: string;
   redisPrefix: string;
   /** Worker processes; more than one only with Redis (checked at load). */
@@ -173,9 +176,16 @@ export interface Config {
   responses: { ttlMs: number };
 }
 
-function formatIssues(prefix: string, error: z.ZodError): string {
+/** zod's words, except for a number given something else: "expected number, received NaN" does not say what was given. */
+function messageOf(issue: z.core.$ZodIssue, input: unknown): string {
+  if (issue.code !== 'invalid_type' || issue.expected !== 'number') return issue.message;
+  const given = issue.path.reduce<unknown>((value, key) => (value !== null && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined), input);
+  return given === undefined ? issue.message : `must be a number, not ${JSON.stringify(given)}`;
+}
+
+function formatIssues(prefix: string, error: z.ZodError, input: unknown): string {
   return error.issues
-    .map((issue) => `${prefix}${issue.path.length ? issue.path.join('.') : '(root)'}: ${issue.message}`)
+    .map((issue) => `${prefix}${issue.path.length ? issue.path.join('.') : '(root)'}: ${messageOf(issue, input)}`)
     .join('; ');
 }
 
@@ -193,7 +203,7 @@ export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
 /** Reads and validates configuration. Throws ConfigError naming every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(env);
-  if (!parsed.success) throw new ConfigError(`Invalid environment: ${formatIssues('', parsed.error)}`);
+  if (!parsed.success) throw new ConfigError(`Invalid environment: ${formatIssues('', parsed.error, env)}`);
   const e = parsed.data;
 
   // Without Redis each process would keep its own limits and holds, and N processes would admit N times the limit.
@@ -211,7 +221,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
   }
   const operator = operatorFileSchema.safeParse(operatorRaw);
-  if (!operator.success) throw new ConfigError(`Invalid operator config ${e.BAIKAL_CONFIG}: ${formatIssues('', operator.error)}`);
+  if (!operator.success) throw new ConfigError(`Invalid operator config ${e.BAIKAL_CONFIG}: ${formatIssues('', operator.error, operatorRaw)}`);
 
   let upstreams: Upstream[];
   try {
@@ -245,6 +255,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
+    databaseConnectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_SECONDS * 1000,
     redisUrl: e.REDIS_URL,
     redisPrefix: e.REDIS_PREFIX,
     workers,

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { loadConfigOrExit } from './config.js';
-import { EmbeddedPostgresError } from './db/embedded-postgres.js';
+import { StartupError } from './shared/errors.js';
 import { createLogger, exitAfterFlush, type Logger } from './shared/logging.js';
 import cluster from 'node:cluster';
 import { runCluster, STOP_MARGIN_MS } from './cluster.js';
@@ -57,11 +57,11 @@ async function main(): Promise<void> {
 }
 
 /**
- * A start that failed: what the operator must fix (the embedded PostgreSQL) is one line of ours on stderr
- * and exit code 2, like a configuration error; anything else is a fatal log entry and exit code 1.
+ * A start that failed: what the operator must fix (the database) is one line of ours on stderr and exit code 2,
+ * like a configuration error; anything else is a fatal log entry and exit code 1.
  */
 function failedToStart(log: Logger, error: unknown): void {
-  if (error instanceof EmbeddedPostgresError) {
+  if (error instanceof StartupError) {
     process.stderr.write(`baikal: ${error.message.replace(/\s*\n\s*/g, ' ')}\n`);
     return exitAfterFlush(log, 2);
   }

@@ -2,10 +2,11 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { MikroORM } from '@mikro-orm/postgresql';
-import type pg from 'pg';
+import pg from 'pg';
 import type { Config } from '../config.js';
 import { ormConfig } from '../mikro-orm.config.js';
 import { randomSecret } from '../shared/ids.js';
+import { StartupError } from '../shared/errors.js';
 import type { Logger } from '../shared/logging.js';
 import { EmbeddedPostgresError, startEmbeddedPostgres as startCluster } from './embedded-postgres.js';
 
@@ -21,14 +22,11 @@ export interface Database {
 /** Connects to DATABASE_URL, or starts the embedded PostgreSQL under DATA_DIR when it is unset. */
 export async function openDatabase(config: Config, log: Logger): Promise<Database> {
   if (config.databaseUrl) {
-    const orm = await MikroORM.init(ormConfig(config.databaseUrl, log));
     const url = new URL(config.databaseUrl);
-    return {
-      orm,
-      description: `postgresql://${url.hostname}:${url.port || 5432}${url.pathname}`,
-      url: config.databaseUrl,
-      close: () => orm.close(true),
-    };
+    const description = `postgresql://${url.hostname}:${url.port || 5432}${url.pathname}`;
+    await waitForDatabase(config.databaseUrl, description, config.databaseConnectTimeoutMs, log);
+    const orm = await MikroORM.init(ormConfig(config.databaseUrl, log));
+    return { orm, description, url: config.databaseUrl, close: () => orm.close(true) };
   }
   const embedded = await startEmbeddedPostgres(config, log);
   try {
@@ -45,6 +43,47 @@ export async function openDatabase(config: Config, log: Logger): Promise<Databas
   } catch (error) {
     await embedded.stop();
     throw error;
+  }
+}
+
+/** Failures that end when the server is up: not listening yet, unreachable for now, starting up, full. */
+const TRANSIENT_CONNECT_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', '57P03', '53300']);
+const DATABASE_WAIT_LOG_MS = 5_000;
+
+/**
+ * Waits up to `timeoutMs` for the PostgreSQL of DATABASE_URL to accept a connection, since it may be starting
+ * beside us (a compose file, a host's boot), saying so in the log every few seconds. A refusal that waiting cannot
+ * cure (a wrong password or role, TLS the server does not speak), or the wait running out, is a StartupError
+ * naming the server and the reason. A missing database is not a failure: MikroORM creates it.
+ */
+async function waitForDatabase(connectionString: string, where: string, timeoutMs: number, log: Logger): Promise<void> {
+  const started = Date.now();
+  let loggedAt = -Infinity;
+  for (let attempt = 1; ; attempt++) {
+    const client = new pg.Client({ connectionString, connectionTimeoutMillis: Math.max(1_000, Math.min(5_000, timeoutMs)) });
+    client.on('error', () => {}); // a socket error after connect() failed must not become an uncaught one
+    try {
+      await client.connect();
+      await client.end();
+      if (attempt > 1) log.info({ database: where, attempts: attempt, ms: Date.now() - started }, `PostgreSQL at ${where} is up`);
+      return;
+    } catch (error) {
+      await client.end().catch(() => {});
+      const { code, message } = error as { code?: string; message: string };
+      if (code === '3D000') return;
+      if (!TRANSIENT_CONNECT_ERRORS.has(code ?? '') && !/timeout/i.test(message)) {
+        throw new StartupError(`PostgreSQL at ${where} refused the connection: ${message}; check DATABASE_URL`);
+      }
+      const waited = Date.now() - started;
+      if (waited >= timeoutMs) {
+        throw new StartupError(`PostgreSQL at ${where} did not accept a connection within ${timeoutMs / 1000} s (${message}): start it, or check DATABASE_URL; DATABASE_CONNECT_TIMEOUT_SECONDS sets how long to wait`);
+      }
+      if (waited - loggedAt >= DATABASE_WAIT_LOG_MS) {
+        log.warn({ database: where, err: message, waitedSeconds: Math.round(waited / 1000), timeoutSeconds: timeoutMs / 1000 }, `waiting for PostgreSQL at ${where} (${message})`);
+        loggedAt = waited;
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, timeoutMs - waited)));
+    }
   }
 }
 

