@@ -28,7 +28,7 @@ import {
 } from './context.js';
 import { requireMigrated, type Readiness } from './readiness.js';
 import type { Services } from './services.js';
-import { DomainError } from './shared/errors.js';
+import { DomainError, StartupError } from './shared/errors.js';
 import { constantTimeEqual } from './shared/ids.js';
 import { assertJsonDepth, jsonNestsDeeper, tooDeepError } from './shared/json-depth.js';
 import { requestScope, type Logger } from './shared/logging.js';
@@ -49,6 +49,21 @@ export interface Gateway {
   listen(port: number, host: string): Promise<AddressInfo>;
   /** Stops accepting, drains in-flight requests (up to the grace period), closes websockets. */
   close(): Promise<void>;
+}
+
+/** A failure to listen that the operator fixes (the port taken, not ours to bind, an address the host lacks), said as such. */
+function listenError(error: NodeJS.ErrnoException, port: number, host: string): Error {
+  const where = `${host}:${port}`;
+  switch (error.code) {
+    case 'EADDRINUSE':
+      return new StartupError(`cannot listen on ${where}: the port is already in use (another gateway?); stop what holds it, or set PORT`);
+    case 'EACCES':
+      return new StartupError(`cannot listen on ${where}: permission denied (ports below 1024 need privileges); set PORT`);
+    case 'EADDRNOTAVAIL':
+      return new StartupError(`cannot listen on ${where}: this machine has no such address; set HOST`);
+    default:
+      return error;
+  }
 }
 
 /** Largest cabinet request body (SPEC.md section 8: normal request body 25 MiB). */
@@ -191,9 +206,10 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
     server,
     listen: (port, host) =>
       new Promise((resolve, reject) => {
-        server.once('error', reject);
+        const failed = (error: NodeJS.ErrnoException) => reject(listenError(error, port, host));
+        server.once('error', failed);
         server.listen(port, host, () => {
-          server.off('error', reject);
+          server.off('error', failed);
           resolve(server.address() as AddressInfo);
         });
       }),

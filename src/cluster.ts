@@ -25,9 +25,18 @@ export async function runCluster(config: Config, log: Logger): Promise<void> {
   const simulator = demoModeApplies(config) ? await startDemoSimulator() : null;
   const env = { DATABASE_URL: database.url, ...simulator?.env };
   let stopping = false;
+  let everListening = false;
   const fork = (): Worker => cluster.fork(env);
+  cluster.on('listening', () => (everListening = true));
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;
+    // Exit code 2 before any worker has served: a start the operator must fix (the port taken, the database
+    // refusing us), said on its own line already; starting new workers would only repeat it every second.
+    if (code === 2 && !everListening) {
+      log.error({ workerPid: worker.process.pid }, 'a worker could not start (its reason is the line starting "baikal:"): stopping');
+      stop('SIGTERM', 2);
+      return;
+    }
     log.error({ workerPid: worker.process.pid, code, signal }, 'worker died: starting a new one');
     setTimeout(fork, 1_000).unref();
   });
@@ -35,7 +44,7 @@ export async function runCluster(config: Config, log: Logger): Promise<void> {
   for (let i = 0; i < config.workers; i++) fork();
   log.info({ workers: config.workers, pid: process.pid }, `cluster primary started ${config.workers} workers`);
 
-  const stop = (signal: NodeJS.Signals) => {
+  const stop = (signal: NodeJS.Signals, exitCode = 0) => {
     if (stopping) {
       log.warn({ signal }, 'second signal: exiting now');
       process.exit(1);
@@ -53,13 +62,13 @@ export async function runCluster(config: Config, log: Logger): Promise<void> {
       .then(() => simulator?.close())
       .then(() => database.close())
       .then(
-        () => exitAfterFlush(log, 0),
+        () => exitAfterFlush(log, exitCode),
         (error: unknown) => {
           log.error({ err: error }, 'cluster shutdown failed');
           exitAfterFlush(log, 1);
         },
       );
   };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
 }

@@ -6,6 +6,7 @@ import type { Catalog } from './catalog/catalog.js';
 import type { Config } from './config.js';
 import type { Upstream } from './upstreams/config.js';
 import type { Services } from './services.js';
+import { StartupError } from './shared/errors.js';
 import { randomSecret } from './shared/ids.js';
 import type { Logger } from './shared/logging.js';
 
@@ -173,7 +174,7 @@ async function seedDemoAccount(config: Config, services: Services): Promise<{ cr
       .register({ clientAddress: null, userAgent: 'demo' }, { username: DEMO_USERNAME, email: 'demo@baikal.invalid', password })
       .catch(() => services.accounts.login({ clientAddress: null, userAgent: 'demo' }, { login: DEMO_USERNAME, password }))
       .catch(() => {
-        throw new Error(`The demo account exists but ${file} is missing or stale; restore the file or remove the "${DEMO_USERNAME}" account`);
+        throw new StartupError(`the demo account exists but ${file} is missing or stale (DATA_DIR is not the one it was made with?); restore the file, or remove the "${DEMO_USERNAME}" account`);
       });
     userId = signedIn.account.userId;
     await services.billing.post({ userId, amountUsd: DEMO_BALANCE_USD, kind: 'topup', bucket: 'paid', idempotencyKey: `demo-topup:${userId}`, note: 'demo balance' });

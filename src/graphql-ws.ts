@@ -1,4 +1,5 @@
 import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { getOperationAST, GraphQLError, parse, specifiedRules, validate, type DocumentNode, type ExecutionArgs, type GraphQLSchema, type ValidationRule } from 'graphql';
 import type { SubscribePayload } from 'graphql-ws';
@@ -72,7 +73,12 @@ interface Connection {
 export function serveGraphqlWs(deps: GraphqlWsDeps): { dispose(): Promise<void> } {
   const { config, services, log } = deps;
   const limits = config.websocket;
-  const wsServer = new WebSocketServer({ server: deps.server, path: '/graphql' });
+  // Upgrades are handed over by hand rather than with `server`: attached, ws re-emits the HTTP server's errors and
+  // graphql-ws prints them with a stack (a port already in use showed as "Internal error emitted on the WebSocket
+  // server" above our own one-line message). Other paths are refused by handleUpgrade (path), as before.
+  const wsServer = new WebSocketServer({ noServer: true, path: '/graphql' });
+  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => wsServer.handleUpgrade(request, socket, head, (ws) => wsServer.emit('connection', ws, request));
+  deps.server.on('upgrade', onUpgrade);
   const connections = new WeakMap<object, Connection>();
   const open = new Set<Connection>();
   const perAddress = new Map<string, number>();
@@ -252,6 +258,7 @@ export function serveGraphqlWs(deps: GraphqlWsDeps): { dispose(): Promise<void> 
         if (conn.timer) clearTimeout(conn.timer);
         conn.stopListening?.();
       }
+      deps.server.off('upgrade', onUpgrade);
       await cleanup.dispose();
     },
   };

@@ -76,7 +76,13 @@ export async function startGateway(configured: Config, log: Logger, clock: Clock
   // listens only when ready: the primary hands connections to every listening worker, and one still
   // starting would answer 503 to real traffic (the primary has migrated already).
   const listen = () => gateway.listen(config.port, config.host);
-  let address = cluster.isWorker ? undefined : await listen();
+  let address: AddressInfo | undefined;
+  if (!cluster.isWorker) {
+    address = await listen().catch(async (error: unknown) => {
+      await database.close();
+      throw error;
+    });
+  }
   try {
     await migrate(database.orm, log);
   } catch (error) {
