@@ -189,6 +189,7 @@ describe('the OpenAI chat wire format', () => {
     const everyday = { ...ok, temperature: 0, top_p: 1, frequency_penalty: 0, presence_penalty: null, seed: 42, stop: ['\n'], logprobs: false, top_logprobs: null, parallel_tool_calls: true, tool_choice: { type: 'function', function: { name: 'f' } }, response_format: { type: 'json_schema', json_schema: { name: 'x', schema: {} } } };
     expect(parseChatRequest(everyday)).toBe(everyday);
     expect(parseChatRequest({ ...ok, stop: 'END', tool_choice: 'required' })).toMatchObject({ stop: 'END' });
+    expect(parseChatRequest({ ...ok, seed: 9_223_372_036_854_775_807 })).toMatchObject({ seed: 9_223_372_036_854_775_807 });
   });
 
   it('estimates about four characters a token for text the upstream never counted', () => {

@@ -54,7 +54,8 @@ export const chatRequestSchema = z.looseObject({
   top_p: z.number().min(0).max(1).nullish(),
   frequency_penalty: z.number().min(-2).max(2).nullish(),
   presence_penalty: z.number().min(-2).max(2).nullish(),
-  seed: z.number().int().nullish(),
+  // Any whole number: clients send 64-bit seeds, past what zod's int() (safe integers) takes.
+  seed: z.number().refine(Number.isInteger, 'Input should be a valid integer').nullish(),
   stop: z.union([z.string(), z.array(z.string())], 'stop is a string or an array of strings').nullish(),
   logprobs: z.boolean().nullish(),
   top_logprobs: z.number().int().min(0).max(20).nullish(),
@@ -84,7 +85,7 @@ function samplingFieldsAreValid(body: Record<string, unknown>): boolean {
     isOptionalInRange(body.top_p, 0, 1) &&
     isOptionalInRange(body.frequency_penalty, -2, 2) &&
     isOptionalInRange(body.presence_penalty, -2, 2) &&
-    (seed == null || Number.isSafeInteger(seed)) &&
+    (seed == null || Number.isInteger(seed)) &&
     (stop == null || typeof stop === 'string' || (Array.isArray(stop) && stop.every((s) => typeof s === 'string'))) &&
     isOptionalBoolean(body.logprobs) &&
     (body.top_logprobs == null || (Number.isSafeInteger(body.top_logprobs) && isOptionalInRange(body.top_logprobs, 0, 20))) &&
