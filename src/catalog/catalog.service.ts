@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
 import { requireAdmin, type Actor } from '../shared/actor.js';
-import { DomainError } from '../shared/errors.js';
+import { DomainError, StartupError } from '../shared/errors.js';
 import type { SharedState } from '../shared/redis.js';
 import type { Logger } from '../shared/logging.js';
 import { formatUsd } from '../shared/money.js';
@@ -110,6 +110,8 @@ export class CatalogService {
     const rows = await em.execute<{ data: unknown; version: number }[]>('select data, version from catalog where id = 1');
     if (rows[0]) {
       this.current = new Catalog(parseCatalog(rows[0].data, 'stored catalog'), rows[0].version);
+      // An operator who edits the file and restarts would otherwise wonder why nothing changed.
+      if (this.deps.config.catalogFile) this.deps.log.info({ file: this.deps.config.catalogFile }, 'BAIKAL_CATALOG seeds an empty database only: the stored catalog is used; `npm run admin -- load-catalog` replaces it with the file');
     } else {
       const data = await this.readCatalogFile();
       await em.execute(`insert into catalog (id, data, version) values (1, ?::jsonb, 1) on conflict (id) do nothing`, [JSON.stringify(data)]);
@@ -119,16 +121,16 @@ export class CatalogService {
     return this.current;
   }
 
+  /** The catalog file (or the shipped one); what is wrong with the operator's file stops a start as one line (StartupError). */
   private async readCatalogFile(): Promise<CatalogData> {
     const path = this.deps.config.catalogFile;
     if (!path) return parseCatalog(defaultCatalog, 'shipped default catalog');
-    let raw: unknown;
     try {
-      raw = JSON.parse(await readFile(path, 'utf8'));
+      return parseCatalog(JSON.parse(await readFile(path, 'utf8')), path);
     } catch (error) {
-      throw new Error(`BAIKAL_CATALOG: cannot read ${path}: ${(error as Error).message}`);
+      const message = (error as Error).message;
+      throw new StartupError(message.startsWith('Invalid catalog') ? `BAIKAL_CATALOG: ${message}` : `BAIKAL_CATALOG: cannot read ${path}: ${message}`);
     }
-    return parseCatalog(raw, path);
   }
 
   /** Replaces the stored catalog with the catalog file (operator CLI). */

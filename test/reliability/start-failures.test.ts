@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -128,6 +128,22 @@ describe('the port and the demo account at start', () => {
     expect(output).toContain('a worker could not start');
     expect(output).not.toContain('worker died: starting a new one');
   }, 60_000);
+
+  it('a catalog file that is not JSON, or not a catalog, on a database without one: one line naming the file, exit 2', async () => {
+    const fresh = await createTestDatabase();
+    try {
+      const broken = path.join(dataDir, 'broken-catalog.json');
+      await writeFile(broken, '{"version": 1, ');
+      const unreadable = await failedStart({ DATABASE_URL: fresh.url, BAIKAL_CATALOG: broken });
+      expect(unreadable.lines).toEqual([expect.stringMatching(/^baikal: BAIKAL_CATALOG: cannot read .*broken-catalog\.json: .*JSON/)]);
+      const wrong = path.join(dataDir, 'wrong-catalog.json');
+      await writeFile(wrong, JSON.stringify({ version: 1, models: [{ id: 1 }] }));
+      const invalid = await failedStart({ DATABASE_URL: fresh.url, BAIKAL_CATALOG: wrong });
+      expect(invalid.lines).toEqual([expect.stringMatching(/^baikal: BAIKAL_CATALOG: Invalid catalog \(.*wrong-catalog\.json\): /)]);
+    } finally {
+      await fresh.drop();
+    }
+  }, 90_000);
 
   it('a demo account whose credentials file is elsewhere (another DATA_DIR): one line saying what to do', async () => {
     // The first test's gateway made the demo account in this database, its credentials in dataDir.
