@@ -14,6 +14,7 @@ import { buildGraphQLSchema } from '../resolvers/schema.js';
 import { cabinetRouter, checkoutWebhook, errorHandler, healthRouter } from '../rest-shim/index.js';
 import { messengerWebhook } from '../rest-shim/auth.router.js';
 import { v1Router } from '../rest-shim/v1/router.js';
+import { apiCors } from '../rest-shim/v1/cors.js';
 import { inferenceEndpoints } from '../rest-shim/v1/inference-endpoints.js';
 import { logRequest } from '../rest-shim/request-log.js';
 import { cabinetPages, loadCabinet, sendPage, wantsPage } from './cabinet.js';
@@ -78,6 +79,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   const server = createServer({ connectionsCheckingInterval: 1_000 }, (req, res) => {
     // Every answer is data, never something a browser should sniff into a script or a page.
     res.setHeader('x-content-type-options', 'nosniff');
+    if (apiCors(req, res)) return;
     if (!inference(req, res)) app(req, res);
   });
   // Slow-loris protection: a client must send its headers, and its whole request, in bounded time.
