@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import type { AddressInfo } from 'node:net';
+import { AdminBootstrap } from './accounts/admin-bootstrap.js';
 import { createGateway, type Gateway } from './app.js';
 import type { Config } from './config.js';
 import { migrate, openDatabase, type Database } from './db/database.js';
@@ -133,6 +134,7 @@ export async function startGateway(configured: Config, log: Logger, clock: Clock
   const responsesSweeper = setInterval(purgeExpiredRows, RESPONSES_PURGE_MS).unref();
   const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
   log.info({ port: address.port, host: address.address, url }, `Baikal gateway ready on ${url}`);
+  if (!cluster.isWorker || cluster.worker?.id === 1) void hintFirstAdmin(database, log);
 
   let stopping: Promise<void> | undefined;
   return {
@@ -165,4 +167,13 @@ export async function startGateway(configured: Config, log: Logger, clock: Clock
         await database.close();
       })()),
   };
+}
+
+/** A new deployment has no admin, and the cabinet's admin pages need one: say how to make it (once per start). */
+async function hintFirstAdmin(database: Database, log: Logger): Promise<void> {
+  try {
+    if (!(await new AdminBootstrap(database.orm).hasAdmin())) log.warn('no admin account yet: `npm run admin -- create --email EMAIL --password PASSWORD` makes one (the cabinet\'s admin pages need it)');
+  } catch (error) {
+    log.warn({ err: error }, 'could not check for an admin account');
+  }
 }

@@ -10,6 +10,12 @@ import { User } from './user.entity.js';
 export class AdminBootstrap {
   constructor(private readonly orm: MikroORM) {}
 
+  /** Whether any account is an admin (a new deployment has none until `npm run admin -- create`). */
+  async hasAdmin(): Promise<boolean> {
+    const rows = await this.orm.em.fork().execute<{ found: number }[]>('select 1 as found from users where is_admin limit 1');
+    return rows.length > 0;
+  }
+
   async createAdmin(raw: RegisterInput): Promise<AccountView> {
     const input = parseInput(registerInput, raw);
     const em = this.orm.em.fork();

@@ -69,8 +69,19 @@ describe('the admin bootstrap CLI', () => {
     await db.drop();
   });
 
-  it('creates an is_admin account that can sign in, and refuses a duplicate', async () => {
+  /** What a gateway on this database logs in its first second (the admin check runs just after the ready line). */
+  const startLog = async (dataDir: string) => {
+    const gateway = await spawnGateway({ DATABASE_URL: db.url, DATA_DIR: dataDir, NODE_ENV: 'test', LOG_LEVEL: 'info', STATUS_PROBE_SECONDS: '0' });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    gateway.child.kill('SIGTERM');
+    await gateway.exited;
+    return gateway.lines.join('\n');
+  };
+
+  it('creates an is_admin account that can sign in, and refuses a duplicate; a start says how to make one until there is one', async () => {
     const env = { DATABASE_URL: db.url };
+    const dataDir = await mkdtemp(`${tmpdir()}/baikal-admin-`);
+    expect(await startLog(dataDir)).toContain('no admin account yet: `npm run admin -- create --email EMAIL --password PASSWORD`');
     const created = await runNode(['dist/src/cli/admin.js', 'create', '--email', 'Root@Example.test', '--password', 'correct-horse-battery'], env);
     expect(created.stderr).toBe('');
     expect(created.code).toBe(0);
@@ -85,7 +96,9 @@ describe('the admin bootstrap CLI', () => {
     const weak = await runNode(['dist/src/cli/admin.js', 'create', '--email', 'other@example.test', '--password', 'short'], env);
     expect(weak.code).toBe(1);
     expect(weak.stderr).toContain('--password');
-  });
+    expect(await startLog(dataDir)).not.toContain('no admin account yet');
+    await rm(dataDir, { recursive: true, force: true });
+  }, 60_000);
 });
 
 describe('the catalog loader CLI', () => {
