@@ -304,6 +304,7 @@ export const en = {
   'issue.less_than_equal': 'At most {limit}.',
   'issue.less_than': 'Less than {limit}.',
   'issue.int_parsing': 'A whole number.',
+  'issue.number_type': 'A number.',
   'issue.email_format': 'Not a valid e-mail address.',
   'issue.username.string_pattern_mismatch': 'Letters, digits, "_", "." and "-", starting with a letter or digit.',
 } as const;
@@ -612,6 +613,7 @@ export const ru: Record<StringKey, string> = {
   'issue.less_than_equal': 'Не больше {limit}.',
   'issue.less_than': 'Меньше {limit}.',
   'issue.int_parsing': 'Целое число.',
+  'issue.number_type': 'Число.',
   'issue.email_format': 'Неверный адрес e-mail.',
   'issue.username.string_pattern_mismatch': 'Буквы, цифры, «_», «.» и «-»; начинается с буквы или цифры.',
 };
