@@ -288,7 +288,7 @@ export class StatusService {
     const before = this.upstreamHealth.get(upstream.id);
     if (before !== up && !this.abort.signal.aborted) {
       if (up) this.deps.log.info({ upstream: upstream.id }, 'status probe: upstream is up');
-      else this.deps.log.warn({ upstream: upstream.id, reason }, 'status probe: upstream is down');
+      else this.deps.log.warn({ upstream: upstream.id, reason, ...probeHint(upstream, reason) }, 'status probe: upstream is down');
     }
     this.upstreamHealth.set(upstream.id, up);
     return up;
@@ -356,4 +356,11 @@ export class StatusService {
       }),
     };
   }
+}
+
+/** What an operator checks first when a probe answer points at the configuration rather than an outage. */
+function probeHint(upstream: Upstream, reason: string): { hint?: string } {
+  if (reason === 'status 401' || reason === 'status 403') return { hint: `the upstream refuses our credential: check ${upstream.credentialEnv}` };
+  if (reason === 'status 404') return { hint: `GET ${upstream.baseUrl}/models is not found: does baseUrl end with the API's version path (such as /v1)?` };
+  return {};
 }
