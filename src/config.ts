@@ -60,6 +60,9 @@ const envSchema = z.object({
   LOGIN_MAX_FAILURES_PER_ACCOUNT: z.coerce.number().int().positive().default(5),
   LOGIN_MAX_ATTEMPTS_PER_ADDRESS: z.coerce.number().int().positive().default(30),
   LOGIN_THROTTLE_WINDOW_SECONDS: z.coerce.number().int().positive().default(15 * 60),
+  /** Accounts registered per client address per window: each costs a password hash and may send an e-mail. */
+  REGISTER_MAX_PER_ADDRESS: z.coerce.number().int().positive().default(100),
+  REGISTER_THROTTLE_WINDOW_SECONDS: z.coerce.number().int().positive().default(60 * 60),
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().positive().default(15),
   /** graphql-ws: open sockets per account and per client address (each process), and how long they may sit. */
   WS_MAX_PER_ACCOUNT: z.coerce.number().int().positive().default(20),
@@ -152,6 +155,7 @@ export interface Config {
   trustProxy?: string;
   session: { idleMs: number; absoluteMs: number };
   loginThrottle: { maxFailuresPerAccount: number; maxAttemptsPerAddress: number; windowMs: number };
+  registerThrottle: { maxPerAddress: number; windowMs: number };
   shutdownGraceMs: number;
   /** graphql-ws limits (see src/graphql-ws.ts). */
   websocket: { maxPerAccount: number; maxPerAddress: number; anonymousSubscribeMs: number; idleMs: number; sessionRecheckMs: number };
@@ -270,6 +274,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicHttps: e.PUBLIC_HTTPS,
     trustProxy: e.TRUST_PROXY,
     session: { idleMs: e.SESSION_IDLE_HOURS * 3_600_000, absoluteMs: e.SESSION_MAX_DAYS * 86_400_000 },
+    registerThrottle: { maxPerAddress: e.REGISTER_MAX_PER_ADDRESS, windowMs: e.REGISTER_THROTTLE_WINDOW_SECONDS * 1000 },
     loginThrottle: {
       maxFailuresPerAccount: e.LOGIN_MAX_FAILURES_PER_ACCOUNT,
       maxAttemptsPerAddress: e.LOGIN_MAX_ATTEMPTS_PER_ADDRESS,

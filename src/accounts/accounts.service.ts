@@ -69,12 +69,16 @@ export class AccountsService {
   /** Sign-in attempts not (yet) followed by a success, per account; a success clears them. */
   private readonly failuresByAccount: AttemptCounter;
   private readonly attemptsByAddress: AttemptCounter;
+  /** Registrations per client address: each costs a password hash and may send an e-mail to any address given. */
+  private readonly registrationsByAddress: AttemptCounter;
 
   constructor(private readonly deps: AccountsDeps) {
     const { maxFailuresPerAccount, maxAttemptsPerAddress, windowMs } = deps.config.loginThrottle;
     const now = () => deps.clock.now().getTime();
     this.failuresByAccount = attemptCounter(deps.shared, 'login-account', maxFailuresPerAccount, windowMs, now);
     this.attemptsByAddress = attemptCounter(deps.shared, 'login-address', maxAttemptsPerAddress, windowMs, now);
+    const { maxPerAddress, windowMs: registerWindowMs } = deps.config.registerThrottle;
+    this.registrationsByAddress = attemptCounter(deps.shared, 'register-address', maxPerAddress, registerWindowMs, now);
   }
 
   private em(): EntityManager {
@@ -85,6 +89,9 @@ export class AccountsService {
     const input = parseInput(registerInput, raw);
     const em = this.em();
     await this.assertAvailable(em, input.username, input.email);
+    // Counted once the request is valid and its names free, so typos and taken names cost nothing.
+    const wait = await this.registrationsByAddress.take(caller.clientAddress ?? 'unknown');
+    if (wait > 0) throw new DomainError('rate_limited', 'Too many accounts registered from this address; try again later', { retryAfterSeconds: wait, reason: 'registration_throttled' });
     const user = em.create(User, {
       username: input.username,
       email: input.email,

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { createClient } from 'graphql-ws';
 import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { http, registerRest } from '../helpers/clients.js';
+import { http, newAccountInput, registerRest } from '../helpers/clients.js';
 import { useTestGateway } from '../helpers/gateway.js';
 
 /**
@@ -40,6 +40,35 @@ describe('guessing and stuffing', () => {
     for (let i = 0; i < 20; i++) expect((await login({ login: `stuffed-${i}@example.test`, password: 'leaked-password-1' }, from)).status).toBe(401);
     expect((await login({ login: real.input.username, password: real.input.password }, from)).status).toBe(429);
     expect((await login({ login: real.input.username, password: real.input.password }, nextAddress())).status).toBe(200);
+  });
+});
+
+describe('registration floods', () => {
+  const limited = useTestGateway({ TRUST_PROXY: 'loopback', REGISTER_MAX_PER_ADDRESS: '3' });
+  const register = (body: Record<string, unknown>, from: string) => http(limited.url, 'POST', '/auth/register', { body, headers: { 'x-forwarded-for': from } });
+
+  it('one address registers at most REGISTER_MAX_PER_ADDRESS accounts a window, on REST and GraphQL alike; others are not held up', async () => {
+    const from = nextAddress();
+    for (let i = 0; i < 3; i++) expect((await register(newAccountInput('flood'), from)).status).toBe(201);
+    // Invalid or taken names are answered as such and cost nothing.
+    expect((await register({ ...newAccountInput('flood'), email: 'not-an-email' }, from)).status).toBe(422);
+    const refused = newAccountInput('flood');
+    const throttled = await register(refused, from);
+    expect(throttled.status).toBe(429);
+    expect(throttled.body).toEqual({ detail: 'Too many accounts registered from this address; try again later', code: 'registration_throttled' });
+    expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(3_000);
+    const overGraphql = await fetch(`${limited.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': from },
+      body: JSON.stringify({ query: 'mutation R($input: RegisterInput!) { register(input: $input) { sessionToken } }', variables: { input: newAccountInput('flood') } }),
+    });
+    const answer = (await overGraphql.json()) as { data: unknown; errors: { extensions: { code: string } }[] };
+    expect(answer.data).toBeNull();
+    expect(answer.errors[0]!.extensions.code).toBe('RATE_LIMITED');
+    // Nothing of the refused registrations was written; another address registers at once.
+    expect(await limited.db.query('select 1 from users where email = $1', [refused.email])).toHaveLength(0);
+    expect(await limited.db.query(`select count(*)::int as n from users where username like 'flood%'`)).toEqual([{ n: 3 }]);
+    expect((await register(newAccountInput('flood'), nextAddress())).status).toBe(201);
   });
 });
 
