@@ -19,12 +19,40 @@ import { intParam, parseInput } from '../shared/validation.js';
  */
 const EARLIEST = Date.UTC(1970, 0, 1);
 const LATEST = Date.UTC(9999, 11, 31);
-const dateTime = z.iso
-  .datetime({ offset: true, message: 'Input should be a valid datetime' })
-  .transform((v) => new Date(Math.min(LATEST, Math.max(EARLIEST, new Date(v).getTime()))));
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+const WITHOUT_OFFSET = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?$/;
+const WITH_OFFSET = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}(:?\d{2})?)$/i;
+const UNIX_SECONDS = /^\d{1,12}(\.\d+)?$/;
+
+/** Whether `YYYY-MM-DD` names a day that exists (Date.parse rolls 2026-02-30 over to March). */
+function isCalendarDate(ymd: string): boolean {
+  const [year, month, day] = ymd.split('-').map(Number) as [number, number, number];
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+/**
+ * A date-time as FastAPI (pydantic, lax) reads one, which clients of SPEC.md's REST shapes send: with an offset;
+ * without one, or a date alone (its midnight), taken as UTC; or Unix seconds. Clamped to years 1970-9999.
+ */
+const dateTime = z.string().transform((value, ctx) => {
+  const text = value.trim();
+  let ms = Number.NaN;
+  if (DATE_ONLY.test(text)) ms = Date.parse(`${text}T00:00:00Z`);
+  else if (WITHOUT_OFFSET.test(text)) ms = Date.parse(`${text.replace(' ', 'T')}Z`);
+  else if (WITH_OFFSET.test(text)) ms = Date.parse(text.replace(' ', 'T'));
+  else if (UNIX_SECONDS.test(text)) ms = Number(text) * 1000;
+  if (!Number.isFinite(ms) || (!UNIX_SECONDS.test(text) && !isCalendarDate(text.slice(0, 10)))) {
+    ctx.addIssue({ code: 'custom', message: 'Input should be a valid datetime', params: { type: 'datetime_format' } });
+    return z.NEVER;
+  }
+  return new Date(Math.min(LATEST, Math.max(EARLIEST, ms)));
+});
 const optionalText = z.string().trim().min(1).max(128).optional();
 
-export const usageListQuery = z.strictObject({
+// Unknown query parameters are ignored, as FastAPI does and as the other REST lists do (a cache-busting `_=` among them).
+export const usageListQuery = z.object({
   from: dateTime.optional(),
   to: dateTime.optional(),
   model: optionalText,
@@ -33,11 +61,11 @@ export const usageListQuery = z.strictObject({
   providerFamily: optionalText,
   limit: intParam(1, 200, 50),
 });
-export const usageSummaryQuery = z.strictObject({ from: dateTime.optional(), to: dateTime.optional() });
+export const usageSummaryQuery = z.object({ from: dateTime.optional(), to: dateTime.optional() });
 export const BUCKETS = { minute: 60_000, hour: 3_600_000, day: 86_400_000 } as const;
 /** The most points one timeseries answer may hold. */
 export const MAX_POINTS = 2_000;
-export const usageTimeseriesQuery = z.strictObject({
+export const usageTimeseriesQuery = z.object({
   from: dateTime,
   to: dateTime,
   bucket: z.enum(['minute', 'hour', 'day']).default('hour'),
@@ -45,7 +73,7 @@ export const usageTimeseriesQuery = z.strictObject({
   group: optionalText,
   providerFamily: optionalText,
 });
-export const leaderboardQuery = z.strictObject({ limit: intParam(1, 100, 20) });
+export const leaderboardQuery = z.object({ limit: intParam(1, 100, 20) });
 
 export type UsageListQuery = z.input<typeof usageListQuery>;
 export type UsageSummaryQuery = z.input<typeof usageSummaryQuery>;

@@ -114,7 +114,16 @@ describe('GET /usage', () => {
   it('refuses bad filters with 422 and locations; one event by request id, own only', async () => {
     const bad = await http(gw.url, 'GET', '/usage?limit=0&from=yesterday&status=meh&color=red', { token: me.token });
     expect(bad.status).toBe(422);
-    expect(bad.body.detail.map((d: any) => d.loc.join('.')).sort()).toEqual(['query.color', 'query.from', 'query.limit', 'query.status']);
+    // An unknown parameter is ignored, as FastAPI and the other REST lists do (a cache-busting `_=` must not break a list).
+    expect(bad.body.detail.map((d: any) => d.loc.join('.')).sort()).toEqual(['query.from', 'query.limit', 'query.status']);
+    expect((await http(gw.url, 'GET', '/usage?_=1732700000000', { token: me.token })).status).toBe(200);
+    // Date-times as pydantic takes them: a date alone (its midnight UTC), no offset (UTC), Unix seconds; an impossible day is 422.
+    for (const from of ['2026-11-01', '2026-11-01T10:00:00', '2026-11-01 10:00', '1700000000']) {
+      const lenient = await http(gw.url, 'GET', `/usage/summary?from=${encodeURIComponent(from)}`, { token: me.token });
+      expect([from, lenient.status]).toEqual([from, 200]);
+    }
+    const impossible = await http(gw.url, 'GET', '/usage/summary?from=2026-02-30', { token: me.token });
+    expect(impossible.body.detail).toEqual([{ loc: ['query', 'from'], msg: 'Input should be a valid datetime', type: 'datetime_format' }]);
     expect((await http(gw.url, 'GET', '/usage?limit=201', { token: me.token })).status).toBe(422);
     expect((await http(gw.url, 'GET', '/usage')).status).toBe(401);
 
