@@ -7,6 +7,7 @@ import { migrate, openDatabase, type Database } from './db/database.js';
 import { CatalogService } from './catalog/catalog.service.js';
 import { demoModeApplies, demoUpstreams, startDemoMode, startDemoSimulator, type DemoMode, type DemoSimulator } from './demo.js';
 import { Readiness } from './readiness.js';
+import { routeCatalogMismatches } from './upstreams/routes.js';
 import { createServices, type Services } from './services.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import type { Logger } from './shared/logging.js';
@@ -106,6 +107,9 @@ export async function startGateway(configured: Config, log: Logger, clock: Clock
     log.warn('no upstreams configured: inference requests will answer 503 no_route');
   } else {
     log.info({ upstreams: config.upstreams.map((upstream) => upstream.id) }, 'upstream routes loaded');
+    const { deadRoutes, unrouted } = routeCatalogMismatches(config.upstreams, services.catalog.snapshot);
+    if (deadRoutes.length) log.warn({ routes: deadRoutes }, `routes that serve nothing (a typo in BAIKAL_CONFIG or the catalog?): ${deadRoutes.join('; ')}`);
+    if (unrouted.length) log.warn({ models: unrouted }, `catalog models with no upstream route answer 503 no_route: ${unrouted.join(', ')}`);
   }
   readiness.migrated = true;
   address ??= await listen();

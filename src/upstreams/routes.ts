@@ -1,3 +1,4 @@
+import type { Catalog } from '../catalog/catalog.js';
 import type { Upstream } from './config.js';
 
 /** One way to serve a model in a group: an upstream and the name the upstream knows the model by. */
@@ -78,4 +79,27 @@ const NO_ROUTES: readonly RouteCandidate[] = [];
 
 function routeKey(model: string, group: string): string {
   return `${group}\u0000${model}`;
+}
+
+/**
+ * What an operator likely mistyped, by comparing the routes with the catalog: a route naming a model or group the
+ * catalog lacks serves nothing, and a model the catalog offers in a group with no route answers 503 there. Said
+ * once at start (the gateway serves what it can either way).
+ */
+export function routeCatalogMismatches(upstreams: Upstream[], catalog: Catalog): { deadRoutes: string[]; unrouted: string[] } {
+  const deadRoutes: string[] = [];
+  const routed = new Set<string>();
+  for (const upstream of upstreams) {
+    for (const route of upstream.routes) {
+      for (const model of route.models) {
+        routed.add(routeKey(model, route.group));
+        const offered = catalog.models.get(model);
+        if (!offered) deadRoutes.push(`${upstream.id}: model ${model} is not in the catalog`);
+        else if (!catalog.groups.has(route.group)) deadRoutes.push(`${upstream.id}: group ${route.group} is not in the catalog`);
+        else if (offered.groups[route.group] === undefined) deadRoutes.push(`${upstream.id}: the catalog does not offer ${model} in group ${route.group}`);
+      }
+    }
+  }
+  const unrouted = [...catalog.models.values()].flatMap((model) => Object.keys(model.groups).filter((group) => !routed.has(routeKey(model.id, group))).map((group) => `${model.id} in ${group}`));
+  return { deadRoutes: [...new Set(deadRoutes)], unrouted };
 }

@@ -7,8 +7,9 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { spawnGateway, type ServerProcess } from '../helpers/process.js';
 
 /**
- * An operator's two commonest upstream mistakes, as the status monitor's log says them: a base URL without the API's
- * version path (every call 404) and a credential the upstream refuses (401). The probe names what to check.
+ * An operator's commonest upstream mistakes, as the log says them: a base URL without the API's version path (every
+ * call 404) and a credential the upstream refuses (401), named by the status probe; a route naming a model the
+ * catalog lacks, and catalog models left without a route, named at start.
  */
 const KEY = 'sk-hints-upstream-key';
 
@@ -29,6 +30,7 @@ beforeAll(async () => {
         upstream('no-version-path', simulator.url, 'HINTS_GOOD_KEY', 'gen-5.6-luna'),
         upstream('wrong-key', `${simulator.url}/v1`, 'HINTS_WRONG_KEY', 'gen-5.6-terra'),
         upstream('fine', `${simulator.url}/v1`, 'HINTS_GOOD_KEY', 'lm-opus-5'),
+        upstream('typo', `${simulator.url}/v1`, 'HINTS_GOOD_KEY', 'gen-5.6-lunaa'),
       ],
     }),
   );
@@ -42,7 +44,7 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-describe('status probe hints', () => {
+describe('operator hints in the log', () => {
   it('a 404 asks about the version path, a 401 names the credential variable, a healthy upstream gets none', async () => {
     gateway = await spawnGateway({
       DATABASE_URL: db.url,
@@ -64,4 +66,12 @@ describe('status probe hints', () => {
     // The variable's name, never its value.
     expect(gateway.lines.join('\n')).not.toContain('sk-not-the-key');
   }, 60_000);
+
+  it('at start: a route naming a model the catalog lacks, and the catalog models no route serves', () => {
+    const warned = (words: string) => gateway!.lines.filter((line) => line.includes(words)).map((line) => JSON.parse(line) as Record<string, string[]>);
+    expect(warned('routes that serve nothing').map((entry) => entry.routes)).toEqual([['typo: model gen-5.6-lunaa is not in the catalog']]);
+    const [unrouted] = warned('catalog models with no upstream route').map((entry) => entry.models);
+    expect(unrouted).toContain('gen-5.6-sol in cheap');
+    for (const routed of ['gen-5.6-luna in cheap', 'gen-5.6-terra in cheap', 'lm-opus-5 in cheap']) expect(unrouted).not.toContain(routed);
+  });
 });
