@@ -61,7 +61,7 @@ const envSchema = z.object({
   LOGIN_MAX_ATTEMPTS_PER_ADDRESS: z.coerce.number().int().positive().default(30),
   LOGIN_THROTTLE_WINDOW_SECONDS: z.coerce.number().int().positive().default(15 * 60),
   /** Accounts registered per client address per window: each costs a password hash and may send an e-mail. */
-  REGISTER_MAX_PER_ADDRESS: z.coerce.number().int().positive().default(100),
+  REGISTER_MAX_PER_ADDRESS: z.coerce.number().int().positive().default(1_000),
   REGISTER_THROTTLE_WINDOW_SECONDS: z.coerce.number().int().positive().default(60 * 60),
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().positive().default(15),
   /** graphql-ws: open sockets per account and per client address (each process), and how long they may sit. */
