@@ -25,7 +25,7 @@ const envSchema = z.object({
     z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL').optional(),
   ),
   /** How long a start waits for the PostgreSQL of DATABASE_URL to accept connections (it may be starting beside us). */
-  DATABASE_CONNECT_TIMEOUT_SECONDS: z.coerce.number().min(0).max(3_600).default(30),
+  DATABASE_CONNECT_TIMEOUT_SECONDS: z.coerce.number().min(0).max(3_600).default(15),
   REDIS_URL: optionalString.pipe(z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional()),
   /** Prefix of every Redis key and channel, so several deployments (or test runs) can share one Redis. */
   REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]{1,64}$/).default('baikal:'),
