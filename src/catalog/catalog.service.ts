@@ -125,11 +125,16 @@ export class CatalogService {
   private async readCatalogFile(): Promise<CatalogData> {
     const path = this.deps.config.catalogFile;
     if (!path) return parseCatalog(defaultCatalog, 'shipped default catalog');
+    let raw: unknown;
     try {
-      return parseCatalog(JSON.parse(await readFile(path, 'utf8')), path);
+      raw = JSON.parse(await readFile(path, 'utf8'));
     } catch (error) {
-      const message = (error as Error).message;
-      throw new StartupError(message.startsWith('Invalid catalog') ? `BAIKAL_CATALOG: ${message}` : `BAIKAL_CATALOG: cannot read ${path}: ${message}`);
+      throw new StartupError(`BAIKAL_CATALOG: cannot read ${path}: ${(error as Error).message}`);
+    }
+    try {
+      return parseCatalog(raw, path);
+    } catch (error) {
+      throw new StartupError(`BAIKAL_CATALOG: ${(error as Error).message}`);
     }
   }
 

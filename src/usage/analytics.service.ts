@@ -20,12 +20,13 @@ import { intParam, parseInput } from '../shared/validation.js';
 const EARLIEST = Date.UTC(1970, 0, 1);
 const LATEST = Date.UTC(9999, 11, 31);
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
-const WITHOUT_OFFSET = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?$/;
-const WITH_OFFSET = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}(:?\d{2})?)$/i;
+const WITHOUT_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?$/;
+const WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}(:?\d{2})?)$/i;
 const UNIX_SECONDS = /^\d{1,12}(\.\d+)?$/;
 
 /** Whether `YYYY-MM-DD` names a day that exists (Date.parse rolls 2026-02-30 over to March). */
 function isCalendarDate(ymd: string): boolean {
+  if (!DATE_ONLY.test(ymd)) return false;
   const [year, month, day] = ymd.split('-').map(Number) as [number, number, number];
   const date = new Date(0);
   date.setUTCFullYear(year, month - 1, day);
@@ -37,13 +38,15 @@ function isCalendarDate(ymd: string): boolean {
  * without one, or a date alone (its midnight), taken as UTC; or Unix seconds. Clamped to years 1970-9999.
  */
 const dateTime = z.string().transform((value, ctx) => {
-  const text = value.trim();
+  const text = value.trim().replace(' ', 'T');
   let ms = Number.NaN;
-  if (DATE_ONLY.test(text)) ms = Date.parse(`${text}T00:00:00Z`);
-  else if (WITHOUT_OFFSET.test(text)) ms = Date.parse(`${text.replace(' ', 'T')}Z`);
-  else if (WITH_OFFSET.test(text)) ms = Date.parse(text.replace(' ', 'T'));
-  else if (UNIX_SECONDS.test(text)) ms = Number(text) * 1000;
-  if (!Number.isFinite(ms) || (!UNIX_SECONDS.test(text) && !isCalendarDate(text.slice(0, 10)))) {
+  if (UNIX_SECONDS.test(text)) ms = Number(text) * 1000;
+  else if (isCalendarDate(text.slice(0, 10))) {
+    if (DATE_ONLY.test(text)) ms = Date.parse(`${text}T00:00:00Z`);
+    else if (WITHOUT_OFFSET.test(text)) ms = Date.parse(`${text}Z`);
+    else if (WITH_OFFSET.test(text)) ms = Date.parse(text);
+  }
+  if (!Number.isFinite(ms)) {
     ctx.addIssue({ code: 'custom', message: 'Input should be a valid datetime', params: { type: 'datetime_format' } });
     return z.NEVER;
   }

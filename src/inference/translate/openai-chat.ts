@@ -90,7 +90,7 @@ function samplingFieldsAreValid(body: Record<string, unknown>): boolean {
     isOptionalBoolean(body.logprobs) &&
     (body.top_logprobs == null || (Number.isSafeInteger(body.top_logprobs) && isOptionalInRange(body.top_logprobs, 0, 20))) &&
     isOptionalBoolean(body.parallel_tool_calls) &&
-    (toolChoice == null || TOOL_CHOICES.includes(toolChoice as never) || isOptionalTypedObject(toolChoice)) &&
+    (TOOL_CHOICES.includes(toolChoice as never) || isOptionalTypedObject(toolChoice)) &&
     isOptionalTypedObject(body.response_format)
   );
 }
