@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { MikroORM, PostgreSqlConnection } from '@mikro-orm/postgresql';
 import type { Catalog } from './catalog/catalog.js';
 import type { Config } from './config.js';
-import type { Upstream } from './upstreams/config.js';
+import { DEFAULT_HEALTH, type Upstream } from './upstreams/model.js';
 import type { Services } from './services.js';
 import { StartupError } from './shared/errors.js';
 import { randomSecret } from './shared/ids.js';
@@ -75,13 +75,16 @@ export function demoUpstreams(simulator: DemoSimulator, catalog: Catalog): Upstr
     id: `demo-simulator-${kind}`,
     kind,
     baseUrl: `${simulator.url}/v1`,
-    credentialEnv: 'BAIKAL_DEMO_UPSTREAM_KEY',
-    credential: simulator.key,
+    credentials: [{ id: 'env:BAIKAL_DEMO_UPSTREAM_KEY', label: 'demo', secret: simulator.key, maxConcurrent: null }],
     timeouts: { connectMs: 5_000, firstByteMs: 60_000, idleMs: 120_000, keepAliveMs: 4_000 },
-    routes: catalog.data.groups
-      .map((g) => ({ group: g.id, models: catalog.data.models.filter((m) => m.groups[g.id] && m.endpoints.some((e) => endpoints.includes(e))).map((m) => m.id), modelMap: {}, weight: 1 }))
-      .filter((r) => r.models.length),
+    nativeResponses: false,
+    maxConcurrent: 64,
+    routes: catalog.data.groups.flatMap((g) =>
+      catalog.data.models.filter((m) => m.groups[g.id] && m.endpoints.some((e) => endpoints.includes(e))).map((m) => ({ model: m.id, group: g.id, upstreamModel: m.id, weight: 1, priority: 0 })),
+    ),
     fallback: [],
+    prices: {},
+    health: DEFAULT_HEALTH,
   });
   return [
     servedBy('openai-compatible', ['/v1/chat/completions', '/v1/responses', '/v1/images/generations']),

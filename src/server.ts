@@ -162,6 +162,7 @@ export async function startGateway(configured: Config, log: Logger, clock: Clock
         await services.usage.flush(Date.now() + config.shutdownGraceMs).catch((error: unknown) => {
           log.error({ err: error, pending: services.usage.pending }, 'usage records could not be written at shutdown');
         });
+        services.health.close();
         await services.upstreams.close();
         services.identity.close();
         services.limiter.close?.();

@@ -10,6 +10,7 @@ import { CountTokensService } from './inference/count-tokens.js';
 import { DEFAULT_LIMITS, Limiter, type RequestLimiter } from './inference/limits.js';
 import { SharedLimiter } from './inference/shared-limits.js';
 import { RouteTable } from './upstreams/routes.js';
+import { UpstreamHealth } from './upstreams/health.js';
 import { UpstreamClient } from './upstreams/client.js';
 import { CredentialRedactor } from './upstreams/redactor.js';
 import { KeysService } from './keys/keys.service.js';
@@ -44,6 +45,9 @@ export interface Services {
   limiter: RequestLimiter;
   usage: UsageRecorder;
   upstreams: UpstreamClient;
+  /** What routing has learned of each upstream credential (breakers, pauses, in flight). */
+  health: UpstreamHealth;
+  routes: RouteTable;
   inference: InferenceService;
   /** `GET /v1/me`. */
   keyStatus: KeyStatusService;
@@ -84,13 +88,15 @@ export function createServices(deps: ServiceDeps): Services {
   });
   const usage = new UsageRecorder({ ...deps, metrics, flushMs: deps.config.usageFlushMs });
   const upstreams = new UpstreamClient(CredentialRedactor.forUpstreams(deps.config.upstreams));
-  const routes = new RouteTable(deps.config.upstreams);
+  const health = new UpstreamHealth({ log: deps.log, publish: deps.shared ? (change) => void deps.shared!.publish({ type: 'upstream-health', change }) : undefined });
+  const routes = new RouteTable(deps.config.upstreams, health);
   const billing = new BillingService({ ...deps, wallets });
   const keys = new KeysService({ ...deps, catalog });
   // What another process changed: drop its cached keys, take its catalog.
   deps.shared?.onMessage((message) => {
     if (message.type === 'key-evicted') keys.evictKey(message.keyId);
     else if (message.type === 'catalog-changed') catalog.adopt(message.data, message.version);
+    else if (message.type === 'upstream-health') health.adopt(message.change);
   });
   const responses = new ResponsesStore(deps);
   return {
@@ -104,7 +110,9 @@ export function createServices(deps: ServiceDeps): Services {
     limiter,
     usage,
     upstreams,
-    inference: new InferenceService({ catalog, wallets, limiter, routes, upstreams, recorder: usage, log: deps.log, metrics, responses, hostedTools: deps.config.operator.inference.hostedTools }),
+    health,
+    routes,
+    inference: new InferenceService({ catalog, wallets, limiter, routes, health, upstreams, recorder: usage, log: deps.log, metrics, responses, hostedTools: deps.config.operator.inference.hostedTools }),
     keyStatus: new KeyStatusService({ catalog, accounts, wallets }),
     countTokens: new CountTokensService({ catalog, routes, upstreams, limiter, log: deps.log }),
     video: new VideoService({

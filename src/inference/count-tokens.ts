@@ -70,7 +70,7 @@ export class CountTokensService {
   private async forward(routes: RouteCandidate[], body: Record<string, unknown>, options: CountTokensOptions): Promise<{ input_tokens: number }> {
     let failure: UpstreamFailure | null = null;
     for (const route of routes) {
-      const headers = { ...anthropic.headers(route.upstream), ...(options.anthropicBeta ? { 'anthropic-beta': options.anthropicBeta } : {}) };
+      const headers = { ...anthropic.headers(route.upstream, route.credential), ...(options.anthropicBeta ? { 'anthropic-beta': options.anthropicBeta } : {}) };
       try {
         // The upstream pool's first-byte and idle timeouts bound the call; the signal is the client's disconnect.
         const signal = options.signal ?? new AbortController().signal;

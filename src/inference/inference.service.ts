@@ -3,6 +3,7 @@ import type { CatalogService } from '../catalog/catalog.service.js';
 import type { Metrics } from '../metrics.js';
 import type { Logger } from '../shared/logging.js';
 import type { UpstreamClient } from '../upstreams/client.js';
+import type { UpstreamHealth } from '../upstreams/health.js';
 import type { RouteCandidate, RouteTable } from '../upstreams/routes.js';
 import type { UsageRecorder } from '../usage/usage-recorder.js';
 import { Admission } from './admission.js';
@@ -40,6 +41,7 @@ export class InferenceService {
     wallets: WalletStore;
     limiter: RequestLimiter;
     routes: RouteTable;
+    health: UpstreamHealth;
     upstreams: UpstreamClient;
     recorder: UsageRecorder;
     log: Logger;
@@ -106,7 +108,7 @@ export class InferenceService {
         sink.signal,
         // Images are served by OpenAI-compatible upstreams only.
         (route) => route.upstream.kind === 'openai-compatible',
-        (route) => ({ path: '/images/generations', body: toImageUpstreamRequest(request, route.upstreamModel), headers: openAiCompatible.headers(route.upstream) }),
+        (route) => ({ path: '/images/generations', body: toImageUpstreamRequest(request, route.upstreamModel), headers: openAiCompatible.headers(route.upstream, route.credential) }),
         (response, route) => this.relay.image(response, route.upstream.id, new SlotFreeingSink(sink, admitted.slot)),
         CANCELLED,
       ),

@@ -4,7 +4,9 @@ import { DomainError } from '../shared/errors.js';
 import type { Logger } from '../shared/logging.js';
 import type { UpstreamClient } from '../upstreams/client.js';
 import type { UpstreamAnswer } from '../upstreams/upstream-body.js';
-import { clientErrorOf, type UpstreamFailure } from '../upstreams/failures.js';
+import type { HealthVerdict } from '../upstreams/breaker.js';
+import { clientErrorOf, UpstreamFailure } from '../upstreams/failures.js';
+import type { UpstreamHealth } from '../upstreams/health.js';
 import type { RouteCandidate, RouteTable } from '../upstreams/routes.js';
 import type { ClientFormat, ParsedRequest } from './client-formats.js';
 import type { InferenceCall } from './inference-call.js';
@@ -41,7 +43,7 @@ export function speaksClientFormat(format: ClientFormat, kind: ProviderKind, rou
  */
 export function legOf(call: InferenceCall, format: ClientFormat, parsed: ParsedRequest, route: RouteCandidate): UpstreamLeg {
   const kind = PROVIDER_KINDS[route.upstream.kind]!;
-  const headers = kind.headers(route.upstream);
+  const headers = kind.headers(route.upstream, route.credential);
   if (isNativeResponses(format, route)) {
     // The conversation is already whole (expanded from our store): the upstream keeps no state for us.
     const { previous_response_id: _expanded, ...body } = parsed.raw;
@@ -64,7 +66,7 @@ export class UpstreamLegs {
   /** The running upstream calls, each ended by its client going away or by `stopRunning`. */
   private readonly running = new Set<Cancellation>();
 
-  constructor(private readonly deps: { routes: RouteTable; upstreams: UpstreamClient; log: Logger; metrics?: Metrics }) {}
+  constructor(private readonly deps: { routes: RouteTable; health: UpstreamHealth; upstreams: UpstreamClient; log: Logger; metrics?: Metrics }) {}
 
   get stopping(): boolean {
     return this.stopped;
@@ -77,10 +79,11 @@ export class UpstreamLegs {
   }
 
   /**
-   * Calls the first route of `admitted.model` that `accepts` and answers, then hands its response to
-   * `relay` (the third stage) while the call is still wired to the client's disconnect.
+   * Calls the first route of `admitted.model` that `accepts` and answers (in the order routing chose
+   * from what health allows), then hands its response to `relay` (the third stage) while the call is
+   * still wired to the client's disconnect. Every attempt tells the route's health how it went.
    */
-  async run<T>(
+  async run<T extends { status: string }>(
     call: InferenceCall,
     admitted: Admitted,
     signal: Cancellation,
@@ -89,8 +92,9 @@ export class UpstreamLegs {
     relay: (response: UpstreamAnswer, route: RouteCandidate) => Promise<T>,
     cancelled: T,
   ): Promise<T> {
-    const routes = this.deps.routes.candidates(admitted.model.id, call.principal.routeGroup).filter(accepts);
-    if (!routes.length) {
+    const choice = this.deps.routes.choose(admitted.model.id, call.principal.routeGroup, accepts);
+    if (!choice.routes.length) {
+      if (choice.busy) throw new DomainError('rate_limited', `The model ${admitted.model.id} is at capacity; retry shortly`, { retryAfterSeconds: 1, reason: 'upstream_busy' });
       this.deps.log.error({ model: admitted.model.id, group: call.principal.routeGroup }, 'no upstream route serves this model');
       throw new DomainError('unavailable', `The model ${admitted.model.id} is temporarily unavailable`, { retryAfterSeconds: 30, reason: 'no_route' });
     }
@@ -102,24 +106,46 @@ export class UpstreamLegs {
     if (signal.cancelled || this.stopped) endUpstream();
     try {
       let failure: UpstreamFailure | null = null;
-      for (const route of routes) {
+      for (const route of choice.routes) {
         if (upstreamCall.cancelled) break;
+        const leg = request(route);
+        // Each attempt has its own stop, so routing can abandon a stalled one without ending the request.
+        const attemptCall = new Cancellation();
+        const endAttempt = () => attemptCall.cancel();
+        upstreamCall.once('abort', endAttempt);
+        const peers = `${admitted.model.id}\u0000${call.principal.routeGroup}\u0000${leg.body.stream === true ? 's' : 'j'}`;
+        const attempt = this.deps.health.begin(route.health, peers, choice.forced, endAttempt);
+        if (!attempt) {
+          upstreamCall.off('abort', endAttempt);
+          continue;
+        }
         let response: UpstreamAnswer;
         try {
-          response = await this.send(call, route, request(route), upstreamCall);
+          response = await this.send(call, route, leg, attemptCall);
+          this.deps.health.answered(attempt);
         } catch (error) {
-          if (upstreamCall.cancelled) break;
-          failure = this.deps.upstreams.failureOf(error, route.upstream.id);
+          upstreamCall.off('abort', endAttempt);
+          if (upstreamCall.cancelled) {
+            this.deps.health.end(attempt, 'none');
+            break;
+          }
+          failure = attempt.abandoned ? new UpstreamFailure('timeout', route.upstream.id, 'abandoned: no first byte while other routes answered, and the route was taken out') : this.deps.upstreams.failureOf(error, route.upstream.id);
+          this.deps.health.end(attempt, verdictOf(failure), failure.retryAfterSeconds === null ? null : failure.retryAfterSeconds * 1000);
           // The request id is on this line through the logging scope; the detail is for the operator only.
-          this.deps.log.warn({ upstream: route.upstream.id, kind: failure.kind, status: failure.status, detail: failure.detail }, 'upstream call failed');
+          this.deps.log.warn({ upstream: route.upstream.id, credential: route.credential.id, kind: failure.kind, status: failure.status, detail: failure.detail }, 'upstream call failed');
           this.deps.metrics?.upstreamError(route.upstream.id, failure.kind);
           if (!failure.retryable) break;
           continue;
         }
         // Past the first byte there is no failover: the relay owns the answer from here.
+        let verdict: HealthVerdict = 'none';
         try {
-          return await relay(response, route);
+          const outcome = await relay(response, route);
+          verdict = outcome.status === 'success' ? 'ok' : outcome.status === 'error' && !upstreamCall.cancelled && !this.stopped ? 'failure' : 'none';
+          return outcome;
         } finally {
+          upstreamCall.off('abort', endAttempt);
+          this.deps.health.end(attempt, verdict);
           // An answer the relay did not read to its end (it failed first) ends its upstream call, which would wait paused.
           response.body.destroy();
         }
@@ -138,5 +164,21 @@ export class UpstreamLegs {
     const response = await this.deps.upstreams.post(route.upstream, leg.path, JSON.stringify(leg.body), { ...leg.headers, [CLIENT_REQUEST_ID_HEADER]: call.requestId }, signal);
     if (response.status === 200) return response;
     throw await this.deps.upstreams.failureFrom(route.upstream.id, response);
+  }
+}
+
+/** What a failed attempt says of its route: a client's mistake says nothing against it; a refused credential, or a rate limit, is its own state. */
+function verdictOf(failure: UpstreamFailure): HealthVerdict {
+  switch (failure.kind) {
+    case 'rejected':
+      return 'ok';
+    case 'rate_limited':
+      return 'rate_limited';
+    case 'misconfigured':
+      return failure.status === 401 || failure.status === 403 ? 'auth_failed' : 'failure';
+    case 'timeout':
+    case 'connection':
+    case 'server_error':
+      return 'failure';
   }
 }

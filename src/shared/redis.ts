@@ -5,6 +5,8 @@ import type { Logger } from './logging.js';
 export type BusMessage =
   | { type: 'key-evicted'; keyId: string }
   | { type: 'catalog-changed'; version: number; data: unknown }
+  /** A breaker opened or closed, a credential paused: every process skips (or takes back) the route at once. */
+  | { type: 'upstream-health'; change: { upstreamId: string; credentialId: string; state: 'closed' | 'open' | 'half_open' | 'rate_limited' | 'auth_failed'; until: number } }
   /** `payload`: the event's JSON, parsed apart so only event payloads get their dates back. */
   | { type: 'event'; topic: string; payload: string };
 

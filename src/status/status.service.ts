@@ -5,7 +5,7 @@ import type { CatalogService } from '../catalog/catalog.service.js';
 import type { RouteTable } from '../upstreams/routes.js';
 import { authHeaders } from '../upstreams/auth.js';
 import type { UpstreamClient } from '../upstreams/client.js';
-import type { Upstream } from '../upstreams/config.js';
+import type { Upstream } from '../upstreams/model.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logging.js';
 import { Topics, type PubSub, type ServiceStatusChangedPayload } from '../shared/pubsub.js';
@@ -360,7 +360,7 @@ export class StatusService {
 
 /** What an operator checks first when a probe answer points at the configuration rather than an outage. */
 function probeHint(upstream: Upstream, reason: string): { hint?: string } {
-  if (reason === 'status 401' || reason === 'status 403') return { hint: `the upstream refuses our credential: check ${upstream.credentialEnv}` };
+  if (reason === 'status 401' || reason === 'status 403') return { hint: `the upstream refuses our credential: check ${upstream.credentials[0]!.id.startsWith('env:') ? upstream.credentials[0]!.id.slice(4) : `the credential ${upstream.credentials[0]!.label}`}` };
   if (reason === 'status 404') return { hint: `GET ${upstream.baseUrl}/models is not found: does baseUrl end with the API's version path (such as /v1)?` };
   return {};
 }

@@ -11,8 +11,8 @@ export class CredentialRedactor {
     this.credentials = [...new Set([...credentials].filter((c) => c.length > 0))];
   }
 
-  static forUpstreams(upstreams: readonly { credential: string }[]): CredentialRedactor {
-    return new CredentialRedactor(upstreams.map((u) => u.credential));
+  static forUpstreams(upstreams: readonly { credentials: readonly { secret: string }[] }[]): CredentialRedactor {
+    return new CredentialRedactor(upstreams.flatMap((u) => u.credentials.map((c) => c.secret)));
   }
 
   /** The text with every known credential replaced by `[redacted]`. */

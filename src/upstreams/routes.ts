@@ -1,43 +1,73 @@
 import type { Catalog } from '../catalog/catalog.js';
-import type { Upstream } from './config.js';
+import type { TargetHealth } from './breaker.js';
+import type { UpstreamHealth } from './health.js';
+import type { Upstream, UpstreamCredential } from './model.js';
 
-/** One way to serve a model in a group: an upstream and the name the upstream knows the model by. */
+/** One way to serve a model in a group: an upstream, one credential of its pool, and the name the upstream knows the model by. */
 export interface RouteCandidate {
   upstream: Upstream;
+  credential: UpstreamCredential;
   upstreamModel: string;
+  /** The route's weight, shared among the upstream's credentials. */
+  weight: number;
+  priority: number;
+  health: TargetHealth;
 }
 
-interface WeightedRoute extends RouteCandidate {
-  weight: number;
+/** The routes to try for one request, in order. */
+export interface RouteChoice {
+  routes: RouteCandidate[];
+  /** Every route was out (open, paused or refusing): `routes` holds the one that failed longest ago, tried anyway. */
+  forced: boolean;
+  /** Every route that could take the request is at its concurrency limit. */
+  busy: boolean;
 }
 
 /**
- * Which upstreams serve which (model, group), and in which order to try them. Built once from
- * configuration; never shown to users.
+ * Which (upstream, credential) pairs serve which (model, group), and in which order to try them for a
+ * request: by priority, then by weight (or by cache affinity), skipping what health says is out or full.
+ * Rebuilt whole when the upstreams change; read in memory on every request; never shown to users.
  */
 export class RouteTable {
-  private readonly routes = new Map<string, WeightedRoute[]>();
+  private routes = new Map<string, RouteCandidate[]>();
+  private upstreams: Upstream[] = [];
+
   constructor(
-    private readonly upstreams: Upstream[],
+    upstreams: Upstream[],
+    private readonly health: UpstreamHealth,
     private readonly random: () => number = Math.random,
   ) {
+    this.replace(upstreams);
+  }
+
+  /** Takes a new set of upstreams (an admin edit, here or in another process); requests already routed keep theirs. */
+  replace(upstreams: Upstream[]): void {
+    const routes = new Map<string, RouteCandidate[]>();
+    const keys = new Set<string>();
     for (const upstream of upstreams) {
-      for (const route of upstream.routes) {
-        for (const model of route.models) {
-          const key = routeKey(model, route.group);
-          const list = this.routes.get(key) ?? [];
-          list.push({ upstream, upstreamModel: route.modelMap[model] ?? model, weight: route.weight });
-          this.routes.set(key, list);
+      for (const credential of upstream.credentials) {
+        const health = this.health.target(upstream, credential);
+        keys.add(health.key);
+        for (const route of upstream.routes) {
+          const key = routeKey(route.model, route.group);
+          const list = routes.get(key) ?? [];
+          list.push({ upstream, credential, upstreamModel: route.upstreamModel, weight: route.weight / upstream.credentials.length, priority: route.priority, health });
+          routes.set(key, list);
         }
       }
     }
+    this.routes = routes;
+    this.upstreams = upstreams;
+    this.health.retain(keys);
+  }
+
+  get all(): readonly Upstream[] {
+    return this.upstreams;
   }
 
   /** Every (group, model, upstream) this table routes to an upstream of `kind`. */
   served(kind: Upstream['kind']): { group: string; model: string; upstreamId: string }[] {
-    return this.upstreams
-      .filter((upstream) => upstream.kind === kind)
-      .flatMap((upstream) => upstream.routes.flatMap((route) => route.models.map((model) => ({ group: route.group, model, upstreamId: upstream.id }))));
+    return this.upstreams.filter((upstream) => upstream.kind === kind).flatMap((upstream) => upstream.routes.map((route) => ({ group: route.group, model: route.model, upstreamId: upstream.id })));
   }
 
   /** Every route serving `model` in `group`, in configuration order (no weighting, no copy: read only). */
@@ -46,24 +76,51 @@ export class RouteTable {
   }
 
   /**
-   * Upstreams to try for `model` in `group`: one picked by weight, then that upstream's configured
-   * fallbacks (in their order) among those serving the model, then the rest by weight. Empty when
-   * nothing serves it.
+   * Routes for work outside the /v1 pipeline (status probes, video jobs, token counts): by priority,
+   * then one picked by weight, its fallbacks, the rest by weight; health not consulted.
    */
   candidates(model: string, group: string): RouteCandidate[] {
-    const routes = this.routes.get(routeKey(model, group)) ?? [];
-    // One route (the usual case): nothing to order.
-    if (routes.length === 1) return [{ upstream: routes[0]!.upstream, upstreamModel: routes[0]!.upstreamModel }];
-    const [first, ...rest] = this.weightedOrder(routes);
-    if (!first) return [];
-    const preferred = first.upstream.fallback.flatMap((id) => rest.filter((r) => r.upstream.id === id));
-    const others = rest.filter((r) => !preferred.includes(r));
-    return [first, ...preferred, ...others].map(({ upstream, upstreamModel }) => ({ upstream, upstreamModel }));
+    return this.ordered([...this.routesOf(model, group)]);
   }
 
-  private weightedOrder(routes: WeightedRoute[]): WeightedRoute[] {
+  /**
+   * The routes a /v1 request tries, in order: those health allows and with room, by priority (a lower
+   * one only after every higher one), each priority by weight. When none is allowed, the one that failed
+   * longest ago is still tried, so a blip of a model's only upstream is never an outage.
+   */
+  choose(model: string, group: string, accepts: (route: RouteCandidate) => boolean): RouteChoice {
+    const all = this.routesOf(model, group);
+    const now = this.health.now();
+    const usable: RouteCandidate[] = [];
+    let roomy: RouteCandidate | null = null;
+    for (const route of all) {
+      if (!accepts(route) || this.health.full(route.upstream, route.credential, route.health)) continue;
+      if (route.health.available(now)) usable.push(route);
+      else if (!roomy || route.health.lastFailureAt < roomy.health.lastFailureAt) roomy = route;
+    }
+    if (usable.length) return { routes: usable.length === 1 ? usable : this.ordered(usable), forced: false, busy: false };
+    if (roomy) return { routes: [roomy], forced: true, busy: false };
+    return { routes: [], forced: false, busy: all.some(accepts) };
+  }
+
+  private ordered(routes: RouteCandidate[]): RouteCandidate[] {
+    if (routes.length < 2) return routes;
+    const priorities = [...new Set(routes.map((r) => r.priority))].sort((a, b) => b - a);
+    return priorities.flatMap((priority) => this.byWeight(routes.filter((r) => r.priority === priority)));
+  }
+
+  /** One picked by weight, then that upstream's configured fallbacks (in their order), then the rest by weight. */
+  private byWeight(routes: RouteCandidate[]): RouteCandidate[] {
+    if (routes.length < 2) return routes;
+    const [first, ...rest] = this.weightedOrder(routes);
+    const preferred = first!.upstream.fallback.flatMap((id) => rest.filter((r) => r.upstream.id === id));
+    const others = rest.filter((r) => !preferred.includes(r));
+    return [first!, ...preferred, ...others];
+  }
+
+  private weightedOrder(routes: RouteCandidate[]): RouteCandidate[] {
     const left = [...routes];
-    const order: WeightedRoute[] = [];
+    const order: RouteCandidate[] = [];
     while (left.length) {
       const total = left.reduce((sum, r) => sum + r.weight, 0);
       let pick = this.random() * total;
@@ -91,13 +148,11 @@ export function routeCatalogMismatches(upstreams: Upstream[], catalog: Catalog):
   const routed = new Set<string>();
   for (const upstream of upstreams) {
     for (const route of upstream.routes) {
-      for (const model of route.models) {
-        routed.add(routeKey(model, route.group));
-        const offered = catalog.models.get(model);
-        if (!offered) deadRoutes.push(`${upstream.id}: model ${model} is not in the catalog`);
-        else if (!catalog.groups.has(route.group)) deadRoutes.push(`${upstream.id}: group ${route.group} is not in the catalog`);
-        else if (offered.groups[route.group] === undefined) deadRoutes.push(`${upstream.id}: the catalog does not offer ${model} in group ${route.group}`);
-      }
+      routed.add(routeKey(route.model, route.group));
+      const offered = catalog.models.get(route.model);
+      if (!offered) deadRoutes.push(`${upstream.id}: model ${route.model} is not in the catalog`);
+      else if (!catalog.groups.has(route.group)) deadRoutes.push(`${upstream.id}: group ${route.group} is not in the catalog`);
+      else if (offered.groups[route.group] === undefined) deadRoutes.push(`${upstream.id}: the catalog does not offer ${route.model} in group ${route.group}`);
     }
   }
   const unrouted = [...catalog.models.values()].flatMap((model) => Object.keys(model.groups).filter((group) => !routed.has(routeKey(model.id, group))).map((group) => `${model.id} in ${group}`));

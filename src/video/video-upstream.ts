@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { authHeaders } from '../upstreams/auth.js';
 import type { UpstreamClient } from '../upstreams/client.js';
 import { UpstreamFailure } from '../upstreams/failures.js';
-import type { Upstream } from '../upstreams/config.js';
+import type { Upstream } from '../upstreams/model.js';
 import type { VideoJobSpec } from './video-request.js';
 
 /**

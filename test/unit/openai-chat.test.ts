@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { RouteTable } from '../../src/upstreams/routes.js';
 import { usageOf } from '../../src/inference/providers/openai-compatible/chat.js';
 import { estimateTokens, SseSplitter } from '../../src/inference/sse.js';
 import { promptTokenBound } from '../../src/inference/canonical.js';
@@ -15,7 +14,6 @@ import {
   publicChunk,
   publicCompletion,
 } from '../../src/inference/translate/openai-chat.js';
-import type { Upstream } from '../../src/upstreams/config.js';
 import { DomainError } from '../../src/shared/errors.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/openai-chat/${name}`, import.meta.url), 'utf8');
@@ -196,37 +194,6 @@ describe('the OpenAI chat wire format', () => {
     expect(estimateTokens('')).toBe(0);
     expect(estimateTokens('abcd')).toBe(1);
     expect(estimateTokens('abcde')).toBe(2);
-  });
-});
-
-describe('route order', () => {
-  const upstream = (id: string, weight: number, fallback: string[] = []): Upstream => ({
-    id,
-    kind: 'openai-compatible',
-    baseUrl: `http://${id}.internal/v1`,
-    credentialEnv: 'X',
-    credential: 'x',
-    timeouts: { connectMs: 1, firstByteMs: 1, idleMs: 1, keepAliveMs: 1 },
-    routes: [{ group: 'cheap', models: ['m'], modelMap: id === 'b' ? { m: 'b-model' } : {}, weight }],
-    fallback,
-  });
-
-  it('picks by weight, then tries the first choice’s fallbacks in order, then the rest', () => {
-    const sequence = [0.0, 0.1, 0.5]; // by weight alone: a, b, c
-    let call = 0;
-    const table = new RouteTable([upstream('a', 1, ['c']), upstream('b', 1), upstream('c', 1)], () => sequence[call++ % sequence.length]!);
-    const order = table.candidates('m', 'cheap').map((r) => `${r.upstream.id}:${r.upstreamModel}`);
-    expect(order).toEqual(['a:m', 'c:m', 'b:b-model']);
-    expect(table.candidates('m', 'other')).toEqual([]);
-    expect(table.candidates('unknown', 'cheap')).toEqual([]);
-  });
-
-  it('shares traffic in proportion to weight', () => {
-    const table = new RouteTable([upstream('a', 3), upstream('b', 1)]);
-    const firsts = Array.from({ length: 4_000 }, () => table.candidates('m', 'cheap')[0]!.upstream.id);
-    const share = firsts.filter((id) => id === 'a').length / firsts.length;
-    expect(share).toBeGreaterThan(0.7);
-    expect(share).toBeLessThan(0.8);
   });
 });
 

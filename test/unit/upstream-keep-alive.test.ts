@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Cancellation } from '../../src/shared/cancellation.js';
 import { UpstreamClient } from '../../src/upstreams/client.js';
-import { upstreamsSchema, type Upstream } from '../../src/upstreams/config.js';
+import { resolveUpstreams, upstreamsSchema, type Upstream } from '../../src/upstreams/config.js';
 import { UpstreamFailure } from '../../src/upstreams/failures.js';
 
 /**
@@ -68,7 +68,7 @@ async function idleClosingUpstream(idleMs: number): Promise<IdleClosingUpstream>
 }
 
 function upstreamAt(url: string, keepAliveMs?: number): Upstream {
-  const [definition] = upstreamsSchema.parse([
+  const [upstream] = resolveUpstreams(upstreamsSchema.parse([
     {
       id: 'idle-closing',
       kind: 'openai-compatible',
@@ -77,8 +77,8 @@ function upstreamAt(url: string, keepAliveMs?: number): Upstream {
       ...(keepAliveMs === undefined ? {} : { timeouts: { keepAliveMs } }),
       routes: [{ group: 'cheap', models: ['m'] }],
     },
-  ]);
-  return { ...definition!, credential: 'unused' };
+  ]), { UNUSED_KEY: 'unused' });
+  return upstream!;
 }
 
 const opened: { close(): Promise<void> }[] = [];

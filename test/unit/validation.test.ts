@@ -112,9 +112,25 @@ describe('upstream configuration', () => {
   it('resolves credentials from the environment, with default timeouts and weights', async () => {
     const config = await configWith([primary], { PRIMARY_KEY: 'sk-CANARY-123' });
     expect(config.upstreams).toHaveLength(1);
-    expect(config.upstreams[0]).toMatchObject({ id: 'primary', credential: 'sk-CANARY-123', timeouts: { connectMs: 5000, firstByteMs: 60000, idleMs: 120000, keepAliveMs: 4000 } });
-    expect(config.upstreams[0]!.routes[0]!.weight).toBe(1);
+    expect(config.upstreams[0]).toMatchObject({
+      id: 'primary',
+      credentials: [{ id: 'env:PRIMARY_KEY', secret: 'sk-CANARY-123', maxConcurrent: null }],
+      timeouts: { connectMs: 5000, firstByteMs: 60000, idleMs: 120000, keepAliveMs: 4000 },
+      maxConcurrent: 32,
+      health: { windowMs: 30_000, minFailures: 5, failureRate: 0.5, cooldownMs: 5_000, maxCooldownMs: 60_000, stallMs: 1_000 },
+    });
+    expect(config.upstreams[0]!.routes).toEqual([{ model: 'gen-5.6-luna', group: 'cheap', upstreamModel: 'gen-5.6-luna', weight: 1, priority: 0 }]);
     expect((await configWith(undefined)).upstreams).toEqual([]);
+  });
+
+  it('reads a pool of credentials, priorities and the upstream’s own prices', async () => {
+    const pooled = { ...primary, credentialEnv: undefined, credentials: [{ env: 'KEY_A' }, { env: 'KEY_B', label: 'second account', maxConcurrent: 4 }], routes: [{ group: 'cheap', models: ['gen-5.6-luna'], priority: 5 }], prices: { 'gen-5.6-luna': { inputPer1m: '0.01', outputPer1m: '0.03' } } };
+    const config = await configWith([pooled], { KEY_A: 'sk-a', KEY_B: 'sk-b' });
+    expect(config.upstreams[0]!.credentials.map((c) => [c.id, c.label, c.secret, c.maxConcurrent])).toEqual([['env:KEY_A', 'KEY_A', 'sk-a', null], ['env:KEY_B', 'second account', 'sk-b', 4]]);
+    expect(config.upstreams[0]!.routes[0]!.priority).toBe(5);
+    expect(config.upstreams[0]!.prices['gen-5.6-luna']).toEqual({ inputPer1m: '0.01', outputPer1m: '0.03', cacheReadPer1m: null, cacheWritePer1m: null, perImage: null, perVideoSecond: null });
+    await expect(configWith([pooled], { KEY_A: 'sk-a' })).rejects.toThrow(/primary: KEY_B is not set/);
+    await expect(configWith([{ ...pooled, credentialEnv: 'PRIMARY_KEY' }], { KEY_A: 'sk-a', KEY_B: 'b', PRIMARY_KEY: 'p' })).rejects.toThrow(/either credentialEnv or a non-empty credentials list/);
   });
 
   it('names a missing credential variable without printing any value', async () => {

@@ -1,6 +1,6 @@
 import type { CanonicalRequest, CanonicalResponse, CanonicalSource, StreamDecoder } from '../canonical.js';
 import { authHeaders } from '../../upstreams/auth.js';
-import type { Upstream } from '../../upstreams/config.js';
+import type { Upstream, UpstreamCredential } from '../../upstreams/model.js';
 import { AnthropicStreamDecoder, checkAnthropicUpstream, fromAnthropicResponse, toAnthropicRequest } from './anthropic/messages.js';
 import { ChatStreamDecoder, checkChatUpstream, fromChatCompletion, toChatRequest } from './openai-compatible/chat.js';
 
@@ -10,7 +10,7 @@ export interface ProviderKind {
   speaks: CanonicalSource;
   /** Appended to the upstream's base URL. */
   path: string;
-  headers(upstream: Upstream): Record<string, string>;
+  headers(upstream: Upstream, credential: UpstreamCredential): Record<string, string>;
   /**
    * 422 (`validation_failed`, reason `unsupported_field`) naming every field of a request of another
    * format that this kind cannot honour. Pure; call it before admission for each kind the request
