@@ -90,7 +90,12 @@ export interface MetricsProbes {
   concurrencySlots(): number;
   redisUp(): boolean | null;
   databaseUp(): Promise<boolean>;
+  /** Every (upstream, credential) routing knows: its breaker state and requests in flight (absent: none). */
+  upstreamTargets?(): { upstreamId: string; credentialId: string; state: string; inFlight: number }[];
 }
+
+/** `baikal_upstream_breaker_state`'s values. */
+const BREAKER_STATE_VALUES: Record<string, number> = { closed: 0, half_open: 1, open: 2, rate_limited: 3, auth_failed: 4 };
 
 /**
  * The per-request metrics keep their sums in plain objects, one per label set, and hand them to
@@ -195,6 +200,9 @@ export class Metrics {
   private readonly spend = new SummedCounter({ name: 'baikal_spend_usd_total', help: 'USD charged by model (a float for dashboards; the ledger is exact)', labelNames: ['model'], registers: [this.registry] });
   private readonly refusals = new Counter({ name: 'baikal_limit_refusals_total', help: 'Requests refused by a limit, by reason', labelNames: ['reason'], registers: [this.registry] });
   private readonly upstreamErrors = new Counter({ name: 'baikal_upstream_errors_total', help: 'Failed upstream calls by upstream (operator-only) and kind', labelNames: ['upstream', 'kind'], registers: [this.registry] });
+  private readonly upstreamCalls = new SummedCounter({ name: 'baikal_upstream_requests_total', help: 'Upstream calls by upstream, credential and outcome (ok, cancelled, or the failure kind)', labelNames: ['upstream', 'credential', 'outcome'], registers: [this.registry] });
+  private readonly upstreamFirstByte = new BucketHistogram('baikal_upstream_first_byte_seconds', 'Time until an upstream answered with its headers, by upstream and credential', LATENCY_BUCKETS, this.registry);
+  private readonly upstreamDuration = new BucketHistogram('baikal_upstream_duration_seconds', 'Upstream calls from sending to their end, by upstream and credential', LATENCY_BUCKETS, this.registry);
 
   constructor(probes: MetricsProbes) {
     // prom-client's event-loop monitor cannot be left out of its defaults: given a period it never reaches,
@@ -215,6 +223,21 @@ export class Metrics {
     });
     // A cluster worker's figures are read by the primary's aggregator.
     this.answerPrimary();
+    const targets = probes.upstreamTargets;
+    if (targets) {
+      new Gauge({ name: 'baikal_upstream_in_flight', help: 'Requests in flight per upstream credential in this process', labelNames: ['upstream', 'credential'], registers: [this.registry], collect() { this.reset(); for (const t of targets()) this.set({ upstream: t.upstreamId, credential: t.credentialId }, t.inFlight); } });
+      new Gauge({
+        name: 'baikal_upstream_breaker_state',
+        help: 'Routing state per upstream credential: 0 closed, 1 half-open (a probe may go), 2 open, 3 paused by a rate limit, 4 refused credential',
+        labelNames: ['upstream', 'credential'],
+        registers: [this.registry],
+        aggregator: 'max',
+        collect() {
+          this.reset();
+          for (const t of targets()) this.set({ upstream: t.upstreamId, credential: t.credentialId }, BREAKER_STATE_VALUES[t.state] ?? 0);
+        },
+      });
+    }
     new Gauge({ name: 'baikal_database_up', help: '1 when PostgreSQL answers', registers: [this.registry], aggregator: 'min', async collect() { this.set((await probes.databaseUp()) ? 1 : 0); } });
   }
 
@@ -293,6 +316,15 @@ export class Metrics {
 
   upstreamError(upstream: string, kind: string): void {
     this.upstreamErrors.inc({ upstream, kind });
+  }
+
+  /** One upstream call ended: `outcome` is ok, cancelled or a failure kind; `firstByteMs` null when no answer came. */
+  observeUpstream(upstream: string, credential: string, outcome: string, firstByteMs: number | null, durationMs: number): void {
+    const target = `${upstream}\0${credential}`;
+    const labels = () => ({ upstream, credential });
+    this.upstreamCalls.inc(`${target}\0${outcome}`, () => ({ upstream, credential, outcome }));
+    if (firstByteMs !== null) this.upstreamFirstByte.observe(target, labels, firstByteMs / 1000);
+    this.upstreamDuration.observe(target, labels, durationMs / 1000);
   }
 }
 

@@ -80,7 +80,9 @@ export function createServices(deps: ServiceDeps): Services {
   const wallets = deps.shared ? new SharedWallets({ orm: deps.orm, shared: deps.shared, log: deps.log, leaseMs: deps.config.slotLeaseMs }) : new Wallets(deps);
   const baselines = { ...DEFAULT_LIMITS, concurrentPerAccount: deps.config.accountConcurrencyLimit };
   const limiter = deps.shared ? new SharedLimiter(deps.shared, deps.log, { leaseMs: deps.config.slotLeaseMs, baselines }) : new Limiter(baselines);
+  const health = new UpstreamHealth({ log: deps.log, publish: deps.shared ? (change) => void deps.shared!.publish({ type: 'upstream-health', change }) : undefined });
   const metrics = new Metrics({
+    upstreamTargets: () => health.snapshot(),
     activeHolds: () => wallets.activeHolds,
     concurrencySlots: () => limiter.inFlightTotal,
     redisUp: () => (deps.shared ? deps.shared.healthy : null),
@@ -88,7 +90,6 @@ export function createServices(deps: ServiceDeps): Services {
   });
   const usage = new UsageRecorder({ ...deps, metrics, flushMs: deps.config.usageFlushMs });
   const upstreams = new UpstreamClient(CredentialRedactor.forUpstreams(deps.config.upstreams));
-  const health = new UpstreamHealth({ log: deps.log, publish: deps.shared ? (change) => void deps.shared!.publish({ type: 'upstream-health', change }) : undefined });
   const routes = new RouteTable(deps.config.upstreams, health);
   const billing = new BillingService({ ...deps, wallets });
   const keys = new KeysService({ ...deps, catalog });

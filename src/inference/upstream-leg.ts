@@ -6,7 +6,7 @@ import type { UpstreamClient } from '../upstreams/client.js';
 import type { UpstreamAnswer } from '../upstreams/upstream-body.js';
 import type { HealthVerdict } from '../upstreams/breaker.js';
 import { clientErrorOf, UpstreamFailure } from '../upstreams/failures.js';
-import type { UpstreamHealth } from '../upstreams/health.js';
+import type { Attempt, UpstreamHealth } from '../upstreams/health.js';
 import type { RouteCandidate, RouteTable } from '../upstreams/routes.js';
 import type { ClientFormat, ParsedRequest } from './client-formats.js';
 import type { InferenceCall } from './inference-call.js';
@@ -126,11 +126,11 @@ export class UpstreamLegs {
         } catch (error) {
           upstreamCall.off('abort', endAttempt);
           if (upstreamCall.cancelled) {
-            this.deps.health.end(attempt, 'none');
+            this.finish(attempt, route, 'cancelled', 'none');
             break;
           }
           failure = attempt.abandoned ? new UpstreamFailure('timeout', route.upstream.id, 'abandoned: no first byte while other routes answered, and the route was taken out') : this.deps.upstreams.failureOf(error, route.upstream.id);
-          this.deps.health.end(attempt, verdictOf(failure), failure.retryAfterSeconds === null ? null : failure.retryAfterSeconds * 1000);
+          this.finish(attempt, route, attempt.abandoned ? 'abandoned' : failure.kind, verdictOf(failure), failure.retryAfterSeconds === null ? null : failure.retryAfterSeconds * 1000);
           // The request id is on this line through the logging scope; the detail is for the operator only.
           this.deps.log.warn({ upstream: route.upstream.id, credential: route.credential.id, kind: failure.kind, status: failure.status, detail: failure.detail }, 'upstream call failed');
           this.deps.metrics?.upstreamError(route.upstream.id, failure.kind);
@@ -139,13 +139,16 @@ export class UpstreamLegs {
         }
         // Past the first byte there is no failover: the relay owns the answer from here.
         let verdict: HealthVerdict = 'none';
+        let ended = 'cancelled';
         try {
           const outcome = await relay(response, route);
-          verdict = outcome.status === 'success' ? 'ok' : outcome.status === 'error' && !upstreamCall.cancelled && !this.stopped ? 'failure' : 'none';
+          // A stream the upstream cut (or answered malformed) is the route's failure; a client gone or a stop is not.
+          if (outcome.status === 'success') [verdict, ended] = ['ok', 'ok'];
+          else if (outcome.status === 'error' && !upstreamCall.cancelled && !this.stopped) [verdict, ended] = ['failure', 'stream_error'];
           return outcome;
         } finally {
           upstreamCall.off('abort', endAttempt);
-          this.deps.health.end(attempt, verdict);
+          this.finish(attempt, route, ended, verdict);
           // An answer the relay did not read to its end (it failed first) ends its upstream call, which would wait paused.
           response.body.destroy();
         }
@@ -157,6 +160,13 @@ export class UpstreamLegs {
       signal.off('abort', endUpstream);
       this.running.delete(upstreamCall);
     }
+  }
+
+  /** An attempt ended: its route's health and the operator's metrics learn how. */
+  private finish(attempt: Attempt, route: RouteCandidate, outcome: string, verdict: HealthVerdict, retryAfterMs: number | null = null): void {
+    this.deps.health.end(attempt, verdict, retryAfterMs);
+    const now = Date.now();
+    this.deps.metrics?.observeUpstream(route.upstream.id, route.credential.id, outcome, attempt.firstByteAt ? attempt.firstByteAt - attempt.startedAt : null, now - attempt.startedAt);
   }
 
   private async send(call: InferenceCall, route: RouteCandidate, leg: { path: string; body: Record<string, unknown>; headers: Record<string, string> }, signal: Cancellation): Promise<UpstreamAnswer> {

@@ -50,7 +50,7 @@ export const TRANSLATED_FAMILY_B = 'lm-sonnet-5';
  * upstream simulators: `primary` (chosen first) and `backup` (its fallback), each with canary
  * credentials, model names and error texts.
  */
-export async function startInferenceStack(extraEnv: Record<string, string> = {}, options: { nativeResponses?: string[]; strictFields?: boolean; operator?: Record<string, unknown> } = {}): Promise<InferenceStack> {
+export async function startInferenceStack(extraEnv: Record<string, string> = {}, options: { nativeResponses?: string[]; strictFields?: boolean; operator?: Record<string, unknown>; upstream?: Record<string, unknown> } = {}): Promise<InferenceStack> {
   const tag = randomBytes(6).toString('hex');
   const errorDetail = `CANARY-upstream-internal.example acct_canary_${tag}`;
   const canaryPrimary = `sk-canary-primary-${tag}`;
@@ -70,6 +70,7 @@ export async function startInferenceStack(extraEnv: Record<string, string> = {},
     timeouts: { connectMs: 1_000, firstByteMs: 1_500, idleMs: 3_000 },
     routes: [{ group: 'cheap', models, modelMap, weight }],
     fallback,
+    ...options.upstream,
   });
   const primaryId = `canary-primary-${tag}`;
   const backupId = `canary-backup-${tag}`;

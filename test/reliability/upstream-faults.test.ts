@@ -2,7 +2,7 @@ import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { estimateTokens } from '../../src/inference/sse.js';
 import { apiAccount, processAdmin, requestId, startInferenceStack, usageEventOf, type ApiAccount, type InferenceStack } from '../helpers/inference.js';
-import { chatBody, eventsByRequest, leaks, METRICS_TOKEN, moneyReport, rawCall, tokenCost, waitIdle, type RawCallOptions, type RawResult } from '../helpers/reliability.js';
+import { chatBody, eventsByRequest, leaks, METRICS_TOKEN, moneyReport, rawCall, sleep, tokenCost, waitIdle, type RawCallOptions, type RawResult } from '../helpers/reliability.js';
 import { usageDebitOf } from '../helpers/ledger.js';
 import { answerWords, promptTokensOf } from '../../src/simulator/openai-simulator.js';
 
@@ -24,7 +24,9 @@ const sent: string[] = [];
 const faults: Record<string, number> = {};
 
 beforeAll(async () => {
-  stack = await startInferenceStack({ METRICS_TOKEN, STATUS_PROBE_SECONDS: '0' });
+  // Each request here meets its own fault: breakers that opened on the earlier ones would hide the later ones'
+  // handling (test/reliability/upstream-health.test.ts is about what routing learns across requests).
+  stack = await startInferenceStack({ METRICS_TOKEN, STATUS_PROBE_SECONDS: '0' }, { upstream: { health: { minFailures: 10_000 } } });
   const admin = await processAdmin(stack);
   chat = await apiAccount(stack, admin, '5');
   messages = await apiAccount(stack, admin, '5', { provider_family: 'family_b' });
@@ -105,10 +107,12 @@ describe('failures before the first byte', () => {
       const result = await call(fault, chat, chatBody(prompt, { stream }));
       expect(result.status).toBe(200);
       expect(stream ? result.content : JSON.parse(result.text).choices[0].message.content).toBe(answer(6));
-      expect(upstreamCalls(marker)).toEqual({ primary: 1, backup: 1 });
+      // A 429 pauses the primary for its retry-after (the simulator's: 1 s): the next request goes straight to the backup.
+      expect(upstreamCalls(marker)).toEqual(fault === 'upstream_429' && stream ? { primary: 0, backup: 1 } : { primary: 1, backup: 1 });
       const event = await expectBilled(result.rid, 'success', null, tokenCost(LUNA, promptTokensOf([{ content: prompt }]), 6));
       expect(event.upstream_id).toBe(stack.canaries.upstreamIds[1]);
     }
+    if (fault === 'upstream_429') await sleep(1_100);
     await waitIdle(stack.url);
   });
 
@@ -124,7 +128,8 @@ describe('failures before the first byte', () => {
       const body = JSON.parse(result.text);
       expect(body.error).toMatchObject({ code, type: expect.any(String), param: null });
       expect(body.error.message).not.toMatch(/simulat|upstream [a-z]/i);
-      expect(upstreamCalls(marker)).toEqual({ primary: 1, backup: 1 });
+      // Both paused by their retry-after: the next request still tries the one paused longest ago, once.
+      expect(upstreamCalls(marker)).toEqual(fault === 'upstream_429' && stream ? { primary: 1, backup: 0 } : { primary: 1, backup: 1 });
       await expectUnbilled(result.rid, code);
     }
     // The Anthropic-kind route has no fallback: one try, then our error in the Messages shape.
@@ -132,6 +137,7 @@ describe('failures before the first byte', () => {
     expect(result.status).toBe(status);
     expect(JSON.parse(result.text)).toMatchObject({ type: 'error', error: { type: expect.any(String) } });
     await expectUnbilled(result.rid, code);
+    if (fault === 'upstream_429') await sleep(1_100);
     await waitIdle(stack.url);
   });
 });
