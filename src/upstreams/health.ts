@@ -42,8 +42,8 @@ const SWEEP_MS = 200;
  *
  * A hang is seen in seconds, not after the first-byte timeout: a request still waiting for its first
  * byte after max(stallMs, 4 x the model's recent p95) while another route of the same model has
- * answered a request sent later is a stall. It counts as a failure, and while it waits its target gets
- * no new request. If the breaker opens, the stalled requests there are abandoned and fail over at once
+ * answered a request sent later is a stall (a probe of an open route needs no such peer). It counts as a
+ * failure, and while it waits its target gets no new request. If the breaker opens, the stalled requests there are abandoned and fail over at once
  * (no byte has reached their clients).
  */
 export class UpstreamHealth {
@@ -177,11 +177,12 @@ export class UpstreamHealth {
 
   /** The breaker opened: the requests overtaken there stop waiting and fail over. */
   private abandonStalled(target: TargetHealth): void {
-    for (const attempt of [...this.pending]) {
-      if (attempt.target !== target || !attempt.stalled) continue;
-      attempt.abandoned = true;
-      attempt.abort();
-    }
+    for (const attempt of [...this.pending]) if (attempt.target === target && attempt.stalled) this.abandon(attempt);
+  }
+
+  private abandon(attempt: Attempt): void {
+    attempt.abandoned = true;
+    attempt.abort();
   }
 
   private sweep(): void {
@@ -192,11 +193,14 @@ export class UpstreamHealth {
       let threshold = thresholds.get(attempt.peers);
       if (threshold === undefined) thresholds.set(attempt.peers, (threshold = STALL_FACTOR * this.p95(attempt.peers)));
       if (now - attempt.startedAt < Math.max(attempt.target.stallMs, threshold)) continue;
-      if (!this.overtaken(attempt)) continue;
+      // A probe of a route already known bad needs no peer to overtake it: the quiet end of a burst has none.
+      if (!attempt.claim.probe && !this.overtaken(attempt)) continue;
       attempt.stalled = true;
       attempt.target.stalledPending++;
       const change = attempt.target.record(now, 'failure');
       if (change) this.changed(attempt.target, change, true);
+      // Sent just before the route was taken out, it has only now waited long enough to be seen: it fails over too.
+      else if (attempt.target.state(now) !== 'closed') this.abandon(attempt);
     }
   }
 

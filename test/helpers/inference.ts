@@ -182,7 +182,7 @@ export interface ApiAccount {
 }
 
 /** An account with one key of the given scope, funded by an admin adjustment (the ledger path a real operator uses). */
-export async function apiAccount(stack: InferenceStack, admin: { token: string }, balanceUsd: string | null, scope: { provider_family?: string; route_group?: string } = {}): Promise<ApiAccount> {
+export async function apiAccount(stack: Pick<InferenceStack, 'url'>, admin: { token: string }, balanceUsd: string | null, scope: { provider_family?: string; route_group?: string } = {}): Promise<ApiAccount> {
   const registered = await registerRest(stack.url);
   const key = await createKey(stack, registered.token, scope);
   const userId = registered.account.user_id as string;
@@ -190,37 +190,37 @@ export async function apiAccount(stack: InferenceStack, admin: { token: string }
   return { userId, token: registered.token, key: key.key, keyId: key.id };
 }
 
-export async function createKey(stack: InferenceStack, token: string, scope: { provider_family?: string; route_group?: string; label?: string } = {}) {
+export async function createKey(stack: Pick<InferenceStack, 'url'>, token: string, scope: { provider_family?: string; route_group?: string; label?: string } = {}) {
   const created = await http(stack.url, 'POST', '/keys', { token, body: scope });
   if (created.status !== 201 && created.status !== 200) throw new Error(`key creation failed: ${created.status} ${created.text}`);
   return created.body as { id: string; key: string };
 }
 
-export async function fund(stack: InferenceStack, admin: { token: string }, userId: string, amountUsd: string): Promise<void> {
+export async function fund(stack: Pick<InferenceStack, 'url'>, admin: { token: string }, userId: string, amountUsd: string): Promise<void> {
   const result = await graphql(stack.url, AdjustBalanceDocument, { input: { userId, amountUsd, reason: 'test funding', idempotencyKey: `fund-${randomBytes(8).toString('hex')}` } }, admin.token);
   if (result.errors) throw new Error(`funding failed: ${JSON.stringify(result.errors)}`);
 }
 
-export async function setKeyLimits(stack: InferenceStack, admin: { token: string }, keyId: string, limits: { rpmLimit?: number | null; concurrencyLimit?: number | null; monthlySpendCap?: string | null }): Promise<void> {
+export async function setKeyLimits(stack: Pick<InferenceStack, 'url'>, admin: { token: string }, keyId: string, limits: { rpmLimit?: number | null; concurrencyLimit?: number | null; monthlySpendCap?: string | null }): Promise<void> {
   const result = await graphql(stack.url, SetKeyLimitsDocument, { input: { keyId, ...limits } }, admin.token);
   if (result.errors) throw new Error(`setKeyLimits failed: ${JSON.stringify(result.errors)}`);
 }
 
 /** Overrides an account's concurrency limit (null: back to ACCOUNT_CONCURRENCY_LIMIT). */
-export async function setAccountLimits(stack: InferenceStack, admin: { token: string }, userId: string, limits: { concurrencyLimit: number | null }): Promise<void> {
+export async function setAccountLimits(stack: Pick<InferenceStack, 'url'>, admin: { token: string }, userId: string, limits: { concurrencyLimit: number | null }): Promise<void> {
   const result = await graphql(stack.url, SetAccountLimitsDocument, { input: { userId, ...limits } }, admin.token);
   if (result.errors) throw new Error(`setAccountLimits failed: ${JSON.stringify(result.errors)}`);
 }
 
 /** An admin session on the gateway process: registered, then promoted in the database as the admin CLI does. */
-export async function processAdmin(stack: InferenceStack): Promise<{ token: string; userId: string }> {
+export async function processAdmin(stack: Pick<InferenceStack, 'url' | 'db'>): Promise<{ token: string; userId: string }> {
   const registered = await registerRest(stack.url);
   await stack.db.query('update users set is_admin = true where id = $1', [registered.account.user_id]);
   return { token: registered.token, userId: registered.account.user_id };
 }
 
 /** Waits until the usage event of a request (by its x-request-id) has been written by the batch writer. */
-export async function usageEventOf(stack: InferenceStack, requestId: string, timeoutMs = 5_000): Promise<Record<string, any>> {
+export async function usageEventOf(stack: Pick<InferenceStack, 'db'>, requestId: string, timeoutMs = 5_000): Promise<Record<string, any>> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const [row] = await stack.db.query<Record<string, any>>('select * from usage_events where request_id = $1', [requestId]);
