@@ -12,6 +12,7 @@ import {
   parseDirectives,
   promptTokensOf,
   readJson,
+  setRetryAfter,
   simulateFailure,
   TEXT_FIRST,
   truncatedJson,
@@ -19,6 +20,7 @@ import {
   wordDeltas,
   type RouteContext,
 } from './common.js';
+import type { PromptPart } from './prompt-cache.js';
 import { forcedTool, schemaInstance } from './schema-instance.js';
 
 /**
@@ -72,7 +74,8 @@ export const THINKING_TEXT = 'The user asks about lake baikal; answer briefly.';
 
 /**
  * A thinking block's signature: an HMAC of its text under the simulator's key, so only blocks this
- * simulator issued, unaltered, verify (as Anthropic's signatures do).
+ * simulator issued, unaltered, verify (as Anthropic's signatures do). One key for the whole credential
+ * pool: the keys belong to one account, so a conversation may move between them.
  */
 function signatureOf(ctx: RouteContext, thinking: string): string {
   return createHmac('sha256', `thinking:${ctx.options.apiKey}`).update(thinking).digest('base64');
@@ -112,9 +115,10 @@ function requestIdOf(res: ServerResponse): string {
   return String(res.getHeader('request-id'));
 }
 
-export function sendAnthropicError(res: ServerResponse, status: number, message: string): void {
+/** `retryAfterSeconds` as `setRetryAfter` reads it (left out: 1 second on a 429). */
+export function sendAnthropicError(res: ServerResponse, status: number, message: string, retryAfterSeconds?: number | null): void {
   const type = ERROR_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
-  if (status === 429) res.setHeader('retry-after', '1');
+  setRetryAfter(res, status, retryAfterSeconds);
   const requestId = requestIdOf(res);
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify({ type: 'error', error: { type, message }, request_id: requestId }));
@@ -161,7 +165,7 @@ async function acceptRequest(req: IncomingMessage, res: ServerResponse, ctx: Rou
   requestIdOf(res);
   const apiKey = req.headers['x-api-key'] ?? /^Bearer (.*)$/.exec(req.headers.authorization ?? '')?.[1];
   if (!apiKey) return fail(401, `x-api-key header is required ${ctx.detail}`);
-  if (apiKey !== ctx.options.apiKey) return fail(401, `invalid x-api-key ${ctx.detail}`);
+  if (typeof apiKey !== 'string' || !ctx.credentials.includes(apiKey)) return fail(401, `invalid x-api-key ${ctx.detail}`);
   const version = String(req.headers['anthropic-version'] ?? '');
   if (!version) return fail(400, `anthropic-version: header is required ${ctx.detail}`);
   if (!ANTHROPIC_VERSIONS.includes(version)) return fail(400, `anthropic-version: "${version}" is not a valid version ${ctx.detail}`);
@@ -173,6 +177,15 @@ async function acceptRequest(req: IncomingMessage, res: ServerResponse, ctx: Rou
   }
   ctx.record(req, res, path, body);
   return { body, version };
+}
+
+/** A Messages prompt in the order Anthropic caches it: tool definitions, system, messages. */
+function promptParts(body: any): PromptPart[] {
+  const parts: PromptPart[] = [];
+  if (Array.isArray(body.tools) && body.tools.length) parts.push({ opaque: JSON.stringify(body.tools) });
+  parts.push({ text: messageText(body.system), framing: 0 });
+  for (const message of body.messages as { role?: unknown; content?: unknown }[]) parts.push({ text: messageText(message.content), framing: 3, tag: String(message.role) });
+  return parts;
 }
 
 export async function handleMessages(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): Promise<void> {
@@ -234,8 +247,9 @@ export async function handleMessages(req: IncomingMessage, res: ServerResponse, 
 
   // Anthropic's input_tokens excludes what was read from or written to the cache: the three add up to the prompt.
   const promptTokens = countTokens(messageText(body.system)) + promptTokensOf(messages);
-  const cacheRead = Math.min(sim.cached, promptTokens);
-  const cacheWrite = Math.min(sim.cacheWrite, promptTokens - cacheRead);
+  const cache = ctx.promptCache.use(ctx.credentialOf(req), body.model, promptParts(body));
+  const cacheRead = Math.min(Math.max(sim.cached, cache.cached), promptTokens);
+  const cacheWrite = Math.min(Math.max(sim.cacheWrite, cache.written), promptTokens - cacheRead);
   const usage = {
     input_tokens: promptTokens - cacheRead - cacheWrite,
     cache_creation_input_tokens: cacheWrite,

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { PromptCache } from './prompt-cache.js';
 import { schemaInstance } from './schema-instance.js';
 
 /**
@@ -10,6 +11,20 @@ import { schemaInstance } from './schema-instance.js';
 export interface SimulatorOptions {
   /** The credential the simulator requires (`Authorization: Bearer`, or `x-api-key` on the Anthropic route). */
   apiKey: string;
+  /**
+   * More credentials of the same provider account, as a gateway pools several keys of one upstream: any of
+   * them authenticates. The pool is `[apiKey, ...apiKeys]` (duplicates dropped); each recorded request says
+   * which one it came with (`credential`), and each has its own prompt cache.
+   */
+  apiKeys?: string[];
+  /** Prompts shorter than this many tokens are never cached (default 1024, as OpenAI). */
+  cacheMinTokens?: number;
+  /** The prompt cache's granularity in tokens (default 128, as OpenAI). */
+  cacheBlockTokens?: number;
+  /** How long an unused cached prefix lives (default 5 minutes; each hit renews it). */
+  cacheTtlMs?: number;
+  /** At most this many cached blocks over all credentials (default 100 000); the least recently used go first. */
+  cacheMaxEntries?: number;
   /** Text planted in error messages, as real upstreams leak hostnames and account ids. */
   errorDetail?: string;
   /** This instance's name, for the `down=NAME` directive. */
@@ -29,6 +44,10 @@ export interface SimulatorOptions {
 
 export interface RecordedRequest {
   path: string;
+  /** The index in `Simulator.credentials` of the key the request authenticated with; -1 when none did (possible only under `fault`). */
+  credential: number;
+  /** Set when a whole-simulator fault (`setFault`) answered the request instead of its route. */
+  fault?: 'hang' | 'status' | 'reset';
   /** The gateway's request id (`x-client-request-id`), the one its client saw as `x-request-id`. */
   requestId: string | undefined;
   headers: IncomingMessage['headers'];
@@ -79,8 +98,22 @@ export interface RouteContext {
   options: SimulatorOptions;
   /** `options.errorDetail`, or '' — appended to every error message. */
   detail: string;
+  /** The credential pool: `options.apiKey`, then `options.apiKeys`. */
+  credentials: readonly string[];
+  /**
+   * The pool index of the key a request presents (`x-api-key` if it is one of ours, else the Bearer token), -1
+   * for none. The routes still check where the key may be sent (the OpenAI routes take only Bearer).
+   */
+  credentialOf(req: IncomingMessage): number;
+  /** The prompt caches of every credential. */
+  promptCache: PromptCache;
   /** Records a parsed request and notices when its client goes away. */
   record(req: IncomingMessage, res: ServerResponse, path: string, body: unknown): RecordedRequest;
+}
+
+/** The Bearer token of a request, if it has one. */
+export function bearerToken(req: IncomingMessage): string | undefined {
+  return /^Bearer (.*)$/.exec(req.headers.authorization ?? '')?.[1];
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -234,14 +267,23 @@ export async function readJson(req: IncomingMessage): Promise<any> {
   return JSON.parse(Buffer.concat(chunks).toString('utf8'));
 }
 
-export function sendError(res: ServerResponse, status: number, message: string, type: string, code: string | null, param: string | null = null): void {
-  if (status === 429) res.setHeader('retry-after', '1');
+/**
+ * `retry-after` on an error: `undefined` keeps the simulator's habit (1 second on a 429, none otherwise),
+ * `null` sends none, a number sends that many seconds.
+ */
+export function setRetryAfter(res: ServerResponse, status: number, retryAfterSeconds: number | null | undefined): void {
+  const seconds = retryAfterSeconds === undefined ? (status === 429 ? 1 : null) : retryAfterSeconds;
+  if (seconds !== null) res.setHeader('retry-after', String(seconds));
+}
+
+export function sendError(res: ServerResponse, status: number, message: string, type: string, code: string | null, param: string | null = null, retryAfterSeconds?: number | null): void {
+  setRetryAfter(res, status, retryAfterSeconds);
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify({ error: { message, type, param, code } }));
 }
 
 /** OpenAI's error type and code for a simulated status. */
-export function sendStatusError(res: ServerResponse, status: number, message: string): void {
+export function sendStatusError(res: ServerResponse, status: number, message: string, retryAfterSeconds?: number | null): void {
   const type = status === 429 ? 'rate_limit_exceeded' : status >= 500 ? 'server_error' : 'invalid_request_error';
-  sendError(res, status, message, type, status === 503 ? 'service_unavailable' : type);
+  sendError(res, status, message, type, status === 503 ? 'service_unavailable' : type, null, retryAfterSeconds);
 }

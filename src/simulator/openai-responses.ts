@@ -19,6 +19,7 @@ import {
   wordDeltas,
   type RouteContext,
 } from './common.js';
+import type { PromptPart } from './prompt-cache.js';
 import { forcedTool, schemaInPrompt, schemaInstance } from './schema-instance.js';
 
 /**
@@ -57,7 +58,15 @@ function itemText(item: any): string {
   return messageText(item.content);
 }
 
-export async function handleResponses(_req: IncomingMessage, res: ServerResponse, body: any, ctx: RouteContext): Promise<void> {
+/** A Responses prompt in the order the prompt cache reads it: instructions, tool definitions, input items. */
+function promptParts(instructions: string, tools: unknown[], items: any[]): PromptPart[] {
+  const parts: PromptPart[] = [{ text: instructions, framing: 0 }];
+  if (tools.length) parts.push({ opaque: JSON.stringify(tools) });
+  for (const item of items) parts.push({ text: itemText(item), framing: 3, tag: String(item?.role ?? item?.type) });
+  return parts;
+}
+
+export async function handleResponses(req: IncomingMessage, res: ServerResponse, body: any, ctx: RouteContext): Promise<void> {
   const bad = (message: string, param: string | null, code: string | null = null) => sendError(res, 400, `${message} ${ctx.detail}`.trim(), 'invalid_request_error', code, param);
   const unknown = ctx.options.strictFields ? Object.keys(body ?? {}).find((key) => !KNOWN_FIELDS.has(key)) : undefined;
   if (unknown) return bad(`Unknown parameter: '${unknown}'.`, unknown, 'unknown_parameter');
@@ -111,10 +120,11 @@ export async function handleResponses(_req: IncomingMessage, res: ServerResponse
   output.push(...calls);
 
   const inputTokens = countTokens(String(body.instructions ?? '')) + items.reduce((sum, item) => sum + countTokens(itemText(item)) + 3, 0);
+  const cache = ctx.promptCache.use(ctx.credentialOf(req), body.model, promptParts(String(body.instructions ?? ''), tools, items));
   const outputTokens = countTokens(text) + calls.reduce((sum, call) => sum + countTokens(call.arguments) + 2, 0) + reasoningTokens;
   const usage = {
     input_tokens: inputTokens,
-    input_tokens_details: { cached_tokens: Math.min(sim.cached, inputTokens) },
+    input_tokens_details: { cached_tokens: Math.min(Math.max(sim.cached, cache.cached), inputTokens) },
     output_tokens: outputTokens,
     output_tokens_details: { reasoning_tokens: reasoningTokens },
     total_tokens: inputTokens + outputTokens,

@@ -9,6 +9,7 @@ import {
   TEXT_FIRST,
   TOOL_INPUT,
   answerWords,
+  bearerToken,
   countTokens,
   cutConnection,
   forThisSimulator,
@@ -28,13 +29,17 @@ import {
   wordDeltas,
 } from './common.js';
 import { handleCountTokens, handleMessages, sendAnthropicError } from './anthropic-messages.js';
+import { answerFault, type SimulatorFault } from './faults.js';
 import { handleResponses } from './openai-responses.js';
+import { PromptCache, type PromptPart } from './prompt-cache.js';
 import { forcedTool, schemaInPrompt, schemaInstance } from './schema-instance.js';
 
 import { createVideoJobs, handleVideos, type VideoJobs } from './video-jobs.js';
 
 // Tests and the bench drive the simulator through this module: its shared helpers are theirs too.
 export * from './common.js';
+export type { SimulatorFault } from './faults.js';
+export type { CacheUse, PromptPart } from './prompt-cache.js';
 
 /**
  * A faithful stand-in for the upstreams the gateway talks to, on one HTTP server:
@@ -50,6 +55,15 @@ export * from './common.js';
  *   the gateway's status monitor probes;
  * with injectable latency, chunk pacing, errors, 429s, hangs and mid-stream cuts.
  *
+ * Credentials and prompt caching, as a provider account has them: `apiKeys` adds keys to `apiKey` (any of
+ * them authenticates; `credentials` lists the pool and each recorded request names its `credential`), and
+ * each credential has its own prompt cache (prompt-cache.ts): a prompt of at least `cacheMinTokens` tokens
+ * (default 1024) is cached in blocks of `cacheBlockTokens` (128) for `cacheTtlMs` (5 minutes, renewed on
+ * use), and a later prompt for the same model with the same credential reports its longest cached
+ * block-aligned prefix, in JSON and streams alike: chat `usage.prompt_tokens_details.cached_tokens`,
+ * Responses `usage.input_tokens_details.cached_tokens`, Anthropic `usage.cache_read_input_tokens`, with
+ * what it wrote as `cache_creation_input_tokens`. Another credential of the pool finds nothing cached.
+ *
  * Behaviour is chosen per request by directives in the last message (the prompt, for images), e.g.
  * `[sim:words=12 chunk-delay=20]`, so tests drive it through the gateway without side channels:
  *   words=N          answer with N words (default 8; capped by max_tokens / max_completion_tokens)
@@ -58,8 +72,10 @@ export * from './common.js';
  *   status=CODE      answer with that HTTP error (429 adds Retry-After)
  *   cut-after=K      stream K content chunks, then destroy the connection (no usage, no [DONE])
  *   hang             never answer
- *   cached=N         report N prompt tokens as read from the cache
- *   cache-write=N    report N prompt tokens as written to the cache (Anthropic only; OpenAI has no such field)
+ *   cached=N         report N prompt tokens as read from the cache (or the prompt cache's own count when
+ *                    that is larger: the two are not added, so a test's N stays exact on short prompts)
+ *   cache-write=N    report N prompt tokens as written to the cache (Anthropic only; OpenAI has no such field;
+ *                    again the larger of N and what the prompt cache wrote)
  *   tool=NAME        call tool NAME (from the request's tools) instead of answering in text
  *   tools=A,B        call several tools in one answer, in that order
  *   text-first       with tool/tools: say `Let me check.` before the calls
@@ -80,8 +96,10 @@ export * from './common.js';
  * Images honour status, latency, hang, reset, down and only.
  *
  * Outside the requests, a test can take the whole simulator down and back up with `setDown(true|false)`
- * (every route then answers as an outage: OpenAI 503, Anthropic 529) and slow the model list with
- * `setProbeLatency(ms)`.
+ * (every route then answers as an outage: OpenAI 503, Anthropic 529), slow the model list with
+ * `setProbeLatency(ms)`, and set a fault on every route, the model list included, with `setFault` (see
+ * faults.ts: `hang`, `status` with an optional `retry-after`, `reset`, `refuse` the connections; `null`
+ * clears it, ends hung requests and listens again on the same port).
  */
 export interface Simulator {
   url: string;
@@ -98,6 +116,14 @@ export interface Simulator {
   setDown(down: boolean): void;
   /** Delay before `GET /v1/models` answers (default 0). */
   setProbeLatency(ms: number): void;
+  /** The credential pool, `apiKey` first: `RecordedRequest.credential` indexes it. */
+  credentials: readonly string[];
+  /**
+   * Sets (or, with null, clears) a fault of every route, the model list included. Resolves once it acts:
+   * for `refuse`, once the port is closed; when `refuse` is cleared, once it listens again on the same port.
+   * Leaving `hang` destroys the hung requests.
+   */
+  setFault(fault: SimulatorFault | null): Promise<void>;
   /** The video jobs submitted to `/v1/videos`, and how often each video route was called. */
   videoJobs: VideoJobs;
   close(): Promise<void>;
@@ -113,6 +139,18 @@ const CHAT_FIELDS = new Set([
 
 /** Reasoning tokens a reasoning model spends per `reasoning_effort`. */
 const REASONING_TOKENS: Record<string, number> = { none: 0, minimal: 0, low: 16, medium: 32, high: 64, xhigh: 96 };
+
+/**
+ * A chat prompt in the order the prompt cache reads it: the leading system/developer messages, the tool
+ * definitions, then the other messages (counted as `promptTokensOf` counts them).
+ */
+function chatPromptParts(messages: { role?: unknown; content?: unknown }[], tools: unknown[]): PromptPart[] {
+  const parts: PromptPart[] = messages.map((m) => ({ text: messageText(m.content), framing: 3, tag: String(m.role) }));
+  if (!tools.length) return parts;
+  const leading = messages.findIndex((m) => m.role !== 'system' && m.role !== 'developer');
+  parts.splice(leading < 0 ? parts.length : leading, 0, { opaque: JSON.stringify(tools) });
+  return parts;
+}
 
 async function chatCompletions(req: IncomingMessage, res: ServerResponse, body: any, ctx: RouteContext): Promise<void> {
   const unknown = ctx.options.strictFields ? Object.keys(body ?? {}).find((key) => !CHAT_FIELDS.has(key)) : undefined;
@@ -149,6 +187,7 @@ async function chatCompletions(req: IncomingMessage, res: ServerResponse, body: 
         : answerWords(Math.min(sim.words, maxTokens ?? Number.POSITIVE_INFINITY)).join(' ');
   const reasoningTokens = REASONING_TOKENS[body.reasoning_effort ?? 'none'] ?? 0;
   const promptTokens = promptTokensOf(messages);
+  const cache = ctx.promptCache.use(ctx.credentialOf(req), String(body.model), chatPromptParts(messages, requestTools));
   const id = `chatcmpl-${randomBytes(12).toString('hex')}`;
   const created = Math.floor(Date.now() / 1000);
   const model = String(body.model);
@@ -157,7 +196,7 @@ async function chatCompletions(req: IncomingMessage, res: ServerResponse, body: 
     prompt_tokens: promptTokens,
     completion_tokens: completionTokens,
     total_tokens: promptTokens + completionTokens,
-    prompt_tokens_details: { cached_tokens: Math.min(sim.cached, promptTokens), audio_tokens: 0 },
+    prompt_tokens_details: { cached_tokens: Math.min(Math.max(sim.cached, cache.cached), promptTokens), audio_tokens: 0 },
     completion_tokens_details: { reasoning_tokens: reasoningTokens, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
   };
   const finishReason = toolCalls.length ? 'tool_calls' : !structured && maxTokens !== undefined && sim.words > maxTokens ? 'length' : 'stop';
@@ -285,8 +324,8 @@ export const LISTED_MODELS = ['sim-chat-1', 'sim-image-1', 'sim-messages-1', 'si
 
 function listModels(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): void {
   const anthropicStyle = req.headers['x-api-key'] !== undefined;
-  const apiKey = req.headers['x-api-key'] ?? /^Bearer (.*)$/.exec(req.headers.authorization ?? '')?.[1];
-  if (apiKey !== ctx.options.apiKey) {
+  const apiKey = req.headers['x-api-key'] ?? bearerToken(req);
+  if (typeof apiKey !== 'string' || !ctx.credentials.includes(apiKey)) {
     if (anthropicStyle) return sendAnthropicError(res, 401, `invalid x-api-key ${ctx.detail}`);
     return sendError(res, 401, `Incorrect API key provided ${ctx.detail}`, 'invalid_request_error', 'invalid_api_key');
   }
@@ -304,13 +343,40 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
   const probes: RecordedProbe[] = [];
   let down = false;
   let probeLatency = 0;
+  let fault: SimulatorFault | null = null;
+  /** Responses a `hang` fault holds open: ended when the fault is left, so the server can close. */
+  const hung = new Set<ServerResponse>();
   const videoJobs = createVideoJobs();
+  const credentials: readonly string[] = [...new Set([options.apiKey, ...(options.apiKeys ?? [])])];
+  const promptCache = new PromptCache({
+    minTokens: options.cacheMinTokens ?? 1024,
+    blockTokens: options.cacheBlockTokens ?? 128,
+    ttlMs: options.cacheTtlMs ?? 5 * 60_000,
+    maxEntries: options.cacheMaxEntries ?? 100_000,
+  });
+  const credentialOf = (req: IncomingMessage): number => {
+    const byHeader = req.headers['x-api-key'];
+    const index = typeof byHeader === 'string' ? credentials.indexOf(byHeader) : -1;
+    const bearer = bearerToken(req);
+    return index >= 0 || bearer === undefined ? index : credentials.indexOf(bearer);
+  };
   const ctx: RouteContext = {
     options,
     detail: options.errorDetail ?? '',
+    credentials,
+    credentialOf,
+    promptCache,
     record(req, res, path, body) {
       const given = req.headers['x-client-request-id'];
-      const record: RecordedRequest = { path, requestId: typeof given === 'string' ? given : undefined, headers: req.headers, body, aborted: false, startedAt: Date.now() };
+      const record: RecordedRequest = {
+        path,
+        credential: credentialOf(req),
+        requestId: typeof given === 'string' ? given : undefined,
+        headers: req.headers,
+        body,
+        aborted: false,
+        startedAt: Date.now(),
+      };
       if (options.retainRecords !== false) requests.push(record);
       res.on('close', () => {
         record.endedAt = Date.now();
@@ -324,7 +390,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     const path = (req.url ?? '/').split('?')[0]!;
     void handle(req, res, path).catch((error: unknown) => {
       const message = `simulator failure: ${(error as Error).message} ${ctx.detail}`;
-      if (res.headersSent) res.destroy();
+      if (res.headersSent || res.destroyed) res.destroy();
       else if (path === '/v1/messages') sendAnthropicError(res, 500, message);
       else sendError(res, 500, message, 'server_error', null);
     });
@@ -336,6 +402,10 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       probes.push({ headers: req.headers, at: Date.now() });
       if (probeLatency) await sleep(probeLatency);
     }
+    const current = fault;
+    // A connection opened just before `refuse` took effect: dropped like the others.
+    if (current?.mode === 'refuse') return void res.socket?.destroy();
+    if (current) return answerFault(req, res, path, probe, current, ctx, hung);
     if (down) {
       const message = `Simulated outage ${ctx.options.name ?? ''} ${ctx.detail}`;
       if (path === '/v1/messages' || (probe && req.headers['x-api-key'] !== undefined)) return sendAnthropicError(res, 529, message);
@@ -351,7 +421,8 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       return void res.end(PNG_1X1);
     }
 
-    if (req.headers.authorization !== `Bearer ${options.apiKey}`) {
+    const bearer = bearerToken(req);
+    if (bearer === undefined || !credentials.includes(bearer)) {
       return sendError(res, 401, `Incorrect API key provided ${ctx.detail}`, 'invalid_request_error', 'invalid_api_key');
     }
     if (path === '/v1/videos' || path.startsWith('/v1/videos/')) return handleVideos(req, res, path, ctx, videoJobs);
@@ -367,7 +438,36 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     return route(req, res, body, ctx);
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const endHung = () => {
+    for (const res of hung) res.destroy();
+    hung.clear();
+  };
+  /** Stops accepting connections and drops the open ones (a keep-alive socket would otherwise still reach us). */
+  const stopListening = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  const listenOn = (port: number) =>
+    new Promise<void>((resolve, reject) => {
+      const failed = (error: Error) => reject(error);
+      server.once('error', failed);
+      server.listen(port, '127.0.0.1', () => {
+        server.off('error', failed);
+        resolve();
+      });
+    });
+  // Fault changes run one after another: a `refuse` cleared before its close finished must still listen again.
+  let faultChanges: Promise<void> = Promise.resolve();
+  const changeFault = async (next: SimulatorFault | null): Promise<void> => {
+    const previous = fault;
+    fault = next;
+    if (previous?.mode === 'hang' && next?.mode !== 'hang') endHung();
+    if (next?.mode === 'refuse' && previous?.mode !== 'refuse') await stopListening();
+    if (previous?.mode === 'refuse' && next?.mode !== 'refuse') await listenOn(port);
+  };
+
+  await listenOn(0);
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
@@ -375,16 +475,23 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     requestsFor: (requestId) => requests.filter((r) => r.requestId === requestId),
     probes,
     videoJobs,
+    credentials,
     setDown: (value) => {
       down = value;
     },
     setProbeLatency: (ms) => {
       probeLatency = ms;
     },
+    setFault: (next) => {
+      faultChanges = faultChanges.catch(() => undefined).then(() => changeFault(next));
+      return faultChanges;
+    },
     close: () =>
       new Promise<void>((resolve) => {
-        server.closeAllConnections();
+        endHung();
+        // Not listening (under `refuse`): the callback still comes, with an error that changes nothing here.
         server.close(() => resolve());
+        server.closeAllConnections();
       }),
   };
 }
