@@ -135,8 +135,13 @@ function firstAtOrAfter(positions: Uint32Array, hash: number): number {
  * targets at or over their bound in ring order (fallbacks when the others fail), then those of weight 0.
  * With no load anywhere, the first entry depends only on the key and the ids and weights of the targets.
  * `balanceFactor` (c > 1) is how far over its fair share a target may go before the key moves on.
+ *
+ * `minBound` raises every bound to at least that many in flight. At low load the bound is tiny (4 requests
+ * in flight over 4 targets: ceil(1.25 × 5 / 4) = 2), so pure bounded load moves keys off their home, and off
+ * their prompt cache, to balance loads no upstream would notice; a floor (e.g. the concurrency one credential
+ * handles without strain) keeps keys home until the load matters. 0, the default, is the published algorithm.
  */
-export function affinityOrder(key: string, targets: readonly AffinityTarget[], balanceFactor: number = DEFAULT_BALANCE_FACTOR): number[] {
+export function affinityOrder(key: string, targets: readonly AffinityTarget[], balanceFactor: number = DEFAULT_BALANCE_FACTOR, minBound = 0): number[] {
   const n = targets.length;
   if (n <= 1) return n === 1 ? [0] : [];
   const ring = ringFor(targets);
@@ -161,7 +166,7 @@ export function affinityOrder(key: string, targets: readonly AffinityTarget[], b
       if (seen[owner] !== stamp) {
         seen[owner] = stamp;
         found++;
-        if (targets[owner]!.inFlight < Math.ceil(perWeight * ring.weights[owner]!)) order[filled++] = owner;
+        if (targets[owner]!.inFlight < Math.max(minBound, Math.ceil(perWeight * ring.weights[owner]!))) order[filled++] = owner;
         else overflow[over++] = owner;
       }
       if (++k === positions.length) k = 0;

@@ -113,6 +113,26 @@ describe('affinityOrder', () => {
     expect(affinityOrder(key, busyHome)[0]).toBe(ring[0]);
   });
 
+  it('with minBound, keeps a key home until the floor however low the total load', () => {
+    const ids = IDS.slice(0, 4);
+    const loads = [0, 0, 0, 0];
+    const targets = () => ids.map((id, i) => ({ id, inFlight: loads[i]! }));
+    const home = affinityOrder('hot', targets())[0]!;
+    // Without a floor the second request of the hot key already moves: ceil(1.25 × 2 / 4) = 1.
+    loads[home] = 1;
+    expect(affinityOrder('hot', targets())[0]).not.toBe(home);
+    // With a floor of 6 it stays home for 6 requests in flight, then the bound of the published algorithm rules again.
+    loads[home] = 0;
+    for (let i = 0; i < 6; i++) {
+      expect(affinityOrder('hot', targets(), DEFAULT_BALANCE_FACTOR, 6)[0]).toBe(home);
+      loads[home]!++;
+    }
+    expect(affinityOrder('hot', targets(), DEFAULT_BALANCE_FACTOR, 6)[0]).not.toBe(home);
+    loads.fill(10);
+    loads[home] = 11; // total 41: bound ceil(1.25 × 42 / 4) = 14 > the floor
+    expect(affinityOrder('hot', targets(), DEFAULT_BALANCE_FACTOR, 6)[0]).toBe(home);
+  });
+
   it('honours weights on the ring and in the bound', () => {
     const ids = ['w-one', 'w-two', 'w-three'];
     const counts = firstCounts(idle(ids, [1, 2, 1]));
