@@ -106,7 +106,7 @@ export class UpstreamLegs {
     if (signal.cancelled || this.stopped) endUpstream();
     try {
       let failure: UpstreamFailure | null = null;
-      for (const route of choice.routes) {
+      for (const [index, route] of choice.routes.entries()) {
         if (upstreamCall.cancelled) break;
         const leg = request(route);
         // Each attempt has its own stop, so routing can abandon a stalled one without ending the request.
@@ -114,7 +114,7 @@ export class UpstreamLegs {
         const endAttempt = () => attemptCall.cancel();
         upstreamCall.once('abort', endAttempt);
         const peers = `${admitted.model.id}\u0000${call.principal.routeGroup}\u0000${leg.body.stream === true ? 's' : 'j'}`;
-        const attempt = this.deps.health.begin(route.health, peers, choice.forced, endAttempt);
+        const attempt = this.deps.health.begin(route.health, peers, index >= choice.allowed, endAttempt);
         if (!attempt) {
           upstreamCall.off('abort', endAttempt);
           continue;

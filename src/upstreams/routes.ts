@@ -17,8 +17,11 @@ export interface RouteCandidate {
 /** The routes to try for one request, in order. */
 export interface RouteChoice {
   routes: RouteCandidate[];
-  /** Every route was out (open, paused or refusing): `routes` holds the one that failed longest ago, tried anyway. */
-  forced: boolean;
+  /**
+   * How many of `routes` health allows; the rest are out (open, paused or refusing), the longest-failed
+   * first, and are tried only when those failed or there are none: the request would fail anyway.
+   */
+  allowed: number;
   /** Every route that could take the request is at its concurrency limit. */
   busy: boolean;
 }
@@ -86,21 +89,22 @@ export class RouteTable {
   /**
    * The routes a /v1 request tries, in order: those health allows and with room, by priority (a lower
    * one only after every higher one), each priority by weight. When none is allowed, the one that failed
-   * longest ago is still tried, so a blip of a model's only upstream is never an outage.
+   * longest ago is still tried (then the others), so a blip of a model's only upstream is never an outage;
+   * so are they when every allowed route failed this request.
    */
   choose(model: string, group: string, accepts: (route: RouteCandidate) => boolean): RouteChoice {
     const all = this.routesOf(model, group);
     const now = this.health.now();
     const usable: RouteCandidate[] = [];
-    let roomy: RouteCandidate | null = null;
+    const out: RouteCandidate[] = [];
     for (const route of all) {
       if (!accepts(route) || this.health.full(route.upstream, route.credential, route.health)) continue;
-      if (route.health.available(now)) usable.push(route);
-      else if (!roomy || route.health.lastFailureAt < roomy.health.lastFailureAt) roomy = route;
+      (route.health.available(now) ? usable : out).push(route);
     }
-    if (usable.length) return { routes: usable.length === 1 ? usable : this.ordered(usable), forced: false, busy: false };
-    if (roomy) return { routes: [roomy], forced: true, busy: false };
-    return { routes: [], forced: false, busy: all.some(accepts) };
+    if (!usable.length && !out.length) return { routes: [], allowed: 0, busy: all.some(accepts) };
+    if (!out.length) return { routes: usable.length === 1 ? usable : this.ordered(usable), allowed: usable.length, busy: false };
+    if (out.length > 1) out.sort((a, b) => a.health.lastFailureAt - b.health.lastFailureAt);
+    return { routes: [...this.ordered(usable), ...out], allowed: usable.length, busy: false };
   }
 
   private ordered(routes: RouteCandidate[]): RouteCandidate[] {

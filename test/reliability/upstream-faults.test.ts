@@ -128,8 +128,8 @@ describe('failures before the first byte', () => {
       const body = JSON.parse(result.text);
       expect(body.error).toMatchObject({ code, type: expect.any(String), param: null });
       expect(body.error.message).not.toMatch(/simulat|upstream [a-z]/i);
-      // Both paused by their retry-after: the next request still tries the one paused longest ago, once.
-      expect(upstreamCalls(marker)).toEqual(fault === 'upstream_429' && stream ? { primary: 1, backup: 0 } : { primary: 1, backup: 1 });
+      // Both paused by their retry-after after the first request: the next one still tries each (the longest-failed first).
+      expect(upstreamCalls(marker)).toEqual({ primary: 1, backup: 1 });
       await expectUnbilled(result.rid, code);
     }
     // The Anthropic-kind route has no fallback: one try, then our error in the Messages shape.

@@ -61,9 +61,9 @@ describe('route order', () => {
     expect(table.choose('m', 'cheap', any).routes.map((r) => r.upstream.id)).toEqual(['main', 'main', 'spare']);
     const [one, two] = table.routesOf('m', 'cheap');
     openBreaker(health, one!.health, c);
-    expect(table.choose('m', 'cheap', any).routes.map((r) => `${r.upstream.id}/${r.credential.id}`)).toEqual([`main/${two!.credential.id}`, 'spare/c0']);
+    expect(table.choose('m', 'cheap', any)).toMatchObject({ allowed: 2, routes: [{ upstream: { id: 'main' }, credential: two!.credential }, { upstream: { id: 'spare' } }, { upstream: { id: 'main' }, credential: one!.credential }] });
     openBreaker(health, two!.health, c);
-    expect(table.choose('m', 'cheap', any).routes.map((r) => r.upstream.id)).toEqual(['spare']);
+    expect(table.choose('m', 'cheap', any).routes.slice(0, 1).map((r) => r.upstream.id)).toEqual(['spare']);
   });
 
   it('when every route is out, still tries the one that failed longest ago (a blip of an only upstream is no outage)', () => {
@@ -75,13 +75,13 @@ describe('route order', () => {
     c.tick(100);
     openBreaker(health, b!.health, c);
     const choice = table.choose('m', 'cheap', any);
-    expect(choice).toMatchObject({ forced: true, busy: false });
-    expect(choice.routes.map((r) => r.upstream.id)).toEqual(['a']);
+    expect(choice).toMatchObject({ allowed: 0, busy: false });
+    expect(choice.routes.map((r) => r.upstream.id)).toEqual(['a', 'b']);
     // The forced try answers: that route is closed again and takes traffic at once.
     const attempt = health.begin(a!.health, 'p', true, () => undefined)!;
     health.answered(attempt);
     health.end(attempt, 'ok');
-    expect(table.choose('m', 'cheap', any)).toMatchObject({ forced: false, routes: [{ upstream: { id: 'a' } }] });
+    expect(table.choose('m', 'cheap', any)).toMatchObject({ allowed: 1, routes: [{ upstream: { id: 'a' } }, { upstream: { id: 'b' } }] });
   });
 
   it('skips a route at its concurrency limit, and says busy when every route is full', () => {
@@ -92,7 +92,7 @@ describe('route order', () => {
     health.begin(a!.health, 'p', false, () => undefined);
     expect(table.choose('m', 'cheap', any).routes.map((r) => r.upstream.id)).toEqual(['b']);
     health.begin(b!.health, 'p', false, () => undefined);
-    expect(table.choose('m', 'cheap', any)).toEqual({ routes: [], forced: false, busy: true });
+    expect(table.choose('m', 'cheap', any)).toEqual({ routes: [], allowed: 0, busy: true });
   });
 });
 
@@ -189,7 +189,7 @@ describe('stalls', () => {
     expect(stuck.every((a) => a.abandoned)).toBe(true);
     expect(changes).toEqual([{ upstreamId: 'hung', credentialId: 'c0', state: 'open', until: expect.any(Number) }]);
     expect(published).toEqual(changes);
-    expect(table.choose('m', 'cheap', any).routes.map((r) => r.upstream.id)).toEqual(['fine']);
+    expect(table.choose('m', 'cheap', any)).toMatchObject({ allowed: 1, routes: [{ upstream: { id: 'fine' } }, { upstream: { id: 'hung' } }] });
     // The abandoned requests end as failures, not counted twice.
     for (const a of stuck) health.end(a, 'failure');
     health.end(alone, 'none');
