@@ -1,39 +1,9 @@
 import type { ErrorRequestHandler, Response } from 'express';
-import { DomainError, unreachable, type ErrorCode } from '../src/shared/errors.js';
+import { DomainError, httpStatusOf } from '../src/shared/errors.js';
 import type { Logger } from '../src/shared/logging.js';
 
-export function httpStatusOf(code: ErrorCode): number {
-  switch (code) {
-    case 'validation_failed':
-      return 422;
-    case 'unauthenticated':
-    case 'invalid_credentials':
-      return 401;
-    case 'insufficient_balance':
-    case 'spend_cap_reached':
-      return 402;
-    case 'forbidden':
-      return 403;
-    case 'not_found':
-      return 404;
-    case 'conflict':
-      return 409;
-    case 'rate_limited':
-      return 429;
-    case 'unavailable':
-      return 503;
-    case 'bad_request':
-      return 400;
-    case 'payload_too_large':
-      return 413;
-    case 'unsupported_media_type':
-      return 415;
-    case 'bad_gateway':
-      return 502;
-    default:
-      return unreachable(code);
-  }
-}
+/** The HTTP status of each code (the /v1 surface, the cabinet's REST and the traces read the same table). */
+export { httpStatusOf };
 
 /** Cabinet error bodies: SPEC.md's validation shape for 422, `{detail, code}` for everything else. */
 export function sendDomainError(res: Response, error: DomainError): void {

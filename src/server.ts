@@ -9,6 +9,7 @@ import { demoModeApplies, demoUpstreams, startDemoMode, startDemoSimulator, type
 import { Readiness } from './readiness.js';
 import { routeCatalogMismatches } from './upstreams/routes.js';
 import { createServices, type Services } from './services.js';
+import { createTracing } from './shared/tracing.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import type { Logger } from './shared/logging.js';
 import { createPubSub } from './shared/pubsub.js';
@@ -65,7 +66,8 @@ export async function startGateway(configured: Config, log: Logger, clock: Clock
       throw error;
     }
   }
-  const services = createServices({ orm: database.orm, config, clock, pubsub, log, shared });
+  const tracing = await createTracing(process.env, log);
+  const services = createServices({ orm: database.orm, config, clock, pubsub, log, shared, tracing });
 
   let gateway: Gateway;
   try {
@@ -163,6 +165,7 @@ export async function startGateway(configured: Config, log: Logger, clock: Clock
           log.error({ err: error, pending: services.usage.pending }, 'usage records could not be written at shutdown');
         });
         services.health.close();
+        await tracing.shutdown();
         await services.upstreams.close();
         services.identity.close();
         services.limiter.close?.();

@@ -20,6 +20,7 @@ import type { Clock } from './shared/clock.js';
 import type { Logger } from './shared/logging.js';
 import type { PubSub } from './shared/pubsub.js';
 import type { SharedState } from './shared/redis.js';
+import type { Tracing } from './shared/tracing.js';
 import { UsageRecorder } from './usage/usage-recorder.js';
 import { Metrics } from './metrics.js';
 import { LocalVideoStorage } from './storage/video-storage.js';
@@ -71,6 +72,8 @@ export interface ServiceDeps {
   log: Logger;
   /** Set with REDIS_URL: limits, cache invalidation and events shared with the other gateway processes. */
   shared?: SharedState;
+  /** OpenTelemetry traces of the /v1 pipeline (absent: off). */
+  tracing?: Tracing;
 }
 
 export function createServices(deps: ServiceDeps): Services {
@@ -113,7 +116,7 @@ export function createServices(deps: ServiceDeps): Services {
     upstreams,
     health,
     routes,
-    inference: new InferenceService({ catalog, wallets, limiter, routes, health, upstreams, recorder: usage, log: deps.log, metrics, responses, hostedTools: deps.config.operator.inference.hostedTools }),
+    inference: new InferenceService({ catalog, wallets, limiter, routes, health, upstreams, recorder: usage, log: deps.log, metrics, responses, hostedTools: deps.config.operator.inference.hostedTools, tracing: deps.tracing }),
     keyStatus: new KeyStatusService({ catalog, accounts, wallets }),
     countTokens: new CountTokensService({ catalog, routes, upstreams, limiter, log: deps.log }),
     video: new VideoService({

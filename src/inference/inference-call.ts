@@ -1,6 +1,7 @@
 import type { Endpoint } from '../catalog/catalog.schemas.js';
 import type { KeyPrincipal } from '../keys/keys.service.js';
 import type { Cancellation } from '../shared/cancellation.js';
+import type { RequestTrace } from '../shared/tracing.js';
 
 /** One /v1 request as the pipeline sees it: who calls, on which endpoint, under which request id. */
 export interface InferenceCall {
@@ -11,6 +12,8 @@ export interface InferenceCall {
   clientSurface: string;
   /** The client's `anthropic-beta` header: forwarded with a Messages request to an `anthropic` upstream. */
   anthropicBeta?: string;
+  /** The request's trace (spans for admission, each upstream attempt, settlement); set as the pipeline starts. */
+  trace?: RequestTrace;
 }
 
 /** Where a response goes. Transports implement it; the pipeline never sees `req`/`res`. */

@@ -1,7 +1,9 @@
 import type { WalletStore } from '../billing/wallets.js';
 import type { CatalogService } from '../catalog/catalog.service.js';
 import type { Metrics } from '../metrics.js';
+import { DomainError, httpStatusOf } from '../shared/errors.js';
 import type { Logger } from '../shared/logging.js';
+import { NOOP_TRACING, type TracedOperation, type Tracing } from '../shared/tracing.js';
 import type { UpstreamClient } from '../upstreams/client.js';
 import type { UpstreamHealth } from '../upstreams/health.js';
 import type { RouteCandidate, RouteTable } from '../upstreams/routes.js';
@@ -19,6 +21,9 @@ import { Settlement, type Outcome } from './settlement.js';
 import { toImageUpstreamRequest } from './translate/openai-images.js';
 import { legOf, UpstreamLegs, type UpstreamLeg } from './upstream-leg.js';
 
+/** The GenAI operation of each client format, for traces. */
+const OPERATIONS: Record<ClientFormatId, TracedOperation> = { 'openai-chat': 'chat', 'openai-responses': 'responses', 'anthropic-messages': 'messages' };
+
 const CANCELLED: Outcome = { status: 'cancelled', errorCode: 'client_closed', usage: null, upstreamId: null };
 
 /**
@@ -35,6 +40,7 @@ export class InferenceService {
   private readonly legs: UpstreamLegs;
   private readonly relay: Relay;
   private readonly settlement: Settlement;
+  private readonly tracing: Tracing;
 
   constructor(deps: {
     catalog: CatalogService;
@@ -50,7 +56,10 @@ export class InferenceService {
     responses?: ResponsesStorage;
     /** Hosted tools a route cannot serve: withheld from the model and named in a header (default), or refused. */
     hostedTools?: 'withhold' | 'refuse';
+    /** OpenTelemetry traces (off: the no-op). */
+    tracing?: Tracing;
   }) {
+    this.tracing = deps.tracing ?? NOOP_TRACING;
     this.settlement = new Settlement(deps);
     this.admission = new Admission({ ...deps, settlement: this.settlement });
     this.legs = new UpstreamLegs(deps);
@@ -70,7 +79,7 @@ export class InferenceService {
    * `/v1/messages`, the bridge), JSON or SSE: admit, forward, relay, settle.
    */
   async complete(call: InferenceCall, formatId: ClientFormatId, body: unknown, sink: ResponseSink): Promise<void> {
-    const { format, parsed, save, admitted } = await this.admission.text(call, formatId, body);
+    const { format, parsed, save, admitted } = await this.traced(call, OPERATIONS[formatId], body, () => this.admission.text(call, formatId, body));
     const legs = new Map<RouteCandidate, UpstreamLeg>();
     const leg = (route: RouteCandidate) => {
       let known = legs.get(route);
@@ -98,9 +107,26 @@ export class InferenceService {
     );
   }
 
+  /** Starts the request's trace and runs admission as its first span; a refusal ends the trace. */
+  private async traced<T>(call: InferenceCall, operation: TracedOperation, body: unknown, admit: () => Promise<T>): Promise<T> {
+    const asked = typeof body === 'object' && body !== null ? (body as { model?: unknown; stream?: unknown }) : {};
+    const trace = (call.trace = this.tracing.request({ requestId: call.requestId, endpoint: call.endpoint, operation, model: typeof asked.model === 'string' ? asked.model : '', stream: asked.stream === true }));
+    const span = trace.admission();
+    try {
+      const admitted = await admit();
+      span.end();
+      return admitted;
+    } catch (error) {
+      const code = error instanceof DomainError ? error.reason : 'internal_error';
+      span.end(code);
+      trace.end({ status: error instanceof DomainError ? httpStatusOf(error.code) : 500, errorCode: code, usage: null, amountUsd: null });
+      throw error;
+    }
+  }
+
   /** `POST /v1/images/generations`: one image, billed per generation at the catalog price. */
   async generateImage(call: InferenceCall, body: unknown, sink: ResponseSink): Promise<void> {
-    const { request, admitted } = await this.admission.image(call, body);
+    const { request, admitted } = await this.traced(call, 'images', body, () => this.admission.image(call, body));
     await this.settlement.after(call, admitted, () =>
       this.legs.run(
         call,

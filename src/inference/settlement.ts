@@ -2,7 +2,7 @@ import { costUnitsOf, type TokenUsage } from '../billing/cost.js';
 import type { WalletHold, WalletStore } from '../billing/wallets.js';
 import type { CatalogModel, GroupPrices } from '../catalog/catalog.schemas.js';
 import type { CatalogService } from '../catalog/catalog.service.js';
-import { DomainError } from '../shared/errors.js';
+import { DomainError, httpStatusOf } from '../shared/errors.js';
 import { formatUnits, ratioText, type Units } from '../shared/money.js';
 import type { UsageRecord, UsageRecorder, UsageStatus } from '../usage/usage-recorder.js';
 import type { InferenceCall } from './inference-call.js';
@@ -61,17 +61,27 @@ export class Settlement {
    */
   async after(call: InferenceCall, admitted: Admitted, work: () => Promise<Outcome>): Promise<void> {
     let outcome: Outcome = { status: 'error', errorCode: 'internal_error', usage: null, upstreamId: null };
+    // What the client's response said (a stream that failed later still began with 200), for the trace.
+    let httpStatus = 500;
     try {
       outcome = await work();
+      httpStatus = 200;
     } catch (error) {
       if (error instanceof RoutedFailure) {
         outcome = { ...outcome, errorCode: error.publicError.reason, upstreamId: error.upstreamId };
+        httpStatus = httpStatusOf(error.publicError.code);
         throw error.publicError;
       }
-      if (error instanceof DomainError) outcome = { ...outcome, errorCode: error.reason };
+      if (error instanceof DomainError) {
+        outcome = { ...outcome, errorCode: error.reason };
+        httpStatus = httpStatusOf(error.code);
+      }
       throw error;
     } finally {
-      this.finish(call, admitted, outcome);
+      const span = call.trace?.settlement();
+      const cost = this.finish(call, admitted, outcome);
+      span?.end();
+      call.trace?.end({ status: httpStatus, errorCode: outcome.errorCode, usage: outcome.usage, amountUsd: cost });
     }
   }
 
@@ -80,13 +90,15 @@ export class Settlement {
     this.deps.recorder.record(this.usageRecord(call, attempt, { status: 'error', errorCode: error.reason, usage: null, upstreamId: null }, 0n));
   }
 
-  private finish(call: InferenceCall, admitted: Admitted, outcome: Outcome): void {
+  /** Frees the slot, settles or releases the hold, records the usage event; answers what was billed. */
+  private finish(call: InferenceCall, admitted: Admitted, outcome: Outcome): Units {
     admitted.slot.release();
     const cost = outcome.generations ? costUnitsOf(admitted.prices, { generations: outcome.generations }) : outcome.usage ? costUnitsOf(admitted.prices, { tokens: outcome.usage }) : 0n;
     const owner = { userId: call.principal.userId, keyId: call.principal.keyId };
     if (cost > 0n) this.deps.wallets.settle(admitted.hold.id, cost, owner);
     else this.deps.wallets.release(admitted.hold.id, owner);
     this.deps.recorder.record(this.usageRecord(call, admitted, outcome, cost));
+    return cost;
   }
 
   private usageRecord(call: InferenceCall, admitted: Pick<Admitted, 'eventId' | 'startedAt' | 'model' | 'prices'>, outcome: Outcome, cost: Units): UsageRecord {

@@ -119,6 +119,7 @@ export class UpstreamLegs {
           upstreamCall.off('abort', endAttempt);
           continue;
         }
+        const span = call.trace?.attempt({ upstreamId: route.upstream.id, kind: route.upstream.kind, upstreamModel: route.upstreamModel, credentialId: route.credential.id });
         let response: UpstreamAnswer;
         try {
           response = await this.send(call, route, leg, attemptCall);
@@ -127,10 +128,12 @@ export class UpstreamLegs {
           upstreamCall.off('abort', endAttempt);
           if (upstreamCall.cancelled) {
             this.finish(attempt, route, 'cancelled', 'none');
+            span?.end({ outcome: 'aborted' });
             break;
           }
           failure = attempt.abandoned ? new UpstreamFailure('timeout', route.upstream.id, 'abandoned: no first byte while other routes answered, and the route was taken out') : this.deps.upstreams.failureOf(error, route.upstream.id);
           this.finish(attempt, route, attempt.abandoned ? 'abandoned' : failure.kind, verdictOf(failure), failure.retryAfterSeconds === null ? null : failure.retryAfterSeconds * 1000);
+          span?.end({ outcome: failure.kind, status: failure.status, retryAfterSeconds: failure.retryAfterSeconds });
           // The request id is on this line through the logging scope; the detail is for the operator only.
           this.deps.log.warn({ upstream: route.upstream.id, credential: route.credential.id, kind: failure.kind, status: failure.status, detail: failure.detail }, 'upstream call failed');
           this.deps.metrics?.upstreamError(route.upstream.id, failure.kind);
@@ -149,6 +152,7 @@ export class UpstreamLegs {
         } finally {
           upstreamCall.off('abort', endAttempt);
           this.finish(attempt, route, ended, verdict);
+          span?.end({ outcome: ended === 'ok' ? 'ok' : ended === 'cancelled' ? 'aborted' : 'server_error', status: response.status, firstByteMs: attempt.firstByteAt - attempt.startedAt });
           // An answer the relay did not read to its end (it failed first) ends its upstream call, which would wait paused.
           response.body.destroy();
         }

@@ -84,3 +84,37 @@ export function unreachable(value: never): never {
 export class StartupError extends Error {
   override name = 'StartupError';
 }
+
+/** The HTTP status a code is answered with on every HTTP surface (REST, /v1) and recorded with in traces. */
+export function httpStatusOf(code: ErrorCode): number {
+  switch (code) {
+    case 'validation_failed':
+      return 422;
+    case 'unauthenticated':
+    case 'invalid_credentials':
+      return 401;
+    case 'insufficient_balance':
+    case 'spend_cap_reached':
+      return 402;
+    case 'forbidden':
+      return 403;
+    case 'not_found':
+      return 404;
+    case 'conflict':
+      return 409;
+    case 'rate_limited':
+      return 429;
+    case 'unavailable':
+      return 503;
+    case 'bad_request':
+      return 400;
+    case 'payload_too_large':
+      return 413;
+    case 'unsupported_media_type':
+      return 415;
+    case 'bad_gateway':
+      return 502;
+    default:
+      return unreachable(code);
+  }
+}

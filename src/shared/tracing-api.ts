@@ -44,8 +44,9 @@ export interface AttemptStart {
   /** The model name sent to the upstream (the route's modelMap applied). */
   upstreamModel: string;
   /**
-   * Which credential of the upstream was used: its environment variable NAME (upstream `credentialEnv`,
-   * e.g. `OPENAI_KEY_2`). Anything not shaped like such a name (a secret passed by mistake) is not recorded.
+   * Which credential of the upstream's pool was used: its id (`env:OPENAI_KEY_2` for one read from an
+   * environment variable, a uuid for one stored encrypted). Anything not shaped like an id (a secret passed
+   * by mistake) is not recorded.
    */
   credentialId?: string;
   /** The upstream's host name (server.address), when the caller has it at hand. */

@@ -59,8 +59,8 @@ const PROVIDER_OF: Record<TracedUpstreamKind, string> = {
 const MAX_ATTRIBUTE_LENGTH = 256;
 /** An error code or failure kind: `insufficient_balance`, `upstream_timeout`; never a sentence. */
 const CODE_SHAPE = /^[A-Za-z][A-Za-z0-9_.:-]{0,63}$/;
-/** An environment variable name, as upstream `credentialEnv` is; a secret does not look like one. */
-const CREDENTIAL_NAME_SHAPE = /^[A-Z_][A-Z0-9_]{0,63}$/;
+/** A credential's id: `env:NAME` (or the bare variable NAME) or a stored credential's uuid; a secret looks like none of them. */
+const CREDENTIAL_NAME_SHAPE = /^(?:(?:env:)?[A-Z_][A-Z0-9_]{0,63}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
 /** How long shutdown waits for the last export. */
 const SHUTDOWN_TIMEOUT_MS = 5_000;
 
