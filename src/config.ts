@@ -115,6 +115,8 @@ const operatorFileSchema = z
       .strictObject({
         /** Hosted tools (web search, file search, ...) on a route that cannot run them: withheld from the model and named in the `x-withheld-tools` header, or refused with a 400. */
         hostedTools: z.enum(['withhold', 'refuse']).default('withhold'),
+        /** Requests of one account with the same prompt_cache_key, metadata.user_id or long prefix stay on one upstream credential (its prompt cache) while it is healthy. */
+        cacheAffinity: z.boolean().default(true),
       })
       .prefault({}),
     payments: paymentsSchema,

@@ -116,7 +116,7 @@ export function createServices(deps: ServiceDeps): Services {
     upstreams,
     health,
     routes,
-    inference: new InferenceService({ catalog, wallets, limiter, routes, health, upstreams, recorder: usage, log: deps.log, metrics, responses, hostedTools: deps.config.operator.inference.hostedTools, tracing: deps.tracing }),
+    inference: new InferenceService({ catalog, wallets, limiter, routes, health, upstreams, recorder: usage, log: deps.log, metrics, responses, hostedTools: deps.config.operator.inference.hostedTools, cacheAffinity: deps.config.operator.inference.cacheAffinity, tracing: deps.tracing }),
     keyStatus: new KeyStatusService({ catalog, accounts, wallets }),
     countTokens: new CountTokensService({ catalog, routes, upstreams, limiter, log: deps.log }),
     video: new VideoService({

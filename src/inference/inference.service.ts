@@ -9,6 +9,7 @@ import type { UpstreamHealth } from '../upstreams/health.js';
 import type { RouteCandidate, RouteTable } from '../upstreams/routes.js';
 import type { UsageRecorder } from '../usage/usage-recorder.js';
 import { Admission } from './admission.js';
+import { affinityKeyOf } from './affinity-key.js';
 import { codecFor } from './answer-codec.js';
 import type { ResponseIdentity } from './canonical.js';
 import { chatIdentity, type ClientFormatId } from './client-formats.js';
@@ -41,6 +42,7 @@ export class InferenceService {
   private readonly relay: Relay;
   private readonly settlement: Settlement;
   private readonly tracing: Tracing;
+  private readonly cacheAffinity: boolean;
 
   constructor(deps: {
     catalog: CatalogService;
@@ -58,7 +60,10 @@ export class InferenceService {
     hostedTools?: 'withhold' | 'refuse';
     /** OpenTelemetry traces (off: the no-op). */
     tracing?: Tracing;
+    /** Keep one account's cacheable requests on one credential (default on). */
+    cacheAffinity?: boolean;
   }) {
+    this.cacheAffinity = deps.cacheAffinity !== false;
     this.tracing = deps.tracing ?? NOOP_TRACING;
     this.settlement = new Settlement(deps);
     this.admission = new Admission({ ...deps, settlement: this.settlement });
@@ -103,6 +108,7 @@ export class InferenceService {
           return this.relay.text({ parsed, codec, save }, response, route.upstream.id, new SlotFreeingSink(sink, admitted.slot));
         },
         CANCELLED,
+        this.cacheAffinity ? () => affinityKeyOf(format.id, parsed.raw, call.principal.userId) : undefined,
       ),
     );
   }

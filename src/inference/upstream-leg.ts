@@ -91,8 +91,10 @@ export class UpstreamLegs {
     request: (route: RouteCandidate) => { path: string; body: Record<string, unknown>; headers: Record<string, string> },
     relay: (response: UpstreamAnswer, route: RouteCandidate) => Promise<T>,
     cancelled: T,
+    /** Requests with the same key go to the same credential while it is healthy (its prompt cache): see affinity-key.ts. */
+    affinityKey?: () => string | null,
   ): Promise<T> {
-    const choice = this.deps.routes.choose(admitted.model.id, call.principal.routeGroup, accepts);
+    const choice = this.deps.routes.choose(admitted.model.id, call.principal.routeGroup, accepts, affinityKey);
     if (!choice.routes.length) {
       if (choice.busy) throw new DomainError('rate_limited', `The model ${admitted.model.id} is at capacity; retry shortly`, { retryAfterSeconds: 1, reason: 'upstream_busy' });
       this.deps.log.error({ model: admitted.model.id, group: call.principal.routeGroup }, 'no upstream route serves this model');

@@ -1,4 +1,5 @@
 import type { Catalog } from '../catalog/catalog.js';
+import { affinityOrder, DEFAULT_BALANCE_FACTOR } from './affinity.js';
 import type { TargetHealth } from './breaker.js';
 import type { UpstreamHealth } from './health.js';
 import type { Upstream, UpstreamCredential } from './model.js';
@@ -92,7 +93,7 @@ export class RouteTable {
    * longest ago is still tried (then the others), so a blip of a model's only upstream is never an outage;
    * so are they when every allowed route failed this request.
    */
-  choose(model: string, group: string, accepts: (route: RouteCandidate) => boolean): RouteChoice {
+  choose(model: string, group: string, accepts: (route: RouteCandidate) => boolean, affinityKey: () => string | null = NO_AFFINITY): RouteChoice {
     const all = this.routesOf(model, group);
     const now = this.health.now();
     const usable: RouteCandidate[] = [];
@@ -102,15 +103,25 @@ export class RouteTable {
       (route.health.available(now) ? usable : out).push(route);
     }
     if (!usable.length && !out.length) return { routes: [], allowed: 0, busy: all.some(accepts) };
-    if (!out.length) return { routes: usable.length === 1 ? usable : this.ordered(usable), allowed: usable.length, busy: false };
+    if (!out.length) return { routes: usable.length === 1 ? usable : this.ordered(usable, affinityKey), allowed: usable.length, busy: false };
     if (out.length > 1) out.sort((a, b) => a.health.lastFailureAt - b.health.lastFailureAt);
-    return { routes: [...this.ordered(usable), ...out], allowed: usable.length, busy: false };
+    return { routes: [...this.ordered(usable, affinityKey), ...out], allowed: usable.length, busy: false };
   }
 
-  private ordered(routes: RouteCandidate[]): RouteCandidate[] {
+  /**
+   * By priority; within the first, by cache affinity when the request has a key (read only when there is a choice) (the same key keeps its
+   * credential, and so its provider's prompt cache, while that one is not crowded), else by weight.
+   */
+  private ordered(routes: RouteCandidate[], affinityKey: () => string | null = NO_AFFINITY): RouteCandidate[] {
     if (routes.length < 2) return routes;
     const priorities = [...new Set(routes.map((r) => r.priority))].sort((a, b) => b - a);
-    return priorities.flatMap((priority) => this.byWeight(routes.filter((r) => r.priority === priority)));
+    return priorities.flatMap((priority, i) => {
+      const level = routes.filter((r) => r.priority === priority);
+      const key = i === 0 && level.length > 1 ? affinityKey() : null;
+      if (key === null) return this.byWeight(level);
+      const targets = level.map((r) => ({ id: r.health.key, inFlight: r.health.inFlight, weight: r.weight }));
+      return affinityOrder(key, targets, DEFAULT_BALANCE_FACTOR, AFFINITY_MIN_BOUND).map((index) => level[index]!);
+    });
   }
 
   /** One picked by weight, then that upstream's configured fallbacks (in their order), then the rest by weight. */
@@ -137,6 +148,13 @@ export class RouteTable {
 }
 
 const NO_ROUTES: readonly RouteCandidate[] = [];
+const NO_AFFINITY = () => null;
+
+/**
+ * Below this many requests in flight a credential never counts as crowded for cache affinity: with few
+ * requests the load bound rounds down to one or two, and keys would leave their cached credential for nothing.
+ */
+const AFFINITY_MIN_BOUND = 8;
 
 function routeKey(model: string, group: string): string {
   return `${group}\u0000${model}`;
