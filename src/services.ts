@@ -18,7 +18,7 @@ import { KeyStatusService } from './billing/key-status.js';
 import type { Config } from './config.js';
 import type { Clock } from './shared/clock.js';
 import type { Logger } from './shared/logging.js';
-import type { PubSub } from './shared/pubsub.js';
+import { ADMIN_TOPIC, Topics, type PubSub } from './shared/pubsub.js';
 import type { SharedState } from './shared/redis.js';
 import type { Tracing } from './shared/tracing.js';
 import { UsageRecorder } from './usage/usage-recorder.js';
@@ -26,6 +26,8 @@ import { Metrics } from './metrics.js';
 import { LocalVideoStorage } from './storage/video-storage.js';
 import { VideoService } from './video/video.service.js';
 import { AnalyticsService } from './usage/analytics.service.js';
+import { MarginService } from './usage/margin.service.js';
+import { UpstreamOps } from './upstreams/upstream-ops.js';
 import { StatusService } from './status/status.service.js';
 import { AnnouncementsService } from './announcements/announcements.service.js';
 import { PaymentsService } from './payments/payments.service.js';
@@ -56,6 +58,10 @@ export interface Services {
   countTokens: CountTokensService;
   video: VideoService;
   analytics: AnalyticsService;
+  /** The operator's revenue, upstream cost and margin; upstreams' usage as their invoices show it. */
+  margin: MarginService;
+  /** Routing's live state per credential, and the test action (admins). */
+  upstreamOps: UpstreamOps;
   status: StatusService;
   announcements: AnnouncementsService;
   payments: PaymentsService;
@@ -94,6 +100,10 @@ export function createServices(deps: ServiceDeps): Services {
   const usage = new UsageRecorder({ ...deps, metrics, flushMs: deps.config.usageFlushMs });
   const upstreams = new UpstreamClient(CredentialRedactor.forUpstreams(deps.config.upstreams));
   const routes = new RouteTable(deps.config.upstreams, health);
+  // Admins watch routing live: what this process learned goes to their subscriptions (shared through Redis).
+  health.onChange((change, local) => {
+    if (local) deps.pubsub.publish(Topics.UpstreamHealthChanged, ADMIN_TOPIC, { upstreamId: change.upstreamId, credentialId: change.credentialId, state: change.state, until: change.until ? new Date(change.until) : null, at: new Date() });
+  });
   const billing = new BillingService({ ...deps, wallets });
   const keys = new KeysService({ ...deps, catalog });
   // What another process changed: drop its cached keys, take its catalog.
@@ -130,6 +140,8 @@ export function createServices(deps: ServiceDeps): Services {
       settings: deps.config.video,
     }),
     analytics: new AnalyticsService({ ...deps, catalog }),
+    margin: new MarginService(deps),
+    upstreamOps: new UpstreamOps({ routes, health, upstreams }),
     status: new StatusService({ ...deps, catalog, routes, upstreams }),
     announcements: new AnnouncementsService(deps),
     payments: new PaymentsService({ ...deps, billing, identity }),

@@ -99,6 +99,37 @@ export function costUnitsOf(prices: GroupPrices, usage: { tokens?: TokenUsage; g
   return toUnits(money(prices.perSecond).times(usage.seconds));
 }
 
+/** What an upstream charges, by its own prices (src/upstreams/model.ts's UpstreamPrices, null where it charges nothing in that unit). */
+export interface UpstreamPriceList {
+  inputPer1m: string | null;
+  outputPer1m: string | null;
+  cacheReadPer1m: string | null;
+  cacheWritePer1m: string | null;
+  perImage: string | null;
+  perVideoSecond: string | null;
+}
+
+/** An upstream's token prices in the catalog's form, made once per price list (the scaled form is kept per object). */
+const upstreamTokenPrices = new WeakMap<UpstreamPriceList, TokenPrices>();
+
+/**
+ * The upstream's cost of one request, by the same formula as the customer's (DESIGN.md Money), so margin
+ * is exact: tokens at its per-1M prices, images at its per-image price, video seconds at its per-second one.
+ * Null when the upstream has no price for what the request used (its cost is then unknown, not zero).
+ */
+export function upstreamCostUnits(prices: UpstreamPriceList | null | undefined, usage: { tokens?: TokenUsage | null; generations?: number; seconds?: number }): Units | null {
+  if (!prices) return null;
+  if (usage.generations) return prices.perImage === null ? null : toUnits(money(prices.perImage).times(usage.generations));
+  if (usage.seconds !== undefined) return prices.perVideoSecond === null ? null : toUnits(money(prices.perVideoSecond).times(usage.seconds));
+  if (!usage.tokens || (prices.inputPer1m === null && prices.outputPer1m === null)) return null;
+  let tokenPrices = upstreamTokenPrices.get(prices);
+  if (!tokenPrices) {
+    tokenPrices = { input: prices.inputPer1m ?? '0', output: prices.outputPer1m ?? '0', cacheRead: prices.cacheReadPer1m, cacheWrite: prices.cacheWritePer1m };
+    upstreamTokenPrices.set(prices, tokenPrices);
+  }
+  return tokenCostUnits(usage.tokens, tokenPrices);
+}
+
 export function costOf(prices: GroupPrices, usage: { tokens?: TokenUsage; generations?: number; seconds?: number }): Decimal {
   return unitsToMoney(costUnitsOf(prices, usage));
 }

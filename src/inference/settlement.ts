@@ -1,4 +1,4 @@
-import { costUnitsOf, type TokenUsage } from '../billing/cost.js';
+import { costUnitsOf, upstreamCostUnits, type TokenUsage, type UpstreamPriceList } from '../billing/cost.js';
 import type { WalletHold, WalletStore } from '../billing/wallets.js';
 import type { CatalogModel, GroupPrices } from '../catalog/catalog.schemas.js';
 import type { CatalogService } from '../catalog/catalog.service.js';
@@ -26,6 +26,9 @@ export interface Outcome {
   /** Images produced (per-generation prices). */
   generations?: number;
   upstreamId: string | null;
+  /** The credential that served it, and its upstream's prices for the model (for the operator's cost). */
+  upstreamCredentialId?: string | null;
+  upstreamPrices?: UpstreamPriceList | null;
 }
 
 /** An upstream failure on its way to the client: the public error, and (for the operator's usage record) where it happened. */
@@ -106,6 +109,7 @@ export class Settlement {
     const usage = outcome.usage;
     const official = admitted.model.official;
     const officialCost = usage && official && 'tokens' in official ? costUnitsOf(official, { tokens: usage }) : null;
+    const upstreamCost = outcome.generations ? upstreamCostUnits(outcome.upstreamPrices, { generations: outcome.generations }) : usage ? upstreamCostUnits(outcome.upstreamPrices, { tokens: usage }) : null;
     const completedAt = new Date();
     return {
       id: admitted.eventId,
@@ -134,6 +138,8 @@ export class Settlement {
       officialCostUsd: officialCost === null ? null : formatUnits(officialCost),
       savedUsd: officialCost === null ? null : formatUnits(officialCost > cost ? officialCost - cost : 0n),
       upstreamId: outcome.upstreamId,
+      upstreamCredentialId: outcome.upstreamCredentialId ?? null,
+      upstreamCostUsd: upstreamCost === null ? null : formatUnits(upstreamCost),
     };
   }
 }

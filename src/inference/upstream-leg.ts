@@ -11,7 +11,7 @@ import type { RouteCandidate, RouteTable } from '../upstreams/routes.js';
 import type { ClientFormat, ParsedRequest } from './client-formats.js';
 import type { InferenceCall } from './inference-call.js';
 import { PROVIDER_KINDS, type ProviderKind } from './providers/index.js';
-import { RoutedFailure, type Admitted } from './settlement.js';
+import { RoutedFailure, type Admitted, type Outcome } from './settlement.js';
 
 /** Carries our request id to the upstream (OpenAI's name for a caller-chosen request id). */
 export const CLIENT_REQUEST_ID_HEADER = 'x-client-request-id';
@@ -83,7 +83,7 @@ export class UpstreamLegs {
    * from what health allows), then hands its response to `relay` (the third stage) while the call is
    * still wired to the client's disconnect. Every attempt tells the route's health how it went.
    */
-  async run<T extends { status: string }>(
+  async run<T extends Outcome>(
     call: InferenceCall,
     admitted: Admitted,
     signal: Cancellation,
@@ -147,6 +147,8 @@ export class UpstreamLegs {
         let ended = 'cancelled';
         try {
           const outcome = await relay(response, route);
+          outcome.upstreamCredentialId = route.credential.id;
+          outcome.upstreamPrices = route.upstream.prices[admitted.model.id] ?? null;
           // A stream the upstream cut (or answered malformed) is the route's failure; a client gone or a stop is not.
           if (outcome.status === 'success') [verdict, ended] = ['ok', 'ok'];
           else if (outcome.status === 'error' && !upstreamCall.cancelled && !this.stopped) [verdict, ended] = ['failure', 'stream_error'];

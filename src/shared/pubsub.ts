@@ -52,15 +52,30 @@ export interface InvoiceEventPayload {
   paidAt: Date | null;
 }
 
+/** A route's health changed (src/upstreams/health.ts): operator-only, delivered to admins' subscriptions. */
+export interface UpstreamHealthChangedPayload {
+  upstreamId: string;
+  credentialId: string;
+  state: 'closed' | 'open' | 'half_open' | 'rate_limited' | 'auth_failed';
+  /** When an open or paused state ends; null when closed. */
+  until: Date | null;
+  at: Date;
+}
+
 export type PubSubChannels = {
   SESSION_EVENTS: [userId: string, payload: SessionEventPayload];
   VIDEO_TASK_UPDATED: [userId: string, payload: VideoTaskEventPayload];
   INVOICE_UPDATED: [userId: string, payload: InvoiceEventPayload];
   /** Not keyed: service status is public, every subscriber gets every change. */
   SERVICE_STATUS_CHANGED: [payload: ServiceStatusChangedPayload];
+  /** Keyed by ADMIN_TOPIC: the subscription checks that its subscriber is an admin. */
+  UPSTREAM_HEALTH_CHANGED: [audience: string, payload: UpstreamHealthChangedPayload];
 };
 
-export const Topics = { SessionEvents: 'SESSION_EVENTS', VideoTaskUpdated: 'VIDEO_TASK_UPDATED', ServiceStatusChanged: 'SERVICE_STATUS_CHANGED', InvoiceUpdated: 'INVOICE_UPDATED' } as const;
+/** The one key of operator-only topics. */
+export const ADMIN_TOPIC = 'admin';
+
+export const Topics = { SessionEvents: 'SESSION_EVENTS', VideoTaskUpdated: 'VIDEO_TASK_UPDATED', ServiceStatusChanged: 'SERVICE_STATUS_CHANGED', InvoiceUpdated: 'INVOICE_UPDATED', UpstreamHealthChanged: 'UPSTREAM_HEALTH_CHANGED' } as const;
 
 export type PubSub = ReturnType<typeof createYogaPubSub<PubSubChannels>>;
 

@@ -53,7 +53,7 @@ export class UpstreamHealth {
   /** peers -> target key -> the latest start time of a request answered there. */
   private readonly answeredStart = new Map<string, Map<string, number>>();
   private readonly samples = new Map<string, { values: Float64Array; next: number; count: number }>();
-  private readonly listeners = new Set<(change: HealthChange) => void>();
+  private readonly listeners = new Set<(change: HealthChange, local: boolean) => void>();
   private sweeper: NodeJS.Timeout | null = null;
 
   constructor(
@@ -135,7 +135,8 @@ export class UpstreamHealth {
     this.changed(target, change.state, false);
   }
 
-  onChange(listener: (change: HealthChange) => void): () => void {
+  /** Every transition; `local` when this process learned it (not adopted from another). */
+  onChange(listener: (change: HealthChange, local: boolean) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -172,7 +173,7 @@ export class UpstreamHealth {
       this.deps.publish?.(change);
     }
     if (state === 'open') this.abandonStalled(target);
-    for (const listener of this.listeners) listener(change);
+    for (const listener of this.listeners) listener(change, local);
   }
 
   /** The breaker opened: the requests overtaken there stop waiting and fail over. */

@@ -37,7 +37,7 @@ function isCalendarDate(ymd: string): boolean {
  * A date-time as FastAPI (pydantic, lax) reads one, which clients of SPEC.md's REST shapes send: with an offset;
  * without one, or a date alone (its midnight), taken as UTC; or Unix seconds. Clamped to years 1970-9999.
  */
-const dateTime = z.string().transform((value, ctx) => {
+export const dateTime = z.string().transform((value, ctx) => {
   const text = value.trim().replace(' ', 'T');
   let ms = Number.NaN;
   if (UNIX_SECONDS.test(text)) ms = Number(text) * 1000;

@@ -41,6 +41,10 @@ export interface UsageRecord {
   savedUsd: string | null;
   /** Operator-only: the upstream that served the request. Never shown to users. */
   upstreamId: string | null;
+  /** Operator-only: the credential of its pool that served it (`env:NAME` or a stored credential's id). */
+  upstreamCredentialId?: string | null;
+  /** Operator-only: the upstream's own price of the request (null: the upstream has no price for it). */
+  upstreamCostUsd?: string | null;
   /** Set when the charge was already posted to the ledger (a video settlement): the event links to it, nothing more is debited. */
   transactionId?: string | null;
 }
@@ -68,6 +72,7 @@ const EVENT_FIELDS = [
   ['public_cache_write_usd_per_1m', 'publicCacheWriteUsdPer1m', 'numeric'], ['public_request_usd_per_generation', 'publicRequestUsdPerGeneration', 'numeric'],
   ['amount_usd', 'amountUsd', 'numeric'], ['official_cost_usd', 'officialCostUsd', 'numeric'], ['saved_usd', 'savedUsd', 'numeric'],
   ['transaction_id', 'transactionId', 'uuid'], ['upstream_id', 'upstreamId', 'text'],
+  ['upstream_credential_id', 'upstreamCredentialId', 'text'], ['upstream_cost_usd', 'upstreamCostUsd', 'numeric'],
 ] as const satisfies readonly (readonly [string, keyof UsageRecord, string])[];
 
 /**

@@ -9,7 +9,7 @@ import type { UsageRecord, UsageStatus } from './usage-recorder.js';
  */
 
 /** A usage event as users see it: its record without the operator's upstream and the internal links. */
-export type UsageEventView = Omit<UsageRecord, 'userId' | 'upstreamId' | 'transactionId'>;
+export type UsageEventView = Omit<UsageRecord, 'userId' | 'upstreamId' | 'transactionId' | 'upstreamCredentialId' | 'upstreamCostUsd'>;
 
 /** A usage event row as stored (users' columns only). */
 interface UsageEventRow {
@@ -43,7 +43,7 @@ interface UsageEventRow {
   api_key_id: string | null;
 }
 
-/** Columns users may see: everything but the operator-only upstream id and internal links. */
+/** Columns users may see: everything but the operator-only upstream, credential and cost, and internal links. */
 const EVENT_COLUMNS = `id, request_id, client_surface, created_at, completed_at, provider_family, route_group, route_group_label, endpoint,
   model, status, error_code, latency_ms, prompt_tokens, completion_tokens, cache_read_tokens, cache_write_tokens, total_tokens,
   cache_hit_ratio::text, public_input_usd_per_1m::text, public_output_usd_per_1m::text, public_cache_read_usd_per_1m::text,
