@@ -11,8 +11,9 @@ import { AnnouncementsResolver } from './announcements.resolver.js';
 import { StatusResolver } from './status.resolver.js';
 import { UsageResolver } from './usage.resolver.js';
 import { PaymentsResolver } from './payments.resolver.js';
+import { UpstreamsResolver } from './upstreams.resolver.js';
 
-export const resolvers = [AccountResolver, KeysResolver, CatalogResolver, AdminResolver, VideoResolver, UsageResolver, StatusResolver, AnnouncementsResolver, PaymentsResolver] as const;
+export const resolvers = [AccountResolver, KeysResolver, CatalogResolver, AdminResolver, VideoResolver, UsageResolver, StatusResolver, AnnouncementsResolver, PaymentsResolver, UpstreamsResolver] as const;
 
 /** Builds the executable schema; `schema/schema.graphql` is this schema printed (a test keeps them equal). */
 export function buildGraphQLSchema(pubSub: PubSub): Promise<GraphQLSchema> {

@@ -7,6 +7,7 @@ import { announcementsRouter } from './routers/announcements.router.js';
 import { statusRouter } from './routers/status.router.js';
 import { usageRouter } from './routers/usage.router.js';
 import { paymentsRouter } from './routers/payments.router.js';
+import { upstreamsRouter } from './routers/upstreams.router.js';
 
 export const appRouter = router({
   accounts: accountsRouter,
@@ -17,6 +18,7 @@ export const appRouter = router({
   status: statusRouter,
   announcements: announcementsRouter,
   payments: paymentsRouter,
+  upstreams: upstreamsRouter,
 });
 
 /** Imported (as a type only) by TypeScript front ends and by the tests' tRPC client. */
