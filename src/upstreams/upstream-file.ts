@@ -44,7 +44,7 @@ export async function writeDefinitions(tx: UpstreamsWriter, definitions: Upstrea
   }
   if (options.prune) {
     const named = new Set(definitions.map((definition) => definition.id));
-    result.pruned = await tx.deleteUpstreams((await tx.upstreamIds()).filter((id) => !named.has(id)).sort());
+    result.pruned = (await tx.deleteUpstreams((await tx.upstreamIds()).filter((id) => !named.has(id)))).sort();
   }
   return result;
 }
