@@ -1,10 +1,13 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { print } from 'graphql';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import defaultCatalog from '../../src/catalog/default-catalog.json' with { type: 'json' };
+import type { Actor } from '../../src/shared/actor.js';
+import { createLogger, type Logger } from '../../src/shared/logging.js';
 import type { GraphQLResult } from './clients.js';
 
 /** Offered in the `premium` group of `catalogWithPremium()`; every other model is offered in `cheap` only. */
@@ -69,4 +72,16 @@ export async function trpcKeeping(bodies: string[], baseUrl: string, procedure: 
 /** The validation issues' locations of a GraphQL error, joined as `routes.0.model`. */
 export function issueLocs(result: { errors?: { extensions?: Record<string, any> }[] }): string[] {
   return (result.errors ?? []).flatMap((error) => ((error.extensions?.issues ?? []) as { loc: (string | number)[] }[]).map((issue) => issue.loc.join('.')));
+}
+
+/** A logger whose lines are kept (JSON text), to check what is said and that no secret is. */
+export function capturedLog(): { log: Logger; lines: string[] } {
+  const lines: string[] = [];
+  const log = createLogger('info', new Writable({ write: (chunk: Buffer, _encoding, done) => (lines.push(chunk.toString()), done()) }));
+  return { log, lines };
+}
+
+/** An administrator as services see one (requireAdmin looks at isAdmin only). */
+export function adminActor(): Actor {
+  return { userId: randomUUID(), isAdmin: true, sessionId: randomUUID() };
 }
