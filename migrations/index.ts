@@ -16,6 +16,7 @@ import { Migration20261124120000_wallet_epochs } from './Migration20261124120000
 import { Migration20261124130000_video_inputs } from './Migration20261124130000_video_inputs.js';
 import { Migration20261125000000_usage_write_path } from './Migration20261125000000_usage_write_path.js';
 import { Migration20261128100000_upstream_cost } from './Migration20261128100000_upstream_cost.js';
+import { Migration20261128000000_upstreams } from './Migration20261128000000_upstreams.js';
 
 /**
  * Every migration, in order. Listed explicitly (not globbed from disk) so the same list runs from the
@@ -38,5 +39,6 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261124120000_wallet_epochs', class: Migration20261124120000_wallet_epochs },
   { name: 'Migration20261124130000_video_inputs', class: Migration20261124130000_video_inputs },
   { name: 'Migration20261125000000_usage_write_path', class: Migration20261125000000_usage_write_path },
+  { name: 'Migration20261128000000_upstreams', class: Migration20261128000000_upstreams },
   { name: 'Migration20261128100000_upstream_cost', class: Migration20261128100000_upstream_cost },
 ];

@@ -13,7 +13,9 @@ import { UsageResolver } from './usage.resolver.js';
 import { PaymentsResolver } from './payments.resolver.js';
 import { OperationsResolver } from './operations.resolver.js';
 
-export const resolvers = [AccountResolver, KeysResolver, CatalogResolver, AdminResolver, VideoResolver, UsageResolver, StatusResolver, AnnouncementsResolver, PaymentsResolver, OperationsResolver] as const;
+import { UpstreamsResolver } from './upstreams.resolver.js';
+
+export const resolvers = [AccountResolver, KeysResolver, CatalogResolver, AdminResolver, VideoResolver, UsageResolver, StatusResolver, AnnouncementsResolver, PaymentsResolver, UpstreamsResolver, OperationsResolver] as const;
 
 /** Builds the executable schema; `schema/schema.graphql` is this schema printed (a test keeps them equal). */
 export function buildGraphQLSchema(pubSub: PubSub): Promise<GraphQLSchema> {

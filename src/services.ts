@@ -13,6 +13,7 @@ import { RouteTable } from './upstreams/routes.js';
 import { UpstreamHealth } from './upstreams/health.js';
 import { UpstreamClient } from './upstreams/client.js';
 import { CredentialRedactor } from './upstreams/redactor.js';
+import { UpstreamsService } from './upstreams/upstreams.service.js';
 import { KeysService } from './keys/keys.service.js';
 import { KeyStatusService } from './billing/key-status.js';
 import type { Config } from './config.js';
@@ -51,6 +52,8 @@ export interface Services {
   /** What routing has learned of each upstream credential (breakers, pauses, in flight). */
   health: UpstreamHealth;
   routes: RouteTable;
+  /** Upstreams managed live by admins (stored in PostgreSQL, seeded from the operator file), and their registry. */
+  managedUpstreams: UpstreamsService;
   inference: InferenceService;
   /** `GET /v1/me`. */
   keyStatus: KeyStatusService;
@@ -126,6 +129,7 @@ export function createServices(deps: ServiceDeps): Services {
     upstreams,
     health,
     routes,
+    managedUpstreams: new UpstreamsService({ ...deps, catalog, env: process.env }),
     inference: new InferenceService({ catalog, wallets, limiter, routes, health, upstreams, recorder: usage, log: deps.log, metrics, responses, hostedTools: deps.config.operator.inference.hostedTools, cacheAffinity: deps.config.operator.inference.cacheAffinity, tracing: deps.tracing }),
     keyStatus: new KeyStatusService({ catalog, accounts, wallets }),
     countTokens: new CountTokensService({ catalog, routes, upstreams, limiter, log: deps.log }),

@@ -7,6 +7,8 @@ export type BusMessage =
   | { type: 'catalog-changed'; version: number; data: unknown }
   /** A breaker opened or closed, a credential paused: every process skips (or takes back) the route at once. */
   | { type: 'upstream-health'; change: { upstreamId: string; credentialId: string; state: 'closed' | 'open' | 'half_open' | 'rate_limited' | 'auth_failed'; until: number } }
+  /** An admin changed the managed upstreams (committed at `version`): every process reloads them from PostgreSQL. */
+  | { type: 'upstreams-changed'; version: number }
   /** `payload`: the event's JSON, parsed apart so only event payloads get their dates back. */
   | { type: 'event'; topic: string; payload: string };
 

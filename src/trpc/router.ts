@@ -8,6 +8,7 @@ import { statusRouter } from './routers/status.router.js';
 import { usageRouter } from './routers/usage.router.js';
 import { paymentsRouter } from './routers/payments.router.js';
 import { operationsRouter } from './routers/operations.router.js';
+import { upstreamsRouter } from './routers/upstreams.router.js';
 
 export const appRouter = router({
   accounts: accountsRouter,
@@ -19,6 +20,7 @@ export const appRouter = router({
   announcements: announcementsRouter,
   payments: paymentsRouter,
   operations: operationsRouter,
+  upstreams: upstreamsRouter,
 });
 
 /** Imported (as a type only) by TypeScript front ends and by the tests' tRPC client. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_HEALTH, DEFAULT_MAX_CONCURRENT, type Upstream, type UpstreamPrices } from './model.js';
+import { DEFAULT_HEALTH, DEFAULT_MAX_CONCURRENT, UPSTREAM_KINDS, type HealthSettings, type Upstream, type UpstreamPrices } from './model.js';
 
 export type { Upstream } from './model.js';
 
@@ -20,11 +20,11 @@ const upstreamRoute = z.strictObject({
   priority: z.number().int().min(-1000).max(1000).default(0),
 });
 
-const envName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'must be an environment variable name');
-const decimal = z.string().regex(/^\d{1,12}(\.\d{1,10})?$/, 'must be a decimal string such as "0.15"');
+export const envName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'must be an environment variable name');
+export const decimal = z.string().regex(/^\d{1,12}(\.\d{1,10})?$/, 'must be a decimal string such as "0.15"');
 
 /** What the upstream charges us for one model (per 1M tokens, per image, per video second). */
-const upstreamPrices = z.strictObject({
+export const upstreamPrices = z.strictObject({
   inputPer1m: decimal.nullable().default(null),
   outputPer1m: decimal.nullable().default(null),
   cacheReadPer1m: decimal.nullable().default(null),
@@ -33,47 +33,50 @@ const upstreamPrices = z.strictObject({
   perVideoSecond: decimal.nullable().default(null),
 });
 
-const healthSettings = z
-  .strictObject({
+export const healthFields = {
     windowSeconds: z.number().positive().max(3_600).default(DEFAULT_HEALTH.windowMs / 1000),
     minFailures: z.number().int().positive().max(10_000).default(DEFAULT_HEALTH.minFailures),
     failureRate: z.number().gt(0).max(1).default(DEFAULT_HEALTH.failureRate),
     cooldownSeconds: z.number().positive().max(3_600).default(DEFAULT_HEALTH.cooldownMs / 1000),
     maxCooldownSeconds: z.number().positive().max(86_400).default(DEFAULT_HEALTH.maxCooldownMs / 1000),
     stallMs: z.number().int().positive().max(600_000).default(DEFAULT_HEALTH.stallMs),
-  })
-  .prefault({});
+};
+const healthSettings = z.strictObject(healthFields).prefault({});
+export type HealthDefinition = z.output<typeof healthSettings>;
+
+export const upstreamId = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'ids are lowercase letters, digits, "_" or "-"');
+export const baseUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+  .refine((value) => !new URL(value).username && !new URL(value).password, 'must not carry credentials; use credentialEnv');
+export const timeoutFields = {
+  connectMs: z.number().int().positive().default(5_000),
+  firstByteMs: z.number().int().positive().default(60_000),
+  idleMs: z.number().int().positive().default(120_000),
+  /**
+   * How long an idle connection to the upstream is kept for the next request, when the upstream's answer
+   * names no `Keep-Alive: timeout` of its own (with one, its timeout less 2 s is used). Below the 5 s at
+   * which common servers (uvicorn, as under vLLM; node) close idle connections without saying so: a
+   * longer wait sends requests on connections the upstream is closing, and each such request fails.
+   */
+  keepAliveMs: z.number().int().positive().default(4_000),
+};
+export const maxConcurrent = z.number().int().positive().max(100_000);
 
 const upstream = z.strictObject({
-  id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'ids are lowercase letters, digits, "_" or "-"'),
+  id: upstreamId,
   // `video-jobs`: an asynchronous video API (submit, poll, download), see src/video/video-upstream.ts.
-  kind: z.enum(['openai-compatible', 'anthropic', 'video-jobs']),
-  baseUrl: z
-    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
-    .refine((value) => !new URL(value).username && !new URL(value).password, 'must not carry credentials; use credentialEnv'),
+  kind: z.enum(UPSTREAM_KINDS),
+  baseUrl,
   /** Name of the environment variable holding the credential (one credential; `credentials` for a pool). */
   credentialEnv: envName.optional(),
   /** A pool of credentials, each its own provider account, by environment variable. */
-  credentials: z.array(z.strictObject({ env: envName, label: z.string().max(64).optional(), maxConcurrent: z.number().int().positive().max(100_000).optional() })).optional(),
+  credentials: z.array(z.strictObject({ env: envName, label: z.string().max(64).optional(), maxConcurrent: maxConcurrent.optional() })).optional(),
   /** Requests in flight to this upstream at most, per process. */
-  maxConcurrent: z.number().int().positive().max(100_000).default(DEFAULT_MAX_CONCURRENT),
+  maxConcurrent: maxConcurrent.default(DEFAULT_MAX_CONCURRENT),
   /** The upstream's own prices by public model id (cost and margin; never shown to customers). */
   prices: z.record(z.string(), upstreamPrices).default({}),
   health: healthSettings,
-  timeouts: z
-    .strictObject({
-      connectMs: z.number().int().positive().default(5_000),
-      firstByteMs: z.number().int().positive().default(60_000),
-      idleMs: z.number().int().positive().default(120_000),
-      /**
-       * How long an idle connection to the upstream is kept for the next request, when the upstream's answer
-       * names no `Keep-Alive: timeout` of its own (with one, its timeout less 2 s is used). Below the 5 s at
-       * which common servers (uvicorn, as under vLLM; node) close idle connections without saying so: a
-       * longer wait sends requests on connections the upstream is closing, and each such request fails.
-       */
-      keepAliveMs: z.number().int().positive().default(4_000),
-    })
-    .prefault({}),
+  timeouts: z.strictObject(timeoutFields).prefault({}),
   routes: z.array(upstreamRoute).min(1),
   /**
    * An `openai-compatible` upstream that also serves the Responses API (`POST <baseUrl>/responses`):
@@ -125,13 +128,18 @@ export function resolveUpstreams(definitions: UpstreamDefinition[], env: NodeJS.
     routes: u.routes.flatMap((r) => r.models.map((model) => ({ model, group: r.group, upstreamModel: r.modelMap[model] ?? model, weight: r.weight, priority: r.priority }))),
     fallback: u.fallback,
     prices: Object.fromEntries(Object.entries(u.prices).map(([model, p]) => [model, p as UpstreamPrices])),
-    health: {
-      windowMs: u.health.windowSeconds * 1000,
-      minFailures: u.health.minFailures,
-      failureRate: u.health.failureRate,
-      cooldownMs: u.health.cooldownSeconds * 1000,
-      maxCooldownMs: u.health.maxCooldownSeconds * 1000,
-      stallMs: u.health.stallMs,
-    },
+    health: healthSettingsOf(u.health),
   }));
+}
+
+/** The health settings routing reads, from the seconds an operator writes. */
+export function healthSettingsOf(health: HealthDefinition): HealthSettings {
+  return {
+    windowMs: health.windowSeconds * 1000,
+    minFailures: health.minFailures,
+    failureRate: health.failureRate,
+    cooldownMs: health.cooldownSeconds * 1000,
+    maxCooldownMs: health.maxCooldownSeconds * 1000,
+    stallMs: health.stallMs,
+  };
 }

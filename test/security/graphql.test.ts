@@ -173,6 +173,9 @@ describe('the same authorization on every field', () => {
     'adjustBalance', 'createAnnouncement', 'updateAnnouncement', 'publishAnnouncement', 'unpublishAnnouncement', 'adminAnnouncements', 'markInvoicePaid',
     'removeCatalogModel', 'upsertCatalogModel', 'setModelPrices', 'upsertPricingPlan', 'setKeyLimits', 'setAccountLimits', 'setTrustedPartner', 'revokeTrustedPartner',
     'adminPricingPlans', 'adminAccounts', 'adminAccountKeys', 'adminInvoices', 'endSessions',
+    'adminUpstreams', 'adminUpstream', 'createUpstream', 'updateUpstream', 'setUpstreamEnabled', 'deleteUpstream',
+    'addUpstreamCredential', 'updateUpstreamCredential', 'deleteUpstreamCredential', 'setUpstreamRoutes', 'setUpstreamPrices',
+    'adminUpstreamHealth', 'testUpstreamCredential', 'adminMargin', 'adminUpstreamUsage',
   ]);
   const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
