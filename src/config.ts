@@ -251,11 +251,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     messenger = { label: m.label, botUrl: m.botUrl, webhookSecret: secret, tokenTtlMs: m.tokenTtlMinutes * 60_000 };
   }
 
-  if (e.NODE_ENV === 'production' && upstreams.length === 0) {
-    throw new ConfigError(
-      'No upstreams configured: in production BAIKAL_CONFIG must name at least one upstream (see docs/configuration.md); outside production the built-in simulator is used',
-    );
-  }
 
   return {
     port: e.PORT,

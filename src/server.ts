@@ -10,8 +10,10 @@ import { Readiness } from './readiness.js';
 import { routeCatalogMismatches } from './upstreams/routes.js';
 import { createServices, type Services } from './services.js';
 import { createTracing } from './shared/tracing.js';
+import { UpstreamsRepository } from './upstreams/upstreams.repository.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import type { Logger } from './shared/logging.js';
+import { StartupError } from './shared/errors.js';
 import { createPubSub } from './shared/pubsub.js';
 import { SharedEventTarget, SharedState } from './shared/redis.js';
 
@@ -55,11 +57,14 @@ export async function startGateway(configured: Config, log: Logger, clock: Clock
   if (demoModeApplies(configured)) {
     // Demo mode routes every model of the stored catalog to the simulator, and the services are built
     // from that configuration: so a demo process migrates and reads its catalog before it listens.
+    // Upstreams an admin stored make it a real deployment: no demo then.
     try {
-      demoSimulator = await startDemoSimulator();
       await migrate(database.orm, log);
-      const catalog = await new CatalogService({ orm: database.orm, config: configured, log }).load();
-      config = { ...configured, upstreams: demoUpstreams(demoSimulator, catalog) };
+      if (!(await UpstreamsRepository.anyStored(database.orm))) {
+        demoSimulator = await startDemoSimulator();
+        const catalog = await new CatalogService({ orm: database.orm, config: configured, log }).load();
+        config = { ...configured, upstreams: demoUpstreams(demoSimulator, catalog) };
+      }
     } catch (error) {
       await demoSimulator?.close();
       await database.close();
@@ -96,6 +101,7 @@ export async function startGateway(configured: Config, log: Logger, clock: Clock
   }
   await services.catalog.load();
   let demo: DemoMode | null = null;
+  let upstreamsPoller: NodeJS.Timeout | undefined;
   if (demoSimulator) {
     try {
       demo = await startDemoMode(config, services, database.orm, log, demoSimulator);
@@ -105,13 +111,14 @@ export async function startGateway(configured: Config, log: Logger, clock: Clock
       await database.close();
       throw error;
     }
-  } else if (!config.upstreams.length) {
-    log.warn('no upstreams configured: inference requests will answer 503 no_route');
   } else {
-    log.info({ upstreams: config.upstreams.map((upstream) => upstream.id) }, 'upstream routes loaded');
-    const { deadRoutes, unrouted } = routeCatalogMismatches(config.upstreams, services.catalog.snapshot);
-    if (deadRoutes.length) log.warn({ routes: deadRoutes }, `routes that serve nothing (a typo in BAIKAL_CONFIG or the catalog?): ${deadRoutes.join('; ')}`);
-    if (unrouted.length) log.warn({ models: unrouted }, `catalog models with no upstream route answer 503 no_route: ${unrouted.join(', ')}`);
+    try {
+      upstreamsPoller = await routeFromManagedUpstreams(config, services, log);
+    } catch (error) {
+      await gateway.close();
+      await database.close();
+      throw error;
+    }
   }
   readiness.migrated = true;
   address ??= await listen();
@@ -153,6 +160,7 @@ export async function startGateway(configured: Config, log: Logger, clock: Clock
     stop: () =>
       (stopping ??= (async () => {
         clearInterval(sweeper);
+        clearInterval(upstreamsPoller);
         clearInterval(paymentsSweeper);
         clearInterval(responsesSweeper);
         await gateway.close();
@@ -175,6 +183,33 @@ export async function startGateway(configured: Config, log: Logger, clock: Clock
         await database.close();
       })()),
   };
+}
+
+/**
+ * Routing follows the stored upstreams (seeded from the operator file on the first start): every change an
+ * admin makes here or in another process (the bus), or a command makes (the poll), replaces the route table
+ * and teaches the redactor the new secrets. Answers the poller, which the stop clears.
+ */
+async function routeFromManagedUpstreams(config: Config, services: Services, log: Logger): Promise<NodeJS.Timeout> {
+  const managed = services.managedUpstreams;
+  managed.onChange((upstreams) => {
+    services.upstreams.redactor.add(managed.secrets());
+    services.routes.replace(upstreams);
+  });
+  const upstreams = await managed.load();
+  if (!upstreams.length) {
+    if (config.nodeEnv === 'production') {
+      throw new StartupError('No upstreams configured: in production BAIKAL_CONFIG must name at least one upstream, or one must be stored (`npm run admin -- apply-upstreams`; see docs/configuration.md); outside production the built-in simulator is used');
+    }
+    log.warn('no upstreams configured: inference requests will answer 503 no_route');
+  } else {
+    log.info({ upstreams: upstreams.map((upstream) => upstream.id) }, 'upstream routes loaded');
+    const { deadRoutes, unrouted } = routeCatalogMismatches(upstreams, services.catalog.snapshot);
+    if (deadRoutes.length) log.warn({ routes: deadRoutes }, `routes that serve nothing (a typo in BAIKAL_CONFIG or the catalog?): ${deadRoutes.join('; ')}`);
+    if (unrouted.length) log.warn({ models: unrouted }, `catalog models with no upstream route answer 503 no_route: ${unrouted.join(', ')}`);
+  }
+  // Changes made by a command (no bus without Redis) are seen within the second.
+  return setInterval(() => void managed.poll().catch((error: unknown) => log.warn({ err: error }, 'could not read the stored upstreams')), 1_000).unref();
 }
 
 /** A new deployment has no admin, and the cabinet's admin pages need one: say how to make it (once per start). */

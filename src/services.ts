@@ -109,11 +109,13 @@ export function createServices(deps: ServiceDeps): Services {
   });
   const billing = new BillingService({ ...deps, wallets });
   const keys = new KeysService({ ...deps, catalog });
+  const managedUpstreams = new UpstreamsService({ ...deps, catalog, env: process.env });
   // What another process changed: drop its cached keys, take its catalog.
   deps.shared?.onMessage((message) => {
     if (message.type === 'key-evicted') keys.evictKey(message.keyId);
     else if (message.type === 'catalog-changed') catalog.adopt(message.data, message.version);
     else if (message.type === 'upstream-health') health.adopt(message.change);
+    else if (message.type === 'upstreams-changed') managedUpstreams.adoptRemote(message.version).catch((error: unknown) => deps.log.warn({ err: error }, 'could not take the upstreams another process changed'));
   });
   const responses = new ResponsesStore(deps);
   return {
@@ -129,7 +131,7 @@ export function createServices(deps: ServiceDeps): Services {
     upstreams,
     health,
     routes,
-    managedUpstreams: new UpstreamsService({ ...deps, catalog, env: process.env }),
+    managedUpstreams,
     inference: new InferenceService({ catalog, wallets, limiter, routes, health, upstreams, recorder: usage, log: deps.log, metrics, responses, hostedTools: deps.config.operator.inference.hostedTools, cacheAffinity: deps.config.operator.inference.cacheAffinity, tracing: deps.tracing }),
     keyStatus: new KeyStatusService({ catalog, accounts, wallets }),
     countTokens: new CountTokensService({ catalog, routes, upstreams, limiter, log: deps.log }),

@@ -18,7 +18,7 @@ export interface UpstreamResponse {
  * steer it elsewhere.
  */
 export class UpstreamClient {
-  constructor(private readonly redactor: CredentialRedactor = new CredentialRedactor([])) {}
+  constructor(readonly redactor: CredentialRedactor = new CredentialRedactor([])) {}
 
   private readonly pools = new Map<string, Pool>();
   private readonly bases = new Map<string, { path: string; search: string }>();

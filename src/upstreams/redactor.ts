@@ -5,10 +5,19 @@
  * the `UpstreamClient`, which is where every upstream's words enter the gateway.
  */
 export class CredentialRedactor {
-  private readonly credentials: string[];
+  private credentials: string[];
 
   constructor(credentials: Iterable<string>) {
-    this.credentials = [...new Set([...credentials].filter((c) => c.length > 0))];
+    this.credentials = CredentialRedactor.distinct(credentials);
+  }
+
+  /** The secrets of a new set of upstreams (an admin's edit): those of the old set stay too, for answers still in flight. */
+  add(credentials: Iterable<string>): void {
+    this.credentials = CredentialRedactor.distinct([...this.credentials, ...credentials]);
+  }
+
+  private static distinct(credentials: Iterable<string>): string[] {
+    return [...new Set([...credentials].filter((c) => c.length > 0))];
   }
 
   static forUpstreams(upstreams: readonly { credentials: readonly { secret: string }[] }[]): CredentialRedactor {

@@ -141,6 +141,12 @@ export class UpstreamsRepository {
   }
 
   /** The version as stored now (another process may have moved it on). */
+  /** Whether any upstream is stored (an admin's or a seeded one): a development start without one runs the demo. */
+  static async anyStored(orm: MikroORM): Promise<boolean> {
+    const [row] = await orm.em.fork().execute<{ any: boolean }[]>('select exists (select 1 from upstreams) as any');
+    return row?.any === true;
+  }
+
   async version(): Promise<number> {
     const [state] = await this.orm.em.fork().execute<{ version: string }[]>('select version from upstream_state where id = 1');
     return Number(state!.version);

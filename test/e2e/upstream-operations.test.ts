@@ -49,8 +49,8 @@ describe('upstream cost and margin', () => {
     await waitFor('every event written', async () => (await stack.db.query('select 1 from usage_events where request_id = any($1)', [rids])).length === rids.length);
     const events = await stack.db.query<Record<string, any>>('select * from usage_events where request_id = any($1)', [rids]);
     for (const event of events.filter((e) => e.status === 'success')) {
-      expect(event.upstream_id).toBe(stack.canaries.upstreamIds[0]);
-      expect(event.upstream_credential_id).toBe('env:CANARY_PRIMARY_KEY');
+      // The primary first; past its 32 in flight (its concurrency limit) the rest go to the backup.
+      expect([event.upstream_id, event.upstream_credential_id]).toEqual(event.upstream_id === stack.canaries.upstreamIds[0] ? [stack.canaries.upstreamIds[0], 'env:CANARY_PRIMARY_KEY'] : [stack.canaries.upstreamIds[1], 'env:CANARY_BACKUP_KEY']);
       // The upstream's price of the same usage, by the same formula as the customer's, written out independently.
       expect(new Decimal(event.upstream_cost_usd).toFixed(10)).toBe(tokenCost({ input: PRIMARY_PRICES.inputPer1m, output: PRIMARY_PRICES.outputPer1m, cacheRead: PRIMARY_PRICES.cacheReadPer1m }, event.prompt_tokens, event.completion_tokens, event.cache_read_tokens ?? 0).toFixed(10));
       expect(new Decimal(event.amount_usd).toFixed(10)).toBe(tokenCost(LUNA, event.prompt_tokens, event.completion_tokens, event.cache_read_tokens ?? 0).toFixed(10));
