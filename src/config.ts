@@ -173,6 +173,11 @@ export interface Config {
   catalogFile?: string;
   /** Upstreams with their credentials resolved; never logged, never shown. */
   upstreams: Upstream[];
+  /**
+   * The environment this configuration was read from: where managed upstreams resolve their credentials'
+   * variables and traces their OTEL_* settings (a gateway started in-process may be given its own).
+   */
+  environment: NodeJS.ProcessEnv;
   /** The operator's payments section with the checkout webhook secret resolved from the environment; never shown. */
   payments: PaymentsSettings;
   mail: { smtpUrl?: string; from: string; language: 'ru' | 'en'; cooldownMs: number; maxPerHour: number };
@@ -293,6 +298,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     configFile: e.BAIKAL_CONFIG,
     catalogFile: e.BAIKAL_CATALOG,
     upstreams,
+    environment: env,
     payments,
     mail: {
       smtpUrl: e.SMTP_URL,

@@ -71,7 +71,7 @@ export async function startGateway(configured: Config, log: Logger, clock: Clock
       throw error;
     }
   }
-  const tracing = await createTracing(process.env, log);
+  const tracing = await createTracing(config.environment, log);
   const services = createServices({ orm: database.orm, config, clock, pubsub, log, shared, tracing });
 
   let gateway: Gateway;

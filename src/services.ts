@@ -109,7 +109,7 @@ export function createServices(deps: ServiceDeps): Services {
   });
   const billing = new BillingService({ ...deps, wallets });
   const keys = new KeysService({ ...deps, catalog });
-  const managedUpstreams = new UpstreamsService({ ...deps, catalog, env: process.env });
+  const managedUpstreams = new UpstreamsService({ ...deps, catalog, env: deps.config.environment });
   // What another process changed: drop its cached keys, take its catalog.
   deps.shared?.onMessage((message) => {
     if (message.type === 'key-evicted') keys.evictKey(message.keyId);

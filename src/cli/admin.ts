@@ -98,7 +98,7 @@ async function withUpstreams(db: Database, config: Config, log: Logger, task: (u
     }
   }
   try {
-    await task(new UpstreamsService({ orm: db.orm, config, log, catalog, shared, env: process.env }), catalog, shared);
+    await task(new UpstreamsService({ orm: db.orm, config, log, catalog, shared, env: config.environment }), catalog, shared);
   } finally {
     await shared?.close();
   }

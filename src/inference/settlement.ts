@@ -82,9 +82,9 @@ export class Settlement {
       throw error;
     } finally {
       const span = call.trace?.settlement();
-      const cost = this.finish(call, admitted, outcome);
+      const record = this.finish(call, admitted, outcome);
       span?.end();
-      call.trace?.end({ status: httpStatus, errorCode: outcome.errorCode, usage: outcome.usage, amountUsd: cost });
+      call.trace?.end({ status: httpStatus, errorCode: outcome.errorCode, usage: outcome.usage, amountUsd: record.amountUsd, upstreamCostUsd: record.upstreamCostUsd });
     }
   }
 
@@ -93,15 +93,16 @@ export class Settlement {
     this.deps.recorder.record(this.usageRecord(call, attempt, { status: 'error', errorCode: error.reason, usage: null, upstreamId: null }, 0n));
   }
 
-  /** Frees the slot, settles or releases the hold, records the usage event; answers what was billed. */
-  private finish(call: InferenceCall, admitted: Admitted, outcome: Outcome): Units {
+  /** Frees the slot, settles or releases the hold, records the usage event (and answers it). */
+  private finish(call: InferenceCall, admitted: Admitted, outcome: Outcome): UsageRecord {
     admitted.slot.release();
     const cost = outcome.generations ? costUnitsOf(admitted.prices, { generations: outcome.generations }) : outcome.usage ? costUnitsOf(admitted.prices, { tokens: outcome.usage }) : 0n;
     const owner = { userId: call.principal.userId, keyId: call.principal.keyId };
     if (cost > 0n) this.deps.wallets.settle(admitted.hold.id, cost, owner);
     else this.deps.wallets.release(admitted.hold.id, owner);
-    this.deps.recorder.record(this.usageRecord(call, admitted, outcome, cost));
-    return cost;
+    const record = this.usageRecord(call, admitted, outcome, cost);
+    this.deps.recorder.record(record);
+    return record;
   }
 
   private usageRecord(call: InferenceCall, admitted: Pick<Admitted, 'eventId' | 'startedAt' | 'model' | 'prices'>, outcome: Outcome, cost: Units): UsageRecord {

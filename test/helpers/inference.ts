@@ -9,7 +9,7 @@ import { startSimulator, type RecordedRequest, type Simulator } from '../../src/
 import { AdjustBalanceDocument, SetAccountLimitsDocument, SetKeyLimitsDocument } from '../graphql/generated.js';
 import { graphql, http, registerRest } from './clients.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
-import { spawnGateway, type ServerProcess } from './process.js';
+import { runNode, spawnGateway, type ServerProcess } from './process.js';
 
 /**
  * Secrets and internals planted in the upstream configuration and the upstream's own error texts.
@@ -34,8 +34,12 @@ export interface InferenceStack {
   canaries: Canaries;
   /** Every body the tests' clients received (JSON and each SSE byte), for the leak search. */
   received: string[];
-  /** Another gateway process on the same database, upstreams and settings (the scale-out tests give both a REDIS_URL). */
-  spawnPeer(extraEnv?: Record<string, string>): Promise<ServerProcess>;
+  /**
+   * Another gateway process on the same database, upstreams and settings (the scale-out tests give both a REDIS_URL).
+   * With `applyUpstreams`, a peer given another BAIKAL_CONFIG first applies its upstreams to the stored ones, as an
+   * operator does (`npm run admin -- apply-upstreams --prune`): the file seeds an empty database only.
+   */
+  spawnPeer(extraEnv?: Record<string, string>, options?: { applyUpstreams?: boolean }): Promise<ServerProcess>;
   close(): Promise<void>;
 }
 
@@ -129,7 +133,11 @@ export async function startInferenceStack(extraEnv: Record<string, string> = {},
     backup,
     canaries,
     received: [],
-    spawnPeer: async (peerEnv = {}) => {
+    spawnPeer: async (peerEnv = {}, peerOptions = {}) => {
+      if (peerOptions.applyUpstreams) {
+        const applied = await runNode(['dist/src/cli/admin.js', 'apply-upstreams', '--prune'], { ...env, ...peerEnv });
+        if (applied.code !== 0) throw new Error(`apply-upstreams failed (${applied.code}): ${applied.stderr}${applied.stdout}`);
+      }
       const peer = await spawnGateway({ ...env, ...peerEnv });
       peers.push(peer);
       return peer;

@@ -283,10 +283,12 @@ describe('the durable runner', () => {
   }, 90_000);
 
   it('a process without a route for a job never claims it: jobs submitted through it are run at once by the process that has one', async () => {
-    // A second process on the same database whose configuration serves no video model (another role, or a
-    // rolling configuration change). Were it to claim a job, it could only postpone it by its 5 s poll.
+    // A second process on the same database that cannot serve the video models: the stored upstream's credential
+    // variable is not set on its host (a rolling configuration change). Were it to claim a job, it could only
+    // postpone it by its 5 s poll.
     await writeFile(path.join(dir, 'no-video.json'), JSON.stringify({ upstreams: [] }));
-    const env = { ...videoEnv(dir, 2), BAIKAL_CONFIG: path.join(dir, 'no-video.json'), VIDEO_POLL_MS: '5000' };
+    const { VIDEO_UPSTREAM_KEY: _unset, ...withoutKey } = videoEnv(dir, 2);
+    const env = { ...withoutKey, BAIKAL_CONFIG: path.join(dir, 'no-video.json'), VIDEO_POLL_MS: '5000' };
     const config = loadConfig({ ...env, NODE_ENV: 'test', HOST: '127.0.0.1', PORT: '0', DATABASE_URL: gw.db.url, LOG_LEVEL: 'silent' });
     const other = await startGateway(config, createLogger('silent'));
     try {

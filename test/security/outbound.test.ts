@@ -221,7 +221,7 @@ beforeAll(async () => {
     }),
   );
   // Status probes every 0.3 s reach the redirector too; video jobs are picked up at once.
-  gw = await stack.spawnPeer({ BAIKAL_CONFIG: configFile, STATUS_PROBE_SECONDS: '0.3', VIDEO_POLL_MS: '50' });
+  gw = await stack.spawnPeer({ BAIKAL_CONFIG: configFile, STATUS_PROBE_SECONDS: '0.3', VIDEO_POLL_MS: '50' }, { applyUpstreams: true });
   const via = { ...stack, url: gw.url };
   const admin = await processAdmin(via);
   familyA = await apiAccount(via, admin, '20');
