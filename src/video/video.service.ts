@@ -11,7 +11,8 @@ import type { KeyPrincipal } from '../keys/keys.service.js';
 import { DomainError } from '../shared/errors.js';
 import { newId, randomSecret } from '../shared/ids.js';
 import type { Logger } from '../shared/logging.js';
-import { formatUsd } from '../shared/money.js';
+import { formatUnits, formatUsd } from '../shared/money.js';
+import { upstreamCostUnits } from '../billing/cost.js';
 import { intParam, parseInput } from '../shared/validation.js';
 import { Topics, type PubSub, type VideoTaskEventPayload } from '../shared/pubsub.js';
 import type { StoredObject, VideoStorage } from '../storage/video-storage.js';
@@ -352,7 +353,11 @@ export class VideoService {
       completionTokens: null,
     });
     // Only the worker whose compare-and-set wins records the event (the charge itself is exactly-once by its ledger key).
-    if (await this.transition(task, owner, 'completed', { progress: 100, content_bytes: size })) this.record(task, 'success', null, task.cost_usd, settlement.transactionId);
+    if (await this.transition(task, owner, 'completed', { progress: 100, content_bytes: size })) {
+      // What the upstream charges for it, by its own per-second price (unknown without one).
+      const upstreamCost = upstreamCostUnits(route.upstream.prices[task.model], { seconds: task.seconds });
+      this.record(task, 'success', null, task.cost_usd, settlement.transactionId, { credentialId: route.credential.id, costUsd: upstreamCost === null ? null : formatUnits(upstreamCost) });
+    }
   }
 
   private async fail(task: TaskRow, owner: string, code: string, message: string): Promise<void> {
@@ -403,7 +408,7 @@ export class VideoService {
   }
 
   /** The usage event of a finished task; a settled charge is already in the ledger and is only linked. */
-  private record(task: TaskRow, status: 'success' | 'error', errorCode: string | null, amountUsd: string, transactionId: string | null): void {
+  private record(task: TaskRow, status: 'success' | 'error', errorCode: string | null, amountUsd: string, transactionId: string | null, upstream: { credentialId: string; costUsd: string | null } | null = null): void {
     const catalog = this.deps.catalog.snapshot;
     const now = new Date();
     this.deps.recorder.record({
@@ -438,6 +443,8 @@ export class VideoService {
       officialCostUsd: null,
       savedUsd: null,
       upstreamId: task.upstream_id,
+      upstreamCredentialId: upstream?.credentialId ?? null,
+      upstreamCostUsd: upstream?.costUsd ?? null,
       transactionId,
     });
   }

@@ -39,7 +39,7 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'baikal-video-'));
   await writeFile(
     path.join(dir, 'baikal.json'),
-    JSON.stringify({ upstreams: [{ id: 'video-sim', kind: 'video-jobs', baseUrl: `${sim.url}/v1`, credentialEnv: 'VIDEO_UPSTREAM_KEY', routes: [{ group: 'cheap', models: VIDEO_MODELS }] }] }),
+    JSON.stringify({ upstreams: [{ id: 'video-sim', kind: 'video-jobs', baseUrl: `${sim.url}/v1`, credentialEnv: 'VIDEO_UPSTREAM_KEY', routes: [{ group: 'cheap', models: VIDEO_MODELS }], prices: { 'beta3.0-t2v': { perVideoSecond: '0.0123' } } }] }),
   );
   gw = await startTestGateway(videoEnv(dir, 3));
 });
@@ -111,6 +111,9 @@ describe('POST /v1/videos and its lifecycle', () => {
     }
     expect(events[0]).toMatchObject({ status: 'success', endpoint: '/v1/videos', model: 'beta3.0-t2v' });
     expect(new Decimal(events[0]!.amount_usd).equals('0.38')).toBe(true);
+    // What the upstream charges for it, by its own per-second price: 10 s x 0.0123 (operator-only columns).
+    expect(new Decimal(events[0]!.upstream_cost_usd).equals('0.123')).toBe(true);
+    expect(events[0]!.upstream_credential_id).toBe('env:VIDEO_UPSTREAM_KEY');
   });
 
   it('serves the MP4 with HTTP Range: first bytes, suffix, open-ended, several ranges, 416, HEAD', async () => {
