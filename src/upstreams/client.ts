@@ -20,7 +20,9 @@ export interface UpstreamResponse {
 export class UpstreamClient {
   constructor(readonly redactor: CredentialRedactor = new CredentialRedactor([])) {}
 
-  private readonly pools = new Map<string, Pool>();
+  /** One pool per upstream id, with the settings it was made for: an admin's edit of them gets a new pool. */
+  private readonly pools = new Map<string, { signature: string; pool: Pool }>();
+  private readonly signatures = new WeakMap<Upstream, string>();
   private readonly bases = new Map<string, { path: string; search: string }>();
 
   /** The base URL's path (no trailing slash) and query, parsed once per base URL. */
@@ -35,17 +37,24 @@ export class UpstreamClient {
   }
 
   private poolOf(upstream: Upstream): Pool {
-    let pool = this.pools.get(upstream.id);
-    if (!pool) {
-      pool = new Pool(new URL(upstream.baseUrl).origin, {
-        connections: 512,
-        keepAliveTimeout: upstream.timeouts.keepAliveMs,
-        connect: { timeout: upstream.timeouts.connectMs },
-        headersTimeout: upstream.timeouts.firstByteMs,
-        bodyTimeout: upstream.timeouts.idleMs,
-      });
-      this.pools.set(upstream.id, pool);
+    let signature = this.signatures.get(upstream);
+    if (signature === undefined) {
+      const { connectMs, firstByteMs, idleMs, keepAliveMs } = upstream.timeouts;
+      signature = `${new URL(upstream.baseUrl).origin} ${connectMs} ${firstByteMs} ${idleMs} ${keepAliveMs}`;
+      this.signatures.set(upstream, signature);
     }
+    const known = this.pools.get(upstream.id);
+    if (known?.signature === signature) return known.pool;
+    const pool = new Pool(new URL(upstream.baseUrl).origin, {
+      connections: 512,
+      keepAliveTimeout: upstream.timeouts.keepAliveMs,
+      connect: { timeout: upstream.timeouts.connectMs },
+      headersTimeout: upstream.timeouts.firstByteMs,
+      bodyTimeout: upstream.timeouts.idleMs,
+    });
+    this.pools.set(upstream.id, { signature, pool });
+    // The old settings' pool ends once the requests it still carries are done.
+    if (known) known.pool.close().catch(() => known.pool.destroy());
     return pool;
   }
 
@@ -86,7 +95,7 @@ export class UpstreamClient {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.pools.values()].map((pool) => pool.close().catch(() => pool.destroy())));
+    await Promise.all([...this.pools.values()].map(({ pool }) => pool.close().catch(() => pool.destroy())));
     this.pools.clear();
   }
 

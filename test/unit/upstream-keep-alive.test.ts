@@ -135,3 +135,22 @@ describe('connections kept alive to an upstream that closes idle ones unannounce
     expect({ connections: server.connections, dropped: server.dropped }).toEqual({ connections: 1, dropped: 1 });
   });
 });
+
+describe('an upstream edited live', () => {
+  it('a new base URL (or timeouts) under the same id is called at once; the old pool lets its requests finish, then closes', async () => {
+    const before = await idleClosingUpstream(5_000);
+    const after = await idleClosingUpstream(5_000);
+    const client = new UpstreamClient();
+    opened.push(before, after, client);
+    const call = async (upstream: Upstream) => (await client.post(upstream, '/chat/completions', '{}', {}, new Cancellation())).body.text();
+    const first = upstreamAt(before.url);
+    expect(await call(first)).toBe(ANSWER);
+    expect(await call(first)).toBe(ANSWER);
+    const edited = { ...upstreamAt(after.url), id: first.id };
+    expect(await call(edited)).toBe(ANSWER);
+    expect({ before: before.answered, after: after.answered }).toEqual({ before: 2, after: 1 });
+    // An older version of the upstream still in a request's hands is served by a new pool, never the old base URL's settings crossed.
+    expect(await call(first)).toBe(ANSWER);
+    expect({ before: before.answered, after: after.answered }).toEqual({ before: 3, after: 1 });
+  });
+});
