@@ -22,8 +22,14 @@ const DEFAULT_RATE_LIMIT_MS = 1_000;
 /** Window buckets: outcomes are counted per slice of the window, so forgetting old ones costs nothing per request. */
 const BUCKETS = 10;
 
-const PROBE = { probe: true };
-const NORMAL = { probe: false };
+/** What a claim is: a normal request, the probe after a cool-down, or a last-resort try of a route that is out. */
+export interface Claim {
+  probe: boolean;
+  forced: boolean;
+}
+const PROBE: Claim = { probe: true, forced: false };
+const FORCED: Claim = { probe: true, forced: true };
+const NORMAL: Claim = { probe: false, forced: false };
 
 export class TargetHealth {
   /** Requests in flight through this credential in this process. */
@@ -81,43 +87,40 @@ export class TargetHealth {
    * whether it is a probe (its answer decides the breaker). `forced`: the last-resort try of a model
    * whose every route is out, a probe too.
    */
-  claim(now: number, forced: boolean): { probe: boolean } | null {
-    let probe = forced;
-    if (!forced) {
-      if (!this.available(now)) return null;
-      probe = this.state(now) === 'half_open';
-    }
-    if (probe) this.probing = true;
+  claim(now: number, forced: boolean): Claim | null {
+    if (!forced && !this.available(now)) return null;
+    const claim = forced ? FORCED : this.state(now) === 'half_open' ? PROBE : NORMAL;
+    if (claim.probe) this.probing = true;
     this.inFlight++;
-    return probe ? PROBE : NORMAL;
+    return claim;
   }
 
   /**
    * Records how a claimed request ended; returns the transition it caused, if any, for the other
    * processes and the admin page. `retryAfterMs` with `rate_limited`.
    */
-  settle(now: number, claim: { probe: boolean }, verdict: HealthVerdict, retryAfterMs: number | null = null): BreakerState | null {
+  settle(now: number, claim: Claim, verdict: HealthVerdict, retryAfterMs: number | null = null): BreakerState | null {
     this.inFlight--;
     if (claim.probe) this.probing = false;
-    return this.record(now, verdict, retryAfterMs, claim.probe);
+    return this.record(now, verdict, retryAfterMs, claim);
   }
 
   /** An outcome learned without a request ending (a stall while the request still waits). */
-  record(now: number, verdict: HealthVerdict, retryAfterMs: number | null = null, wasProbe = false): BreakerState | null {
+  record(now: number, verdict: HealthVerdict, retryAfterMs: number | null = null, claim: Claim = NORMAL): BreakerState | null {
     if (verdict === 'none') return null;
     if (verdict === 'auth_failed') {
       this.lastFailureAt = now;
-      return this.pauseFor('auth_failed', now + AUTH_RETRY_MS);
+      return this.pauseFor('auth_failed', now + AUTH_RETRY_MS, now);
     }
     if (verdict === 'rate_limited') {
       this.lastFailureAt = now;
       this.count(now, false);
-      return this.pauseFor('rate_limited', now + (retryAfterMs ?? DEFAULT_RATE_LIMIT_MS));
+      return this.pauseFor('rate_limited', now + (retryAfterMs ?? DEFAULT_RATE_LIMIT_MS), now);
     }
     if (verdict === 'ok') {
       this.count(now, true);
       const wasOut = this.open || this.pause !== null;
-      if (this.open && (wasProbe || now >= this.openUntil)) this.close();
+      if (this.open && (claim.probe || now >= this.openUntil)) this.close();
       // An answer through a paused credential (a forced try) ends its pause.
       if (this.pause) this.pause = null;
       return wasOut && !this.open && !this.pause ? 'closed' : null;
@@ -125,8 +128,10 @@ export class TargetHealth {
     this.lastFailureAt = now;
     this.count(now, false);
     if (this.open) {
+      // A last-resort try that failed changes nothing: the route is out already (and says so once, not per request).
+      if (claim.forced) return null;
       // A failed probe (or a failure seen while half-open): longer until the next one.
-      if (now < this.openUntil && !wasProbe) return null;
+      if (now < this.openUntil && !claim.probe) return null;
       this.cooldownMs = Math.min(this.cooldownMs * 2, this.settings.maxCooldownMs);
       this.openUntil = now + this.cooldownMs;
       return 'open';
@@ -147,7 +152,7 @@ export class TargetHealth {
       this.close();
       this.pause = null;
     } else if (state === 'rate_limited' || state === 'auth_failed') {
-      this.pauseFor(state, until);
+      this.pauseFor(state, until, now);
     } else if (state === 'open') {
       this.open = true;
       this.openUntil = Math.max(until, now);
@@ -160,10 +165,12 @@ export class TargetHealth {
     return this.pause ? this.pausedUntil : this.openUntil;
   }
 
-  private pauseFor(pause: 'rate_limited' | 'auth_failed', until: number): BreakerState {
+  /** Pauses the credential until `until`; a transition only when it was not already paused so (a longer pause is kept quietly). */
+  private pauseFor(pause: 'rate_limited' | 'auth_failed', until: number, now: number): BreakerState | null {
+    const already = this.pause === pause && now < this.pausedUntil;
+    this.pausedUntil = already ? Math.max(until, this.pausedUntil) : until;
     this.pause = pause;
-    this.pausedUntil = Math.max(until, this.pause === pause ? this.pausedUntil : 0);
-    return pause;
+    return already ? null : pause;
   }
 
   private close(): void {

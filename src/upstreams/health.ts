@@ -1,5 +1,5 @@
 import type { Logger } from '../shared/logging.js';
-import { TargetHealth, type BreakerState, type HealthVerdict } from './breaker.js';
+import { TargetHealth, type BreakerState, type Claim, type HealthVerdict } from './breaker.js';
 import type { Upstream, UpstreamCredential } from './model.js';
 
 /** A transition of one (upstream, credential), as the other processes and the admin page learn it. */
@@ -15,7 +15,7 @@ export interface HealthChange {
 export interface Attempt {
   readonly target: TargetHealth;
   /** Whether this request is the route's probe (its answer decides the breaker). */
-  readonly claim: { probe: boolean };
+  readonly claim: Claim;
   readonly upstreamId: string;
   readonly startedAt: number;
   /** model, group and stream-or-not: the requests whose first-byte times are comparable. */

@@ -122,7 +122,7 @@ describe('circuit breaker', () => {
     now += 1;
     expect(t.state(now)).toBe('half_open');
     const probe = t.claim(now, false)!;
-    expect(probe).toEqual({ probe: true });
+    expect(probe).toEqual({ probe: true, forced: false });
     expect(t.claim(now, false)).toBe(null); // only one
     expect(t.settle(now, probe, 'failure')).toBe('open');
     now += 1_999;
@@ -153,6 +153,20 @@ describe('circuit breaker', () => {
     expect(t.available(30_000)).toBe(true);
     expect(t.settle(30_000, t.claim(30_000, false)!, 'auth_failed')).toBe('auth_failed');
     expect(t.state(30_001)).toBe('auth_failed');
+  });
+
+  it('last-resort tries of a route that is out, and repeated pauses, say so once (not once per request)', () => {
+    const t = new TargetHealth('u/c', 'u', 'c', settings);
+    let now = 0;
+    for (let i = 0; i < 2; i++) t.settle(now, t.claim(now, false)!, 'failure');
+    expect(t.settle(now, t.claim(now, false)!, 'failure')).toBe('open');
+    for (let i = 0; i < 5; i++) expect(t.settle((now += 10), t.claim(now, true)!, 'failure')).toBe(null);
+    expect(t.state(now)).toBe('open');
+    expect(t.settle((now += 10), t.claim(now, true)!, 'ok')).toBe('closed');
+    expect(t.settle(now, t.claim(now, false)!, 'rate_limited', 5_000)).toBe('rate_limited');
+    expect(t.settle(now + 1, t.claim(now + 1, true)!, 'rate_limited', 9_000)).toBe(null);
+    expect(t.available(now + 5_001)).toBe(false); // the longer pause is kept
+    expect(t.available(now + 9_001)).toBe(true);
   });
 
   it('adopts what another process learned', () => {
