@@ -1,6 +1,7 @@
 import { Decimal } from 'decimal.js';
 import type { GroupPrices, TokenPrices } from '../catalog/catalog.schemas.js';
 import { MONEY_SCALE, money, toUnits, unitsToMoney, type Units } from '../shared/money.js';
+import type { UpstreamPrices } from '../upstreams/model.js';
 
 /**
  * Token usage in the canonical form. `inputTokens` counts every input token, cached or not; cache
@@ -99,25 +100,15 @@ export function costUnitsOf(prices: GroupPrices, usage: { tokens?: TokenUsage; g
   return toUnits(money(prices.perSecond).times(usage.seconds));
 }
 
-/** What an upstream charges, by its own prices (src/upstreams/model.ts's UpstreamPrices, null where it charges nothing in that unit). */
-export interface UpstreamPriceList {
-  inputPer1m: string | null;
-  outputPer1m: string | null;
-  cacheReadPer1m: string | null;
-  cacheWritePer1m: string | null;
-  perImage: string | null;
-  perVideoSecond: string | null;
-}
-
 /** An upstream's token prices in the catalog's form, made once per price list (the scaled form is kept per object). */
-const upstreamTokenPrices = new WeakMap<UpstreamPriceList, TokenPrices>();
+const upstreamTokenPrices = new WeakMap<UpstreamPrices, TokenPrices>();
 
 /**
  * The upstream's cost of one request, by the same formula as the customer's (DESIGN.md Money), so margin
  * is exact: tokens at its per-1M prices, images at its per-image price, video seconds at its per-second one.
  * Null when the upstream has no price for what the request used (its cost is then unknown, not zero).
  */
-export function upstreamCostUnits(prices: UpstreamPriceList | null | undefined, usage: { tokens?: TokenUsage | null; generations?: number; seconds?: number }): Units | null {
+export function upstreamCostUnits(prices: UpstreamPrices | null | undefined, usage: { tokens?: TokenUsage | null; generations?: number; seconds?: number }): Units | null {
   if (!prices) return null;
   if (usage.generations) return prices.perImage === null ? null : toUnits(money(prices.perImage).times(usage.generations));
   if (usage.seconds !== undefined) return prices.perVideoSecond === null ? null : toUnits(money(prices.perVideoSecond).times(usage.seconds));

@@ -1,4 +1,5 @@
-import { costUnitsOf, upstreamCostUnits, type TokenUsage, type UpstreamPriceList } from '../billing/cost.js';
+import { costUnitsOf, upstreamCostUnits, type TokenUsage } from '../billing/cost.js';
+import type { UpstreamPrices } from '../upstreams/model.js';
 import type { WalletHold, WalletStore } from '../billing/wallets.js';
 import type { CatalogModel, GroupPrices } from '../catalog/catalog.schemas.js';
 import type { CatalogService } from '../catalog/catalog.service.js';
@@ -28,7 +29,7 @@ export interface Outcome {
   upstreamId: string | null;
   /** The credential that served it, and its upstream's prices for the model (for the operator's cost). */
   upstreamCredentialId?: string | null;
-  upstreamPrices?: UpstreamPriceList | null;
+  upstreamPrices?: UpstreamPrices | null;
 }
 
 /** An upstream failure on its way to the client: the public error, and (for the operator's usage record) where it happened. */

@@ -1,6 +1,5 @@
-import type { HealthDefinition } from './config.js';
-import type { UpstreamKind, UpstreamPrices, UpstreamTimeouts } from './model.js';
-import type { StoredUpstreams } from './upstreams.repository.js';
+import type { UpstreamPrices } from './model.js';
+import type { StoredUpstreams, UpstreamFields } from './upstreams.repository.js';
 import { pricesOf, type Resolution } from './upstream-resolution.js';
 
 /**
@@ -34,17 +33,9 @@ export interface UpstreamRouteView {
 
 export type UpstreamPriceView = UpstreamPrices & { model: string };
 
-export interface UpstreamView {
+/** An upstream's stored settings (health as the operator file writes it, in seconds), with what routing makes of it. */
+export interface UpstreamView extends UpstreamFields {
   id: string;
-  kind: UpstreamKind;
-  baseUrl: string;
-  enabled: boolean;
-  nativeResponses: boolean;
-  timeouts: UpstreamTimeouts;
-  maxConcurrent: number;
-  fallback: string[];
-  /** As the operator file writes it (seconds). */
-  health: HealthDefinition;
   /** Whether routing serves it (enabled, with a usable enabled credential and an enabled route). */
   active: boolean;
   /** Why routing leaves it out; null when active. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { baseUrl, decimal, envName, healthFields, maxConcurrent, timeoutFields, upstreamId } from './config.js';
+import { baseUrl, envName, healthFields, maxConcurrent, timeoutFields, upstreamId, upstreamPrices } from './config.js';
 import { DEFAULT_MAX_CONCURRENT, UPSTREAM_KINDS } from './model.js';
 
 /**
@@ -65,15 +65,7 @@ export const routeInput = z
 export type RouteInput = z.input<typeof routeInput>;
 export type Route = z.output<typeof routeInput>;
 
-const priceFields = {
-  inputPer1m: decimal.nullable().default(null),
-  outputPer1m: decimal.nullable().default(null),
-  cacheReadPer1m: decimal.nullable().default(null),
-  cacheWritePer1m: decimal.nullable().default(null),
-  perImage: decimal.nullable().default(null),
-  perVideoSecond: decimal.nullable().default(null),
-};
-export const priceInput = z.strictObject({ model: modelId, ...priceFields });
+export const priceInput = z.strictObject({ model: modelId, ...upstreamPrices.shape });
 export type PriceInput = z.input<typeof priceInput>;
 export type Price = z.output<typeof priceInput>;
 
