@@ -22,7 +22,7 @@ import { Playground } from './pages/playground.js';
 import { Profile } from './pages/profile.js';
 
 // Admin pages are a separate chunk: customers never download them.
-const admin = (name: 'AdminAccounts' | 'AdminCatalog' | 'AdminAnnouncements' | 'AdminInvoices' | 'AdminProbes') =>
+const admin = (name: 'AdminAccounts' | 'AdminCatalog' | 'AdminAnnouncements' | 'AdminInvoices' | 'AdminProbes' | 'AdminUpstreams' | 'AdminMargin') =>
   lazy(async () => ({ default: (await import('./pages/admin/index.js'))[name] as ComponentType }));
 
 interface Route {
@@ -51,6 +51,8 @@ const routes: Route[] = [
   { path: '/app/admin/announcements', title: 'nav.adminAnnouncements', page: admin('AdminAnnouncements'), admin: true },
   { path: '/app/admin/invoices', title: 'nav.adminInvoices', page: admin('AdminInvoices'), admin: true },
   { path: '/app/admin/probes', title: 'nav.adminProbes', page: admin('AdminProbes'), admin: true },
+  { path: '/app/admin/upstreams', title: 'nav.adminUpstreams', page: admin('AdminUpstreams'), admin: true },
+  { path: '/app/admin/margin', title: 'nav.adminMargin', page: admin('AdminMargin'), admin: true },
 ];
 
 const LogoutDocument = graphql(`

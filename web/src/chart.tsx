@@ -58,3 +58,92 @@ export function BarChart({ title, points, tableLabel }: { title: string; points:
     </figure>
   );
 }
+
+export interface ChartSeries {
+  name: string;
+  /** Drawing values, one per label (may be negative: bars then hang below the zero line). */
+  values: number[];
+  /** What a reader hears and sees for each value (the exact decimal amount). */
+  texts: string[];
+}
+
+/**
+ * Bars of several series side by side per label (revenue, cost and margin of a day), in plain SVG with a
+ * legend. As with BarChart, the values are for drawing only; the exact figures are in the titles and the table.
+ */
+export function GroupedBarChart({ title, labels, series, tableLabel, testId }: { title: string; labels: string[]; series: ChartSeries[]; tableLabel: string; testId?: string }) {
+  const id = useId();
+  const width = 640;
+  const height = 180;
+  const top = 8;
+  const values = series.flatMap((s) => s.values);
+  const max = Math.max(0, ...values);
+  const min = Math.min(0, ...values);
+  const span = max - min || 1;
+  const y = (value: number) => top + ((max - value) / span) * (height - top);
+  const zero = y(0);
+  const groupWidth = labels.length ? width / labels.length : width;
+  const barWidth = Math.max(1, (groupWidth * 0.8) / Math.max(1, series.length));
+  const tick = Math.max(1, Math.ceil(labels.length / 6));
+  return (
+    <figure className="chart" data-testid={testId}>
+      <figcaption id={`${id}-title`}>{title}</figcaption>
+      <ul className="legend">
+        {series.map((s, index) => (
+          <li key={s.name}>
+            <span className={`swatch s${index + 1}`} aria-hidden="true" />
+            {s.name}
+          </li>
+        ))}
+      </ul>
+      <svg viewBox={`0 0 ${width} ${height + 20}`} role="img" aria-labelledby={`${id}-title`} preserveAspectRatio="none">
+        <line x1="0" y1={zero} x2={width} y2={zero} className="axis" />
+        {labels.map((label, index) => (
+          <g key={label}>
+            {series.map((s, k) => {
+              const value = s.values[index] ?? 0;
+              const end = y(value);
+              return (
+                <rect key={s.name} x={index * groupWidth + groupWidth * 0.1 + k * barWidth} y={Math.min(end, zero)} width={Math.max(1, barWidth - 1)} height={Math.abs(end - zero)} className={`bar s${k + 1}`} data-series={k} data-label={label}>
+                  <title>{`${label} · ${s.name}: ${s.texts[index] ?? ''}`}</title>
+                </rect>
+              );
+            })}
+            {index % tick === 0 && (
+              <text x={index === 0 ? 0 : index * groupWidth + groupWidth / 2} y={height + 15} textAnchor={index === 0 ? 'start' : 'middle'} className="tick">
+                {label}
+              </text>
+            )}
+          </g>
+        ))}
+      </svg>
+      <details>
+        <summary>{tableLabel}</summary>
+        <table className="table compact">
+          <thead>
+            <tr>
+              <td />
+              {series.map((s) => (
+                <th key={s.name} scope="col">
+                  {s.name}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {labels.map((label, index) =>
+              series.every((s) => (s.values[index] ?? 0) === 0) ? null : (
+                <tr key={label} data-label={label}>
+                  <th scope="row">{label}</th>
+                  {series.map((s) => (
+                    <td key={s.name}>{s.texts[index]}</td>
+                  ))}
+                </tr>
+              ),
+            )}
+          </tbody>
+        </table>
+      </details>
+    </figure>
+  );
+}

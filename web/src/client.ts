@@ -30,6 +30,20 @@ export const client = new Client({
   fetchOptions: { credentials: 'same-origin', headers: { 'content-type': 'application/json' } },
 });
 
+const connectedListeners = new Set<() => void>();
+wsClient.on('connected', () => {
+  for (const listener of connectedListeners) listener();
+});
+
+/**
+ * Calls `listener` each time the subscription socket (re)connects: a page that shows live state reloads it
+ * then, since events sent while the socket was down (or before it first opened) are lost. Returns the unsubscribe.
+ */
+export function onSocketConnected(listener: () => void): () => void {
+  connectedListeners.add(listener);
+  return () => void connectedListeners.delete(listener);
+}
+
 /** Ends every socket (sign-out): the next subscription connects with the new cookie. */
 export function restartSubscriptions(): void {
   wsClient.terminate();
@@ -50,15 +64,21 @@ export interface ApiProblem {
   message: string;
   /** Field issues keyed by the last part of their `loc` (shown in the reader's language by the field: ui.tsx issueText). */
   fields: Record<string, ApiIssue>;
+  /** The same issues keyed by their whole `loc` joined with dots (`credentials.1.secret`), for forms with repeated rows. */
+  paths: Record<string, ApiIssue>;
 }
 
 /** What an API error means for a form. */
 export function describeError(error: CombinedError | undefined | null): ApiProblem | null {
   if (!error) return null;
   const first = error.graphQLErrors[0];
-  if (!first) return { code: 'network', reason: null, message: error.networkError?.message ?? error.message, fields: {} };
+  if (!first) return { code: 'network', reason: null, message: error.networkError?.message ?? error.message, fields: {}, paths: {} };
   const extensions = first.extensions as { code?: string; reason?: string; issues?: ApiIssue[] };
   const fields: Record<string, ApiIssue> = {};
-  for (const issue of extensions.issues ?? []) fields[String(issue.loc[issue.loc.length - 1])] ??= issue;
-  return { code: String(extensions.code ?? 'error'), reason: extensions.reason ?? null, message: first.message, fields };
+  const paths: Record<string, ApiIssue> = {};
+  for (const issue of extensions.issues ?? []) {
+    fields[String(issue.loc[issue.loc.length - 1])] ??= issue;
+    paths[issue.loc.join('.')] ??= issue;
+  }
+  return { code: String(extensions.code ?? 'error'), reason: extensions.reason ?? null, message: first.message, fields, paths };
 }

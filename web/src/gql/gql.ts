@@ -30,8 +30,25 @@ type Documents = {
     "\n  mutation UpsertCatalogModel($model: JSONObject!) {\n    upsertCatalogModel(model: $model) {\n      id\n    }\n  }\n": typeof types.UpsertCatalogModelDocument,
     "\n  query AdminInvoices($status: String) {\n    adminInvoices(status: $status, limit: 100) {\n      id\n      account\n      method\n      amountRequested\n      currency\n      usdCredit\n      bonusUsd\n      status\n      createdAt\n      paidAt\n    }\n  }\n": typeof types.AdminInvoicesDocument,
     "\n  mutation MarkInvoicePaid($id: ID!, $reference: String) {\n    markInvoicePaid(id: $id, reference: $reference) {\n      id\n      status\n    }\n  }\n": typeof types.MarkInvoicePaidDocument,
+    "\n  fragment CabinetMarginRowFields on MarginRow {\n    key\n    requests\n    revenueUsd\n    upstreamCostUsd\n    marginUsd\n    uncostedRequests\n    uncostedRevenueUsd\n  }\n": typeof types.CabinetMarginRowFieldsFragmentDoc,
+    "\n  query AdminMarginReport($from: DateTimeISO!, $to: DateTimeISO!) {\n    adminMargin(from: $from, to: $to) {\n      from\n      to\n      totals {\n        ...CabinetMarginRowFields\n      }\n      byDay {\n        ...CabinetMarginRowFields\n      }\n      byModel {\n        ...CabinetMarginRowFields\n      }\n      byGroup {\n        ...CabinetMarginRowFields\n      }\n      byUpstream {\n        ...CabinetMarginRowFields\n      }\n    }\n  }\n": typeof types.AdminMarginReportDocument,
+    "\n  query AdminUpstreamInvoice($from: DateTimeISO!, $to: DateTimeISO!, $upstreamId: String) {\n    adminUpstreamUsage(from: $from, to: $to, upstreamId: $upstreamId) {\n      upstreamId\n      model\n      requests\n      inputTokens\n      cacheReadTokens\n      cacheWriteTokens\n      outputTokens\n      images\n      costUsd\n      uncostedRequests\n    }\n  }\n": typeof types.AdminUpstreamInvoiceDocument,
     "\n  query AdminPricingPlans {\n    adminPricingPlans {\n      id\n      label\n      public\n      multiplier\n      overrides\n    }\n  }\n": typeof types.AdminPricingPlansDocument,
     "\n  mutation AdminUpsertPricingPlan($input: PricingPlanInput!) {\n    upsertPricingPlan(input: $input) {\n      id\n    }\n  }\n": typeof types.AdminUpsertPricingPlanDocument,
+    "\n  query AdminCredentialHealth {\n    adminUpstreamHealth {\n      upstreamId\n      credentialId\n      label\n      state\n      until\n      inFlight\n      lastFailureAt\n    }\n  }\n": typeof types.AdminCredentialHealthDocument,
+    "\n  subscription AdminUpstreamHealthLive {\n    upstreamHealthChanged {\n      upstreamId\n      credentialId\n      state\n      until\n      at\n    }\n  }\n": typeof types.AdminUpstreamHealthLiveDocument,
+    "\n  fragment CabinetUpstreamFields on AdminUpstream {\n    id\n    kind\n    baseUrl\n    enabled\n    active\n    inactiveReason\n    maxConcurrent\n    nativeResponses\n    fallback\n    timeouts {\n      connectMs\n      firstByteMs\n      idleMs\n      keepAliveMs\n    }\n    health {\n      windowSeconds\n      minFailures\n      failureRate\n      cooldownSeconds\n    }\n    credentials {\n      id\n      label\n      source\n      last4\n      env\n      enabled\n      maxConcurrent\n      usable\n      problem\n    }\n    routes {\n      id\n      model\n      group\n      upstreamModel\n      weight\n      priority\n      enabled\n    }\n    prices {\n      model\n      inputPer1m\n      outputPer1m\n      cacheReadPer1m\n      cacheWritePer1m\n      perImage\n      perVideoSecond\n    }\n  }\n": typeof types.CabinetUpstreamFieldsFragmentDoc,
+    "\n  query AdminUpstreamList {\n    adminUpstreams {\n      ...CabinetUpstreamFields\n    }\n  }\n": typeof types.AdminUpstreamListDocument,
+    "\n  mutation AdminCreateUpstream($input: CreateUpstreamInput!) {\n    createUpstream(input: $input) {\n      ...CabinetUpstreamFields\n    }\n  }\n": typeof types.AdminCreateUpstreamDocument,
+    "\n  mutation AdminUpdateUpstream($id: ID!, $input: UpdateUpstreamInput!) {\n    updateUpstream(id: $id, input: $input) {\n      ...CabinetUpstreamFields\n    }\n  }\n": typeof types.AdminUpdateUpstreamDocument,
+    "\n  mutation AdminSetUpstreamEnabled($id: ID!, $enabled: Boolean!) {\n    setUpstreamEnabled(id: $id, enabled: $enabled) {\n      ...CabinetUpstreamFields\n    }\n  }\n": typeof types.AdminSetUpstreamEnabledDocument,
+    "\n  mutation AdminDeleteUpstream($id: ID!) {\n    deleteUpstream(id: $id)\n  }\n": typeof types.AdminDeleteUpstreamDocument,
+    "\n  mutation AdminAddUpstreamCredential($upstreamId: ID!, $input: UpstreamCredentialInput!) {\n    addUpstreamCredential(upstreamId: $upstreamId, input: $input) {\n      ...CabinetUpstreamFields\n    }\n  }\n": typeof types.AdminAddUpstreamCredentialDocument,
+    "\n  mutation AdminUpdateUpstreamCredential($id: ID!, $input: UpstreamCredentialInput!) {\n    updateUpstreamCredential(id: $id, input: $input) {\n      ...CabinetUpstreamFields\n    }\n  }\n": typeof types.AdminUpdateUpstreamCredentialDocument,
+    "\n  mutation AdminDeleteUpstreamCredential($id: ID!) {\n    deleteUpstreamCredential(id: $id) {\n      ...CabinetUpstreamFields\n    }\n  }\n": typeof types.AdminDeleteUpstreamCredentialDocument,
+    "\n  mutation AdminSetUpstreamRoutes($upstreamId: ID!, $routes: [UpstreamRouteInput!]!) {\n    setUpstreamRoutes(upstreamId: $upstreamId, routes: $routes) {\n      ...CabinetUpstreamFields\n    }\n  }\n": typeof types.AdminSetUpstreamRoutesDocument,
+    "\n  mutation AdminSetUpstreamPrices($upstreamId: ID!, $prices: [UpstreamPriceInput!]!) {\n    setUpstreamPrices(upstreamId: $upstreamId, prices: $prices) {\n      ...CabinetUpstreamFields\n    }\n  }\n": typeof types.AdminSetUpstreamPricesDocument,
+    "\n  mutation AdminTestUpstreamCredential($input: UpstreamTestInput!) {\n    testUpstreamCredential(input: $input) {\n      ok\n      status\n      latencyMs\n      outcome\n      model\n    }\n  }\n": typeof types.AdminTestUpstreamCredentialDocument,
     "\n  mutation Login($input: LoginInput!) {\n    login(input: $input) {\n      account {\n        userId\n      }\n    }\n  }\n": typeof types.LoginDocument,
     "\n  mutation Register($input: RegisterInput!) {\n    register(input: $input) {\n      account {\n        userId\n      }\n    }\n  }\n": typeof types.RegisterDocument,
     "\n  query Dashboard($dayStart: DateTimeISO!, $monthStart: DateTimeISO!, $chartFrom: DateTimeISO!, $now: DateTimeISO!) {\n    me {\n      userId\n      balanceUsd\n    }\n    paymentConfig {\n      paidBalanceUsd\n      bonusBalanceUsd\n      nextBonusExpiry\n    }\n    today: usageSummary(from: $dayStart, to: $now) {\n      totals {\n        requests\n        spendUsd\n      }\n    }\n    month: usageSummary(from: $monthStart, to: $now) {\n      totals {\n        requests\n        spendUsd\n        officialCostUsd\n        savedUsd\n        savedPercent\n        inputTokens\n        outputTokens\n      }\n    }\n    usageTimeseries(from: $chartFrom, to: $now, bucket: \"day\") {\n      points {\n        ts\n        spendUsd\n        inputTokens\n        outputTokens\n        requests\n      }\n    }\n  }\n": typeof types.DashboardDocument,
@@ -83,8 +100,25 @@ const documents: Documents = {
     "\n  mutation UpsertCatalogModel($model: JSONObject!) {\n    upsertCatalogModel(model: $model) {\n      id\n    }\n  }\n": types.UpsertCatalogModelDocument,
     "\n  query AdminInvoices($status: String) {\n    adminInvoices(status: $status, limit: 100) {\n      id\n      account\n      method\n      amountRequested\n      currency\n      usdCredit\n      bonusUsd\n      status\n      createdAt\n      paidAt\n    }\n  }\n": types.AdminInvoicesDocument,
     "\n  mutation MarkInvoicePaid($id: ID!, $reference: String) {\n    markInvoicePaid(id: $id, reference: $reference) {\n      id\n      status\n    }\n  }\n": types.MarkInvoicePaidDocument,
+    "\n  fragment CabinetMarginRowFields on MarginRow {\n    key\n    requests\n    revenueUsd\n    upstreamCostUsd\n    marginUsd\n    uncostedRequests\n    uncostedRevenueUsd\n  }\n": types.CabinetMarginRowFieldsFragmentDoc,
+    "\n  query AdminMarginReport($from: DateTimeISO!, $to: DateTimeISO!) {\n    adminMargin(from: $from, to: $to) {\n      from\n      to\n      totals {\n        ...CabinetMarginRowFields\n      }\n      byDay {\n        ...CabinetMarginRowFields\n      }\n      byModel {\n        ...CabinetMarginRowFields\n      }\n      byGroup {\n        ...CabinetMarginRowFields\n      }\n      byUpstream {\n        ...CabinetMarginRowFields\n      }\n    }\n  }\n": types.AdminMarginReportDocument,
+    "\n  query AdminUpstreamInvoice($from: DateTimeISO!, $to: DateTimeISO!, $upstreamId: String) {\n    adminUpstreamUsage(from: $from, to: $to, upstreamId: $upstreamId) {\n      upstreamId\n      model\n      requests\n      inputTokens\n      cacheReadTokens\n      cacheWriteTokens\n      outputTokens\n      images\n      costUsd\n      uncostedRequests\n    }\n  }\n": types.AdminUpstreamInvoiceDocument,
     "\n  query AdminPricingPlans {\n    adminPricingPlans {\n      id\n      label\n      public\n      multiplier\n      overrides\n    }\n  }\n": types.AdminPricingPlansDocument,
     "\n  mutation AdminUpsertPricingPlan($input: PricingPlanInput!) {\n    upsertPricingPlan(input: $input) {\n      id\n    }\n  }\n": types.AdminUpsertPricingPlanDocument,
+    "\n  query AdminCredentialHealth {\n    adminUpstreamHealth {\n      upstreamId\n      credentialId\n      label\n      state\n      until\n      inFlight\n      lastFailureAt\n    }\n  }\n": types.AdminCredentialHealthDocument,
+    "\n  subscription AdminUpstreamHealthLive {\n    upstreamHealthChanged {\n      upstreamId\n      credentialId\n      state\n      until\n      at\n    }\n  }\n": types.AdminUpstreamHealthLiveDocument,
+    "\n  fragment CabinetUpstreamFields on AdminUpstream {\n    id\n    kind\n    baseUrl\n    enabled\n    active\n    inactiveReason\n    maxConcurrent\n    nativeResponses\n    fallback\n    timeouts {\n      connectMs\n      firstByteMs\n      idleMs\n      keepAliveMs\n    }\n    health {\n      windowSeconds\n      minFailures\n      failureRate\n      cooldownSeconds\n    }\n    credentials {\n      id\n      label\n      source\n      last4\n      env\n      enabled\n      maxConcurrent\n      usable\n      problem\n    }\n    routes {\n      id\n      model\n      group\n      upstreamModel\n      weight\n      priority\n      enabled\n    }\n    prices {\n      model\n      inputPer1m\n      outputPer1m\n      cacheReadPer1m\n      cacheWritePer1m\n      perImage\n      perVideoSecond\n    }\n  }\n": types.CabinetUpstreamFieldsFragmentDoc,
+    "\n  query AdminUpstreamList {\n    adminUpstreams {\n      ...CabinetUpstreamFields\n    }\n  }\n": types.AdminUpstreamListDocument,
+    "\n  mutation AdminCreateUpstream($input: CreateUpstreamInput!) {\n    createUpstream(input: $input) {\n      ...CabinetUpstreamFields\n    }\n  }\n": types.AdminCreateUpstreamDocument,
+    "\n  mutation AdminUpdateUpstream($id: ID!, $input: UpdateUpstreamInput!) {\n    updateUpstream(id: $id, input: $input) {\n      ...CabinetUpstreamFields\n    }\n  }\n": types.AdminUpdateUpstreamDocument,
+    "\n  mutation AdminSetUpstreamEnabled($id: ID!, $enabled: Boolean!) {\n    setUpstreamEnabled(id: $id, enabled: $enabled) {\n      ...CabinetUpstreamFields\n    }\n  }\n": types.AdminSetUpstreamEnabledDocument,
+    "\n  mutation AdminDeleteUpstream($id: ID!) {\n    deleteUpstream(id: $id)\n  }\n": types.AdminDeleteUpstreamDocument,
+    "\n  mutation AdminAddUpstreamCredential($upstreamId: ID!, $input: UpstreamCredentialInput!) {\n    addUpstreamCredential(upstreamId: $upstreamId, input: $input) {\n      ...CabinetUpstreamFields\n    }\n  }\n": types.AdminAddUpstreamCredentialDocument,
+    "\n  mutation AdminUpdateUpstreamCredential($id: ID!, $input: UpstreamCredentialInput!) {\n    updateUpstreamCredential(id: $id, input: $input) {\n      ...CabinetUpstreamFields\n    }\n  }\n": types.AdminUpdateUpstreamCredentialDocument,
+    "\n  mutation AdminDeleteUpstreamCredential($id: ID!) {\n    deleteUpstreamCredential(id: $id) {\n      ...CabinetUpstreamFields\n    }\n  }\n": types.AdminDeleteUpstreamCredentialDocument,
+    "\n  mutation AdminSetUpstreamRoutes($upstreamId: ID!, $routes: [UpstreamRouteInput!]!) {\n    setUpstreamRoutes(upstreamId: $upstreamId, routes: $routes) {\n      ...CabinetUpstreamFields\n    }\n  }\n": types.AdminSetUpstreamRoutesDocument,
+    "\n  mutation AdminSetUpstreamPrices($upstreamId: ID!, $prices: [UpstreamPriceInput!]!) {\n    setUpstreamPrices(upstreamId: $upstreamId, prices: $prices) {\n      ...CabinetUpstreamFields\n    }\n  }\n": types.AdminSetUpstreamPricesDocument,
+    "\n  mutation AdminTestUpstreamCredential($input: UpstreamTestInput!) {\n    testUpstreamCredential(input: $input) {\n      ok\n      status\n      latencyMs\n      outcome\n      model\n    }\n  }\n": types.AdminTestUpstreamCredentialDocument,
     "\n  mutation Login($input: LoginInput!) {\n    login(input: $input) {\n      account {\n        userId\n      }\n    }\n  }\n": types.LoginDocument,
     "\n  mutation Register($input: RegisterInput!) {\n    register(input: $input) {\n      account {\n        userId\n      }\n    }\n  }\n": types.RegisterDocument,
     "\n  query Dashboard($dayStart: DateTimeISO!, $monthStart: DateTimeISO!, $chartFrom: DateTimeISO!, $now: DateTimeISO!) {\n    me {\n      userId\n      balanceUsd\n    }\n    paymentConfig {\n      paidBalanceUsd\n      bonusBalanceUsd\n      nextBonusExpiry\n    }\n    today: usageSummary(from: $dayStart, to: $now) {\n      totals {\n        requests\n        spendUsd\n      }\n    }\n    month: usageSummary(from: $monthStart, to: $now) {\n      totals {\n        requests\n        spendUsd\n        officialCostUsd\n        savedUsd\n        savedPercent\n        inputTokens\n        outputTokens\n      }\n    }\n    usageTimeseries(from: $chartFrom, to: $now, bucket: \"day\") {\n      points {\n        ts\n        spendUsd\n        inputTokens\n        outputTokens\n        requests\n      }\n    }\n  }\n": types.DashboardDocument,
@@ -201,11 +235,79 @@ export function graphql(source: "\n  mutation MarkInvoicePaid($id: ID!, $referen
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "\n  fragment CabinetMarginRowFields on MarginRow {\n    key\n    requests\n    revenueUsd\n    upstreamCostUsd\n    marginUsd\n    uncostedRequests\n    uncostedRevenueUsd\n  }\n"): (typeof documents)["\n  fragment CabinetMarginRowFields on MarginRow {\n    key\n    requests\n    revenueUsd\n    upstreamCostUsd\n    marginUsd\n    uncostedRequests\n    uncostedRevenueUsd\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query AdminMarginReport($from: DateTimeISO!, $to: DateTimeISO!) {\n    adminMargin(from: $from, to: $to) {\n      from\n      to\n      totals {\n        ...CabinetMarginRowFields\n      }\n      byDay {\n        ...CabinetMarginRowFields\n      }\n      byModel {\n        ...CabinetMarginRowFields\n      }\n      byGroup {\n        ...CabinetMarginRowFields\n      }\n      byUpstream {\n        ...CabinetMarginRowFields\n      }\n    }\n  }\n"): (typeof documents)["\n  query AdminMarginReport($from: DateTimeISO!, $to: DateTimeISO!) {\n    adminMargin(from: $from, to: $to) {\n      from\n      to\n      totals {\n        ...CabinetMarginRowFields\n      }\n      byDay {\n        ...CabinetMarginRowFields\n      }\n      byModel {\n        ...CabinetMarginRowFields\n      }\n      byGroup {\n        ...CabinetMarginRowFields\n      }\n      byUpstream {\n        ...CabinetMarginRowFields\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query AdminUpstreamInvoice($from: DateTimeISO!, $to: DateTimeISO!, $upstreamId: String) {\n    adminUpstreamUsage(from: $from, to: $to, upstreamId: $upstreamId) {\n      upstreamId\n      model\n      requests\n      inputTokens\n      cacheReadTokens\n      cacheWriteTokens\n      outputTokens\n      images\n      costUsd\n      uncostedRequests\n    }\n  }\n"): (typeof documents)["\n  query AdminUpstreamInvoice($from: DateTimeISO!, $to: DateTimeISO!, $upstreamId: String) {\n    adminUpstreamUsage(from: $from, to: $to, upstreamId: $upstreamId) {\n      upstreamId\n      model\n      requests\n      inputTokens\n      cacheReadTokens\n      cacheWriteTokens\n      outputTokens\n      images\n      costUsd\n      uncostedRequests\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "\n  query AdminPricingPlans {\n    adminPricingPlans {\n      id\n      label\n      public\n      multiplier\n      overrides\n    }\n  }\n"): (typeof documents)["\n  query AdminPricingPlans {\n    adminPricingPlans {\n      id\n      label\n      public\n      multiplier\n      overrides\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation AdminUpsertPricingPlan($input: PricingPlanInput!) {\n    upsertPricingPlan(input: $input) {\n      id\n    }\n  }\n"): (typeof documents)["\n  mutation AdminUpsertPricingPlan($input: PricingPlanInput!) {\n    upsertPricingPlan(input: $input) {\n      id\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query AdminCredentialHealth {\n    adminUpstreamHealth {\n      upstreamId\n      credentialId\n      label\n      state\n      until\n      inFlight\n      lastFailureAt\n    }\n  }\n"): (typeof documents)["\n  query AdminCredentialHealth {\n    adminUpstreamHealth {\n      upstreamId\n      credentialId\n      label\n      state\n      until\n      inFlight\n      lastFailureAt\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription AdminUpstreamHealthLive {\n    upstreamHealthChanged {\n      upstreamId\n      credentialId\n      state\n      until\n      at\n    }\n  }\n"): (typeof documents)["\n  subscription AdminUpstreamHealthLive {\n    upstreamHealthChanged {\n      upstreamId\n      credentialId\n      state\n      until\n      at\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment CabinetUpstreamFields on AdminUpstream {\n    id\n    kind\n    baseUrl\n    enabled\n    active\n    inactiveReason\n    maxConcurrent\n    nativeResponses\n    fallback\n    timeouts {\n      connectMs\n      firstByteMs\n      idleMs\n      keepAliveMs\n    }\n    health {\n      windowSeconds\n      minFailures\n      failureRate\n      cooldownSeconds\n    }\n    credentials {\n      id\n      label\n      source\n      last4\n      env\n      enabled\n      maxConcurrent\n      usable\n      problem\n    }\n    routes {\n      id\n      model\n      group\n      upstreamModel\n      weight\n      priority\n      enabled\n    }\n    prices {\n      model\n      inputPer1m\n      outputPer1m\n      cacheReadPer1m\n      cacheWritePer1m\n      perImage\n      perVideoSecond\n    }\n  }\n"): (typeof documents)["\n  fragment CabinetUpstreamFields on AdminUpstream {\n    id\n    kind\n    baseUrl\n    enabled\n    active\n    inactiveReason\n    maxConcurrent\n    nativeResponses\n    fallback\n    timeouts {\n      connectMs\n      firstByteMs\n      idleMs\n      keepAliveMs\n    }\n    health {\n      windowSeconds\n      minFailures\n      failureRate\n      cooldownSeconds\n    }\n    credentials {\n      id\n      label\n      source\n      last4\n      env\n      enabled\n      maxConcurrent\n      usable\n      problem\n    }\n    routes {\n      id\n      model\n      group\n      upstreamModel\n      weight\n      priority\n      enabled\n    }\n    prices {\n      model\n      inputPer1m\n      outputPer1m\n      cacheReadPer1m\n      cacheWritePer1m\n      perImage\n      perVideoSecond\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query AdminUpstreamList {\n    adminUpstreams {\n      ...CabinetUpstreamFields\n    }\n  }\n"): (typeof documents)["\n  query AdminUpstreamList {\n    adminUpstreams {\n      ...CabinetUpstreamFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation AdminCreateUpstream($input: CreateUpstreamInput!) {\n    createUpstream(input: $input) {\n      ...CabinetUpstreamFields\n    }\n  }\n"): (typeof documents)["\n  mutation AdminCreateUpstream($input: CreateUpstreamInput!) {\n    createUpstream(input: $input) {\n      ...CabinetUpstreamFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation AdminUpdateUpstream($id: ID!, $input: UpdateUpstreamInput!) {\n    updateUpstream(id: $id, input: $input) {\n      ...CabinetUpstreamFields\n    }\n  }\n"): (typeof documents)["\n  mutation AdminUpdateUpstream($id: ID!, $input: UpdateUpstreamInput!) {\n    updateUpstream(id: $id, input: $input) {\n      ...CabinetUpstreamFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation AdminSetUpstreamEnabled($id: ID!, $enabled: Boolean!) {\n    setUpstreamEnabled(id: $id, enabled: $enabled) {\n      ...CabinetUpstreamFields\n    }\n  }\n"): (typeof documents)["\n  mutation AdminSetUpstreamEnabled($id: ID!, $enabled: Boolean!) {\n    setUpstreamEnabled(id: $id, enabled: $enabled) {\n      ...CabinetUpstreamFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation AdminDeleteUpstream($id: ID!) {\n    deleteUpstream(id: $id)\n  }\n"): (typeof documents)["\n  mutation AdminDeleteUpstream($id: ID!) {\n    deleteUpstream(id: $id)\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation AdminAddUpstreamCredential($upstreamId: ID!, $input: UpstreamCredentialInput!) {\n    addUpstreamCredential(upstreamId: $upstreamId, input: $input) {\n      ...CabinetUpstreamFields\n    }\n  }\n"): (typeof documents)["\n  mutation AdminAddUpstreamCredential($upstreamId: ID!, $input: UpstreamCredentialInput!) {\n    addUpstreamCredential(upstreamId: $upstreamId, input: $input) {\n      ...CabinetUpstreamFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation AdminUpdateUpstreamCredential($id: ID!, $input: UpstreamCredentialInput!) {\n    updateUpstreamCredential(id: $id, input: $input) {\n      ...CabinetUpstreamFields\n    }\n  }\n"): (typeof documents)["\n  mutation AdminUpdateUpstreamCredential($id: ID!, $input: UpstreamCredentialInput!) {\n    updateUpstreamCredential(id: $id, input: $input) {\n      ...CabinetUpstreamFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation AdminDeleteUpstreamCredential($id: ID!) {\n    deleteUpstreamCredential(id: $id) {\n      ...CabinetUpstreamFields\n    }\n  }\n"): (typeof documents)["\n  mutation AdminDeleteUpstreamCredential($id: ID!) {\n    deleteUpstreamCredential(id: $id) {\n      ...CabinetUpstreamFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation AdminSetUpstreamRoutes($upstreamId: ID!, $routes: [UpstreamRouteInput!]!) {\n    setUpstreamRoutes(upstreamId: $upstreamId, routes: $routes) {\n      ...CabinetUpstreamFields\n    }\n  }\n"): (typeof documents)["\n  mutation AdminSetUpstreamRoutes($upstreamId: ID!, $routes: [UpstreamRouteInput!]!) {\n    setUpstreamRoutes(upstreamId: $upstreamId, routes: $routes) {\n      ...CabinetUpstreamFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation AdminSetUpstreamPrices($upstreamId: ID!, $prices: [UpstreamPriceInput!]!) {\n    setUpstreamPrices(upstreamId: $upstreamId, prices: $prices) {\n      ...CabinetUpstreamFields\n    }\n  }\n"): (typeof documents)["\n  mutation AdminSetUpstreamPrices($upstreamId: ID!, $prices: [UpstreamPriceInput!]!) {\n    setUpstreamPrices(upstreamId: $upstreamId, prices: $prices) {\n      ...CabinetUpstreamFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation AdminTestUpstreamCredential($input: UpstreamTestInput!) {\n    testUpstreamCredential(input: $input) {\n      ok\n      status\n      latencyMs\n      outcome\n      model\n    }\n  }\n"): (typeof documents)["\n  mutation AdminTestUpstreamCredential($input: UpstreamTestInput!) {\n    testUpstreamCredential(input: $input) {\n      ok\n      status\n      latencyMs\n      outcome\n      model\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
