@@ -42,6 +42,9 @@ export class AdminUpstreamCredential {
   @Field(() => ID)
   id!: string;
 
+  @Field(() => ID, { description: 'The id routing knows it by: in adminUpstreamHealth, upstreamHealthChanged, testUpstreamCredential, metrics and traces.' })
+  routingId!: string;
+
   @Field(() => String)
   label!: string;
 

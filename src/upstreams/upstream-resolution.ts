@@ -38,7 +38,7 @@ export function resolveStored(stored: StoredUpstreams, deps: { vault: Credential
     if (!row.enabled) continue;
     const pool = pools.get(row.upstream_id) ?? [];
     // A named variable keeps the id the operator file gave it, so routing's health of it survives the move here.
-    pool.push({ id: row.secret_env ? `env:${row.secret_env}` : row.id, label: row.label, secret: resolved.secret, maxConcurrent: row.max_concurrent });
+    pool.push({ id: routingIdOf(row), label: row.label, secret: resolved.secret, maxConcurrent: row.max_concurrent });
     pools.set(row.upstream_id, pool);
   }
 
@@ -93,4 +93,12 @@ export function pricesOf(row: PriceRow): UpstreamPrices {
     perImage: plainDecimal(row.per_image),
     perVideoSecond: plainDecimal(row.per_video_second),
   };
+}
+
+/**
+ * The id routing, metrics, traces and usage events know a credential by: `env:NAME` for one read from an
+ * environment variable (the same as the operator file's, so what routing learned carries over), else its row id.
+ */
+export function routingIdOf(row: { id: string; secret_env: string | null }): string {
+  return row.secret_env ? `env:${row.secret_env}` : row.id;
 }

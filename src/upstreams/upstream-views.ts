@@ -1,6 +1,6 @@
 import type { UpstreamPrices } from './model.js';
 import type { StoredUpstreams, UpstreamFields } from './upstreams.repository.js';
-import { pricesOf, type Resolution } from './upstream-resolution.js';
+import { pricesOf, routingIdOf, type Resolution } from './upstream-resolution.js';
 
 /**
  * What an admin sees of a credential: where its secret comes from, never the secret. A stored one shows at most
@@ -8,6 +8,8 @@ import { pricesOf, type Resolution } from './upstream-resolution.js';
  */
 export interface UpstreamCredentialView {
   id: string;
+  /** The id routing knows it by (health, metrics, traces, usage events, the test action). */
+  routingId: string;
   label: string;
   source: 'stored' | 'env';
   last4: string | null;
@@ -67,6 +69,7 @@ export function upstreamViews(stored: StoredUpstreams, resolution: Resolution): 
         const status = resolution.credentials.get(credential.id);
         return {
           id: credential.id,
+          routingId: routingIdOf(credential),
           label: credential.label,
           source: credential.secret_env ? ('env' as const) : ('stored' as const),
           last4: credential.secret_env ? null : credential.secret_last4,

@@ -46,14 +46,11 @@ export interface CredentialState {
 
 type Change = { state: RouteHealthState; until: string | null; at: string; receivedAt: number };
 
-type CredentialRef = { id: string; source: string; env?: string | null };
+type CredentialRef = { routingId: string };
 
-/**
- * The id routing knows a credential by (its health and the test action use it): `env:NAME` for a variable
- * (as the operator file named it), the credential's own id for a stored secret.
- */
+/** The id routing knows a credential by (its health and the test action use it), as the API answers it. */
 export function routingCredentialId(credential: CredentialRef): string {
-  return credential.source === 'env' && credential.env ? `env:${credential.env}` : credential.id;
+  return credential.routingId;
 }
 
 /** A credential's key in the health states: `upstream/routing id`. */

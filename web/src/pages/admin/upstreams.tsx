@@ -34,6 +34,7 @@ graphql(`
     }
     credentials {
       id
+      routingId
       label
       source
       last4
