@@ -36,6 +36,8 @@ export class TargetHealth {
   inFlight = 0;
   /** Requests in flight here that peers have overtaken (health.ts): while any, new requests go elsewhere. */
   stalledPending = 0;
+  /** Requests in flight here that have waited past the stall threshold for their first byte. */
+  slowPending = 0;
   /** When this target last failed (ms), for the rule that the longest-failed of all-open routes is still tried. */
   lastFailureAt = 0;
   private open = false;

@@ -21,6 +21,8 @@ export interface Attempt {
   /** model, group and stream-or-not: the requests whose first-byte times are comparable. */
   readonly peers: string;
   firstByteAt: number;
+  /** Waited past the stall threshold for its first byte (whether or not a peer answered meanwhile). */
+  slow: boolean;
   /** Overtaken by a peer while waiting (counted once against the target). */
   stalled: boolean;
   /** Set when routing ended the wait because the target's breaker opened on it (the leg fails over). */
@@ -78,7 +80,12 @@ export class UpstreamHealth {
     return target;
   }
 
-  /** Whether the upstream or the credential has no room for another request in this process. */
+  /**
+   * Whether the upstream or the credential is at its concurrency limit in this process. A full route is
+   * skipped while another can serve; with none, it still serves while it is answering (no request of its
+   * waits past the stall threshold): the limit keeps a stuck upstream from holding the gateway's slots, it
+   * does not cap a healthy one.
+   */
   full(upstream: Upstream, credential: UpstreamCredential, target: TargetHealth): boolean {
     return (this.inFlightByUpstream.get(upstream.id) ?? 0) >= upstream.maxConcurrent || (credential.maxConcurrent !== null && target.inFlight >= credential.maxConcurrent);
   }
@@ -93,7 +100,7 @@ export class UpstreamHealth {
     const claim = target.claim(now, forced);
     if (!claim) return null;
     this.inFlightByUpstream.set(target.upstreamId, (this.inFlightByUpstream.get(target.upstreamId) ?? 0) + 1);
-    const attempt: Attempt = { target, claim, upstreamId: target.upstreamId, startedAt: now, peers, firstByteAt: 0, stalled: false, abandoned: false, abort };
+    const attempt: Attempt = { target, claim, upstreamId: target.upstreamId, startedAt: now, peers, firstByteAt: 0, slow: false, stalled: false, abandoned: false, abort };
     this.pending.add(attempt);
     if (!this.sweeper) {
       this.sweeper = setInterval(() => this.sweep(), SWEEP_MS);
@@ -160,6 +167,7 @@ export class UpstreamHealth {
   private unpend(attempt: Attempt): void {
     if (!this.pending.delete(attempt)) return;
     if (attempt.stalled) attempt.target.stalledPending--;
+    if (attempt.slow) attempt.target.slowPending--;
     if (!this.pending.size && this.sweeper) {
       clearInterval(this.sweeper);
       this.sweeper = null;
@@ -194,6 +202,11 @@ export class UpstreamHealth {
       let threshold = thresholds.get(attempt.peers);
       if (threshold === undefined) thresholds.set(attempt.peers, (threshold = STALL_FACTOR * this.p95(attempt.peers)));
       if (now - attempt.startedAt < Math.max(attempt.target.stallMs, threshold)) continue;
+      // Slow, with or without a peer to compare: its target no longer takes requests past its concurrency limit.
+      if (!attempt.slow) {
+        attempt.slow = true;
+        attempt.target.slowPending++;
+      }
       // A probe of a route already known bad needs no peer to overtake it: the quiet end of a burst has none.
       if (!attempt.claim.probe && !this.overtaken(attempt)) continue;
       attempt.stalled = true;

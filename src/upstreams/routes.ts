@@ -98,10 +98,17 @@ export class RouteTable {
     const now = this.health.now();
     const usable: RouteCandidate[] = [];
     const out: RouteCandidate[] = [];
+    let fullButAnswering: RouteCandidate[] | null = null;
     for (const route of all) {
-      if (!accepts(route) || this.health.full(route.upstream, route.credential, route.health)) continue;
+      if (!accepts(route)) continue;
+      if (this.health.full(route.upstream, route.credential, route.health)) {
+        if (route.health.slowPending === 0 && route.health.available(now)) (fullButAnswering ??= []).push(route);
+        continue;
+      }
       (route.health.available(now) ? usable : out).push(route);
     }
+    // Every route at its limit: those still answering take the request; stuck ones never hold more of the gateway.
+    if (!usable.length && fullButAnswering) usable.push(...fullButAnswering);
     if (!usable.length && !out.length) return { routes: [], allowed: 0, busy: all.some(accepts) };
     if (!out.length) return { routes: usable.length === 1 ? usable : this.ordered(usable, affinityKey), allowed: usable.length, busy: false };
     if (out.length > 1) out.sort((a, b) => a.health.lastFailureAt - b.health.lastFailureAt);

@@ -84,15 +84,22 @@ describe('route order', () => {
     expect(table.choose('m', 'cheap', any)).toMatchObject({ allowed: 1, routes: [{ upstream: { id: 'a' } }, { upstream: { id: 'b' } }] });
   });
 
-  it('skips a route at its concurrency limit, and says busy when every route is full', () => {
+  it('skips a route at its concurrency limit; when every route is full, one still answering serves, a stuck one never', async () => {
     const health = new UpstreamHealth({ log });
-    const table = new RouteTable([upstream('a', 1, { maxConcurrent: 2 }), upstream('b', 1, { maxConcurrent: 1 })], health);
+    const quick = { ...DEFAULT_HEALTH, stallMs: 50 };
+    const table = new RouteTable([{ ...upstream('a', 1, { maxConcurrent: 2 }), health: quick }, { ...upstream('b', 1, { maxConcurrent: 1 }), health: quick }], health);
     const [a, b] = table.routesOf('m', 'cheap');
-    health.begin(a!.health, 'p', false, () => undefined);
-    health.begin(a!.health, 'p', false, () => undefined);
+    const waiting = [health.begin(a!.health, 'p', false, () => undefined)!, health.begin(a!.health, 'p', false, () => undefined)!];
     expect(table.choose('m', 'cheap', any).routes.map((r) => r.upstream.id)).toEqual(['b']);
-    health.begin(b!.health, 'p', false, () => undefined);
+    waiting.push(health.begin(b!.health, 'p', false, () => undefined)!);
+    // Both full, both answering (nothing has waited past the stall threshold yet): a healthy upstream is not capped.
+    expect(table.choose('m', 'cheap', any).routes.map((r) => r.upstream.id).sort()).toEqual(['a', 'b']);
+    await new Promise((resolve) => setTimeout(resolve, 450));
+    // Now their requests have waited past it: full and stuck, the model is busy rather than taking more slots.
     expect(table.choose('m', 'cheap', any)).toEqual({ routes: [], allowed: 0, busy: true });
+    for (const attempt of waiting) health.end(attempt, 'none');
+    expect(table.choose('m', 'cheap', any).routes).toHaveLength(2);
+    health.close();
   });
 });
 
