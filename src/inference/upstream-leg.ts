@@ -115,8 +115,7 @@ export class UpstreamLegs {
         const attemptCall = new Cancellation();
         const endAttempt = () => attemptCall.cancel();
         upstreamCall.once('abort', endAttempt);
-        const peers = `${admitted.model.id}\u0000${call.principal.routeGroup}\u0000${leg.body.stream === true ? 's' : 'j'}`;
-        const attempt = this.deps.health.begin(route.health, peers, index >= choice.allowed, endAttempt);
+        const attempt = this.deps.health.begin(route.health, leg.body.stream === true ? route.peers.stream : route.peers.json, index >= choice.allowed, endAttempt);
         if (!attempt) {
           upstreamCall.off('abort', endAttempt);
           continue;

@@ -168,10 +168,6 @@ export class UpstreamHealth {
     if (!this.pending.delete(attempt)) return;
     if (attempt.stalled) attempt.target.stalledPending--;
     if (attempt.slow) attempt.target.slowPending--;
-    if (!this.pending.size && this.sweeper) {
-      clearInterval(this.sweeper);
-      this.sweeper = null;
-    }
   }
 
   private changed(target: TargetHealth, state: BreakerState, local: boolean): void {
@@ -195,6 +191,12 @@ export class UpstreamHealth {
   }
 
   private sweep(): void {
+    // Stopped by the first tick with nothing pending (not by each request's end: a timer per request costs more).
+    if (!this.pending.size) {
+      clearInterval(this.sweeper!);
+      this.sweeper = null;
+      return;
+    }
     const now = this.now();
     const thresholds = new Map<string, number>();
     for (const attempt of this.pending) {

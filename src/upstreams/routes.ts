@@ -13,6 +13,10 @@ export interface RouteCandidate {
   weight: number;
   priority: number;
   health: TargetHealth;
+  /** The requests whose first-byte times compare with this route's (model, group; JSON and streams apart), made once. */
+  peers: { json: string; stream: string };
+  /** This route as the whole choice of a request: the usual case of one route, answered without an allocation. */
+  alone: RouteChoice;
 }
 
 /** The routes to try for one request, in order. */
@@ -55,7 +59,10 @@ export class RouteTable {
         for (const route of upstream.routes) {
           const key = routeKey(route.model, route.group);
           const list = routes.get(key) ?? [];
-          list.push({ upstream, credential, upstreamModel: route.upstreamModel, weight: route.weight / upstream.credentials.length, priority: route.priority, health });
+          const peers = { json: `${key}\u0000j`, stream: `${key}\u0000s` };
+          const candidate = { upstream, credential, upstreamModel: route.upstreamModel, weight: route.weight / upstream.credentials.length, priority: route.priority, health, peers } as RouteCandidate;
+          candidate.alone = { routes: [candidate], allowed: 1, busy: false };
+          list.push(candidate);
           routes.set(key, list);
         }
       }
@@ -96,6 +103,8 @@ export class RouteTable {
   choose(model: string, group: string, accepts: (route: RouteCandidate) => boolean, affinityKey: () => string | null = NO_AFFINITY): RouteChoice {
     const all = this.routesOf(model, group);
     const now = this.health.now();
+    const only = all.length === 1 ? all[0]! : null;
+    if (only && accepts(only) && only.health.available(now) && !this.health.full(only.upstream, only.credential, only.health)) return only.alone;
     const usable: RouteCandidate[] = [];
     const out: RouteCandidate[] = [];
     let fullButAnswering: RouteCandidate[] | null = null;
