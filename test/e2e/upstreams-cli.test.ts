@@ -10,15 +10,13 @@ const tmp = tempDir();
 const ENV_SECRET = canary('cli-env');
 const STORED = canary('cli-stored');
 const [K1, K2] = [hexKey(), hexKey()];
-process.env.BAIKAL_SECRET_KEY = K1;
-process.env.CLI_UPSTREAM_KEY = ENV_SECRET;
 const upstream = (id: string, baseUrl: string) => ({ id, kind: 'openai-compatible', baseUrl, credentialEnv: 'CLI_UPSTREAM_KEY', routes: [{ group: 'cheap', models: ['gen-5.6-luna'] }] });
 const configFile = `${tmp.dir}/baikal.json`;
 const writeConfig = (upstreams: object[]) => writeFileSync(configFile, JSON.stringify({ upstreams }));
 writeConfig([]);
 
 // The gateway's database, which the commands (the built CLI, as an operator runs it) work on.
-const gw = useTestGateway({ DATA_DIR: tmp.dir });
+const gw = useTestGateway({ DATA_DIR: tmp.dir, BAIKAL_SECRET_KEY: K1, CLI_UPSTREAM_KEY: ENV_SECRET });
 const REDIS_PREFIX = `test-cli-${randomBytes(6).toString('hex')}:`;
 let bus: SharedState;
 const heard: unknown[] = [];

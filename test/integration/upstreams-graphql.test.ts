@@ -24,11 +24,7 @@ const EXTRA_SECRET = canary('extra');
 const STORED_SECRET = canary('stored');
 const STORED_SECRET_2 = canary('replaced');
 const SECRETS = [ENV_SECRET, EXTRA_SECRET, STORED_SECRET, STORED_SECRET_2];
-// The gateway reads credential variables and BAIKAL_SECRET_KEY from its process environment (this test's).
-process.env.GQL_SEED_KEY = ENV_SECRET;
-process.env.GQL_EXTRA_KEY = EXTRA_SECRET;
-process.env.BAIKAL_SECRET_KEY = hexKey();
-delete process.env.GQL_UNSET_KEY;
+// The gateway reads credential variables and BAIKAL_SECRET_KEY from the environment it is configured from (GQL_UNSET_KEY is not in it).
 
 const gw = useTestGateway({
   BAIKAL_CONFIG: tmp.file('baikal.json', {
@@ -46,6 +42,8 @@ const gw = useTestGateway({
   BAIKAL_CATALOG: tmp.file('catalog.json', catalogWithPremium()),
   DATA_DIR: tmp.dir,
   GQL_SEED_KEY: ENV_SECRET,
+  GQL_EXTRA_KEY: EXTRA_SECRET,
+  BAIKAL_SECRET_KEY: hexKey(),
 });
 
 const bodies: string[] = [];

@@ -8,11 +8,9 @@ import { canary, hexKey, tempDir, trpcKeeping } from '../helpers/upstreams.js';
 const tmp = tempDir();
 const STORED_SECRET = canary('trpc-stored');
 const ENV_SECRET = canary('trpc-env');
-process.env.TRPC_POOL_KEY = ENV_SECRET;
-process.env.BAIKAL_SECRET_KEY = hexKey();
 
 // No upstream in the operator file: nothing is seeded, admins start from an empty list.
-const gw = useTestGateway({ DATA_DIR: tmp.dir });
+const gw = useTestGateway({ DATA_DIR: tmp.dir, TRPC_POOL_KEY: ENV_SECRET, BAIKAL_SECRET_KEY: hexKey() });
 const bodies: string[] = [];
 let admin: Awaited<ReturnType<typeof newAdmin>>;
 let user: Awaited<ReturnType<typeof newFundedAccount>>;
