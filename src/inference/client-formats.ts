@@ -3,7 +3,7 @@ import { DomainError, type ValidationIssue } from '../shared/errors.js';
 import type { CanonicalRequest, CanonicalResponse, CanonicalSource, ResponseIdentity, StreamEncoder } from './canonical.js';
 import { MessagesStreamEncoder, parseMessages, renderMessage } from './translate/anthropic-messages.js';
 import { parseResponses, renderResponse, ResponsesStreamEncoder, type ResponsesEcho } from './translate/openai-responses.js';
-import { chatToCanonical, ChatStreamEncoder, chatWithheldTools, checkChatCapabilities, parseChatRequest, renderChatCompletion, type ChatRequest } from './translate/openai-chat.js';
+import { chatIdentity, chatToCanonical, ChatStreamEncoder, chatWithheldTools, checkChatCapabilities, parseChatRequest, renderChatCompletion, type ChatRequest } from './translate/openai-chat.js';
 
 /** The client formats are the wire formats the hub knows (a provider kind names the one it speaks by the same id). */
 export type ClientFormatId = CanonicalSource;
@@ -53,7 +53,6 @@ function responsesEcho(parsed: ParsedRequest): ResponsesEcho {
 }
 
 /** Chat responses are `chatcmpl-…`. */
-export const chatIdentity = (who: ResponseIdentity): ResponseIdentity => ({ ...who, id: `chatcmpl-${who.id}` });
 
 export const openAiChat: ClientFormat = {
   id: 'openai-chat',

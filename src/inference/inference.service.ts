@@ -12,7 +12,7 @@ import { Admission } from './admission.js';
 import { affinityKeyOf } from './affinity-key.js';
 import { codecFor } from './answer-codec.js';
 import type { ResponseIdentity } from './canonical.js';
-import { chatIdentity, type ClientFormatId } from './client-formats.js';
+import type { ClientFormatId } from './client-formats.js';
 import { WITHHELD_TOOLS_HEADER, type InferenceCall, type ResponseSink } from './inference-call.js';
 import type { RequestLimiter } from './limits.js';
 import { openAiCompatible, PROVIDER_KINDS } from './providers/index.js';
@@ -100,8 +100,7 @@ export class InferenceService {
         leg,
         (response, route) => {
           const { sameFormat, kind } = leg(route);
-          const id: ResponseIdentity = { id: admitted.eventId.replaceAll('-', ''), model: admitted.model.id, created: Math.floor(Date.now() / 1000) };
-          const who = format.id === 'openai-chat' ? chatIdentity(id) : id;
+          const who: ResponseIdentity = { id: admitted.eventId.replaceAll('-', ''), model: admitted.model.id, created: Math.floor(Date.now() / 1000) };
           // The hub could not give these to the model; say which, so the client is not left guessing.
           if (!sameFormat && parsed.withheldTools.length) sink.setHeader(WITHHELD_TOOLS_HEADER, parsed.withheldTools.join(', '));
           const codec = codecFor(sameFormat, kind, format, who, parsed);

@@ -3,7 +3,7 @@ import type { ClientFormatId, ParsedRequest } from './client-formats.js';
 import { anthropicUsageOf } from './providers/anthropic/messages.js';
 import type { SseEvent } from './sse.js';
 import { usageOf } from './providers/openai-compatible/chat.js';
-import { deliveredTextOf, publicChunk, publicCompletion } from './translate/openai-chat.js';
+import { chatIdentity, deliveredTextOf, publicChunk, publicCompletion } from './translate/openai-chat.js';
 
 /**
  * When the client and the upstream speak the same wire format, the upstream's own answer goes to the
@@ -72,9 +72,9 @@ const chat: SameFormat = {
   json(body, who) {
     const usage = withReasoning(usageOf(body?.usage), body?.usage?.completion_tokens_details?.reasoning_tokens ?? null);
     const deliveredText = (Array.isArray(body?.choices) ? body.choices : []).map((c: any) => `${c?.message?.content ?? ''}${JSON.stringify(c?.message?.tool_calls ?? '')}`).join('');
-    return { body: publicCompletion(body, who, usage), usage, deliveredText };
+    return { body: publicCompletion(body, chatIdentity(who), usage), usage, deliveredText };
   },
-  stream: (who, parsed) => new ChatStream(who, parsed),
+  stream: (who, parsed) => new ChatStream(chatIdentity(who), parsed),
 };
 
 /** A JSON scalar without escapes (a field the rewrite drops, so its exact text never matters). */

@@ -18,6 +18,8 @@ import { DomainError } from '../../src/shared/errors.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/openai-chat/${name}`, import.meta.url), 'utf8');
 const who = { id: 'chatcmpl-ours', model: 'gen-5.6-luna', created: 1 };
+/** The identity the pipeline hands every format: bare; the chat answer writes its `chatcmpl-` itself (once). */
+const bare = { ...who, id: 'ours' };
 // Fields an OpenAI-compatible aggregator adds, which say where a request went or what it cost us.
 const PRIVATE = ['vendor/secret-model-v2', 'SecretCloud', 'eu-west-secret', 'fp_vendor', 'gen-1732-upstream', 'gen-99-upstream', 'cost', 'native_finish_reason'];
 
@@ -71,7 +73,7 @@ describe('the OpenAI chat wire format', () => {
         fc.property(fc.string({ unit: 'binary' }), extras, extras, (content, before, after) => {
           const data = contentChunk(content, before, after);
           if (plainContentOf(data) !== null) plain++;
-          const stream = SAME_FORMAT['openai-chat'].stream(who, parsed);
+          const stream = SAME_FORMAT['openai-chat'].stream(bare, parsed);
           const out = stream.push({ event: null, data });
           expect(JSON.stringify(JSON.parse(out.slice('data: '.length)))).toBe(byParse(data).slice('data: '.length, -2));
           expect(out.endsWith('\n\n')).toBe(true);
@@ -90,7 +92,7 @@ describe('the OpenAI chat wire format', () => {
       const openai = '{"id":"chatcmpl-x","object":"chat.completion.chunk","created":1795325000,"model":"gpt","service_tier":"default","system_fingerprint":"fp_1","choices":[{"index":0,"delta":{"content":"Hi \\"you\\"\\n\\u00e9"},"logprobs":null,"finish_reason":null}],"usage":null,"obfuscation":"aB3"}';
       expect(plainContentOf(simulator)).toBe('"Baikal "');
       expect(plainContentOf(openai)).toBe('"Hi \\"you\\"\\n\\u00e9"');
-      const stream = SAME_FORMAT['openai-chat'].stream(who, parsed);
+      const stream = SAME_FORMAT['openai-chat'].stream(bare, parsed);
       expect(stream.push({ event: null, data: openai })).toBe(byParse(openai).replace('é', '\\u00e9'));
       expect(stream.delivered).toBe('Hi "you"\né');
 
@@ -110,10 +112,10 @@ describe('the OpenAI chat wire format', () => {
     });
 
     it('still reports an in-band error and the upstream usage, which only the parse reads', () => {
-      const withUsage = SAME_FORMAT['openai-chat'].stream(who, parsed);
+      const withUsage = SAME_FORMAT['openai-chat'].stream(bare, parsed);
       expect(withUsage.push({ event: null, data: contentChunk('a', {}, { usage: { prompt_tokens: 3, completion_tokens: 4 } }) })).toContain('"content":"a"');
       expect(withUsage.usage).toMatchObject({ inputTokens: 3, outputTokens: 4 });
-      const failing = SAME_FORMAT['openai-chat'].stream(who, parsed);
+      const failing = SAME_FORMAT['openai-chat'].stream(bare, parsed);
       expect(failing.push({ event: null, data: contentChunk('a', { error: 'boom' }) })).toBe('');
       expect(failing.error).toContain('boom');
     });

@@ -189,6 +189,13 @@ export interface PublicIdentity {
   created: number;
 }
 
+/**
+ * The identity a chat answer shows: `chatcmpl-` and the event's hex id. Every chat answer applies it once, where it
+ * is written (the same-format rewrite and the hub's renderer and encoder alike), as Messages writes `msg_` and
+ * Responses `resp_`: the pipeline hands every format the same bare identity.
+ */
+export const chatIdentity = (who: PublicIdentity): PublicIdentity => ({ ...who, id: `chatcmpl-${who.id}` });
+
 /** A response body (`chat.completion`) or stream chunk (`chat.completion.chunk`) as clients see it. */
 function publicBody(object: 'chat.completion' | 'chat.completion.chunk', upstream: any, who: PublicIdentity, usage: TokenUsage | null): object {
   return {
