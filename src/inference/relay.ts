@@ -126,7 +126,7 @@ export class Relay {
    * high-water mark, then pauses the upstream, so backpressure reaches it. The loop iterates the body
    * rather than handing it a callback: with a callback over this state, every stream's objects outlived
    * V8's next young-generation collection and were promoted (~13 KB a stream at 100 streams/s, whatever
-   * the young generation's size), each later freed by a mark-compact; iterated, ~1 KB (docs/benchmarks.md,
+   * the young generation's size), each later freed by a mark-compact; iterated, ~1 KB (docs/benchmarks-history.md,
    * eighteenth step).
    */
   private async stream({ parsed, codec, save }: RelayRequest, response: UpstreamAnswer, upstreamId: string, sink: ResponseSink): Promise<Outcome> {

@@ -327,7 +327,7 @@ async function main(): Promise<void> {
   // of requests): kept, about 1 KB a JSON request and 33 KB a 32 KB-prompt one stayed live for the whole run,
   // this process's mark-compacts traced more of it phase after phase, and they stalled the load generator and the
   // simulator together for hundreds of ms, after which the fixed-rate generator sent every overdue request at once
-  // (docs/benchmarks.md, seventh step).
+  // (docs/benchmarks-history.md, seventh step).
   const simulator = await startSimulator({ apiKey: credential, retainRecords: false });
   const dbName = `baikal_bench_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: ADMIN_URL });
@@ -589,7 +589,7 @@ async function main(): Promise<void> {
         rows.push({ metric: `load generator's latest send (ms) / most requests unanswered, ${label}, worst round`, bare: lag('bare'), gateway: lag('gateway'), measured: '', target: '(reported)', pass: true });
       }
     };
-    // Targets of issue 25 (docs/benchmarks.md): judged rows say whether they are met.
+    // Targets (docs/benchmarks.md): judged rows say whether they are met.
     const SATURATION_TARGETS: Record<Kind, { throughput: number; cpu: number }> = { json: { throughput: 0.75, cpu: 1.3 }, stream: { throughput: 0.7, cpu: 1.4 }, large: { throughput: 0.75, cpu: 1.3 } };
     for (const kind of KINDS) {
       const [many, one] = KIND_NAMES[kind];
@@ -601,7 +601,7 @@ async function main(): Promise<void> {
       }
       for (const rate of RATES) {
         ratioRow(`CPU ms per ${one} @ ${rate}/s`, `${kind}@${rate}.{}.cpu_ms_per_request`, 3, rate === 100 ? { at: 1.3, most: true } : null);
-        // Both proxies make the same system calls per request (docs/benchmarks.md): a gap here is the kernel's, elsewhere user space's.
+        // Both proxies make the same system calls per request (docs/benchmarks-history.md): a gap here is the kernel's, elsewhere user space's.
         ratioRow(`of which in the kernel, CPU ms per ${one} @ ${rate}/s`, `${kind}@${rate}.{}.system_ms_per_request`, 3, null);
       }
     }
