@@ -15,7 +15,7 @@ import { UpstreamClient } from './upstreams/client.js';
 import { CredentialRedactor } from './upstreams/redactor.js';
 import { UpstreamsService } from './upstreams/upstreams.service.js';
 import { KeysService } from './keys/keys.service.js';
-import { KeyStatusService } from './billing/key-status.js';
+import { KeyStatusService } from './accounts/key-status.js';
 import type { Config } from './config.js';
 import type { Clock } from './shared/clock.js';
 import type { Logger } from './shared/logging.js';

@@ -1,15 +1,5 @@
 import { z } from 'zod';
-
-/** A USD amount from a client: a JSON number or a decimal string (SPEC.md), never exponent notation. */
-export const usdAmount = z
-  .union([z.number(), z.string()])
-  .superRefine((value, ctx) => {
-    const text = typeof value === 'number' ? (Number.isFinite(value) ? String(value) : 'NaN') : value.trim();
-    if (!/^-?\d{1,12}(\.\d{1,10})?$/.test(text)) {
-      ctx.addIssue({ code: 'custom', message: 'Input should be a decimal number with at most 12 integer and 10 fractional digits', params: { type: 'decimal_parsing' } });
-    }
-  })
-  .transform((value) => (typeof value === 'number' ? String(value) : value.trim()));
+import { usdAmount } from '../shared/validation.js';
 
 export const adjustBalanceInput = z.strictObject({
   userId: z.uuid('Input should be a valid UUID'),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { usdAmount } from '../billing/billing.schemas.js';
+import { usdAmount } from '../shared/validation.js';
 
 /** SPEC.md Key creation request; catalog rules (known family, public group of it, public plan) are checked by the service. */
 export const createKeyInput = z.strictObject({

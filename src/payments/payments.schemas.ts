@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { usdAmount } from '../billing/billing.schemas.js';
+import { usdAmount } from '../shared/validation.js';
 import { intParam } from '../shared/validation.js';
 
 export const PAYMENT_LANGUAGES = ['ru', 'en'] as const;

@@ -89,3 +89,14 @@ export function intParam(min: number, max: number, defaultValue: number) {
     .optional()
     .transform((value) => (value === undefined ? defaultValue : (value as number)));
 }
+
+/** A USD amount from a client: a JSON number or a decimal string (SPEC.md), never exponent notation. */
+export const usdAmount = z
+  .union([z.number(), z.string()])
+  .superRefine((value, ctx) => {
+    const text = typeof value === 'number' ? (Number.isFinite(value) ? String(value) : 'NaN') : value.trim();
+    if (!/^-?\d{1,12}(\.\d{1,10})?$/.test(text)) {
+      ctx.addIssue({ code: 'custom', message: 'Input should be a decimal number with at most 12 integer and 10 fractional digits', params: { type: 'decimal_parsing' } });
+    }
+  })
+  .transform((value) => (typeof value === 'number' ? String(value) : value.trim()));

@@ -1,8 +1,8 @@
-import type { AccountsService } from '../accounts/accounts.service.js';
+import type { AccountsService } from './accounts.service.js';
 import type { CatalogService } from '../catalog/catalog.service.js';
 import type { KeyPrincipal } from '../keys/keys.service.js';
 import { formatUsd, money } from '../shared/money.js';
-import type { WalletStore } from './wallets.js';
+import type { WalletStore } from '../billing/wallets.js';
 
 export interface KeyStatusView {
   keyId: string;
