@@ -20,7 +20,7 @@ const LAYERS = [
   { name: 'inference', paths: ['^src/inference/'] },
   { name: 'video', paths: ['^src/video/'] },
   { name: 'configuration', paths: ['^src/config\\.ts$'] },
-  { name: 'the database', paths: ['^src/db/', '^src/(entities|mikro-orm\\.config)\\.ts$'] },
+  { name: 'the database', paths: ['^src/(db/|(entities|mikro-orm\\.config)\\.ts$)'] },
   { name: 'the service registry', paths: ['^src/services\\.ts$'] },
   { name: 'the request context', paths: ['^src/context\\.ts$'] },
   { name: 'transports', paths: [...TRANSPORTS, '^src/cabinet\\.ts$'] },

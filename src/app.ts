@@ -123,7 +123,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
     createRequestContext(services, {
       requestId: res.locals.requestId as string,
       log,
-      ...(await resolveHttpActor(req, config, services)),
+      ...(await resolveHttpActor(req, config.publicHttps, services)),
       caller: { clientAddress: req.ip ?? null, userAgent: req.get('user-agent') ?? null },
       sessionCookie: httpSessionCookie(res, config),
     });
@@ -139,7 +139,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   const formatError = formatGraphQLError(log);
   const production = config.nodeEnv === 'production';
   const validationRules = graphqlValidationRules(production);
-  const graphqlWs = serveGraphqlWs({ server, schema, validationRules, formatError, config, services, pubsub: deps.pubsub, orm: deps.orm, log, clientAddressOf: (request) => clientAddressOf(app, request) });
+  const graphqlWs = serveGraphqlWs({ server, schema, validationRules, formatError, limits: config.websocket, publicHttps: config.publicHttps, services, pubsub: deps.pubsub, orm: deps.orm, log, clientAddressOf: (request) => clientAddressOf(app, request) });
 
   const apollo = new ApolloServer<RequestContext>({
     schema,
@@ -272,7 +272,7 @@ function requestLogging(log: Logger) {
 }
 
 function httpSessionCookie(res: Response, config: Config): SessionCookie {
-  const name = sessionCookieName(config);
+  const name = sessionCookieName(config.publicHttps);
   const options = { httpOnly: true, sameSite: 'lax' as const, secure: config.publicHttps, path: '/' };
   return {
     set: (token, expiresAt) => {

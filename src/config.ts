@@ -4,6 +4,9 @@ import path from 'node:path';
 import { z } from 'zod';
 import { resolveUpstreams, upstreamsSchema, type Upstream } from './upstreams/config.js';
 import { paymentsSchema, resolvePayments, type PaymentsSettings } from './payments/payments.config.js';
+import type { UpstreamsSettings } from './upstreams/upstreams.service.js';
+import { leaderboardSettings, type LeaderboardSettings } from './usage/leaderboard-settings.js';
+import type { StatusSettings } from './status/status.service.js';
 
 /** Thrown at boot when the environment or the operator file is wrong; the message names the bad setting. */
 export class ConfigError extends Error {
@@ -164,8 +167,7 @@ export interface Config {
   /** node:http's headersTimeout and requestTimeout (the first never above the second). */
   httpTimeouts: { headersMs: number; requestMs: number };
   video: { workers: number; pollMs: number; leaseMs: number; deadlineMs: number };
-  /** The service-status monitor: `probeIntervalMs` 0 means it does not run. */
-  status: { probeIntervalMs: number; probeTimeoutMs: number };
+  status: StatusSettings;
   /** USAGE_FLUSH_MS. */
   usageFlushMs: number;
   operator: OperatorConfig;
@@ -173,6 +175,9 @@ export interface Config {
   catalogFile?: string;
   /** Upstreams with their credentials resolved; never logged, never shown. */
   upstreams: Upstream[];
+  /** What the managed upstreams' store needs: the file's upstreams as its seed, where a generated secret key lives. */
+  managedUpstreams: UpstreamsSettings;
+  leaderboard: LeaderboardSettings;
   /**
    * The environment this configuration was read from: where managed upstreams resolve their credentials'
    * variables and traces their OTEL_* settings (a gateway started in-process may be given its own).
@@ -298,6 +303,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     configFile: e.BAIKAL_CONFIG,
     catalogFile: e.BAIKAL_CATALOG,
     upstreams,
+    managedUpstreams: { dataDir: path.resolve(e.DATA_DIR), production: e.NODE_ENV === 'production', definitions: operator.data.upstreams },
+    leaderboard: leaderboardSettings((operator.data as { leaderboard?: { timezone?: unknown; prize?: unknown } }).leaderboard),
     environment: env,
     payments,
     mail: {

@@ -1,7 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { parse as parseCookies } from 'cookie';
 import DataLoader from 'dataloader';
-import type { Config } from './config.js';
 import type { Services } from './services.js';
 import type { Actor, Caller } from './shared/actor.js';
 import { DomainError } from './shared/errors.js';
@@ -59,8 +58,9 @@ function createLoaders(services: Services): Loaders {
   };
 }
 
-export function sessionCookieName(config: Config): string {
-  return config.publicHttps ? '__Host-baikal_session' : 'baikal_session';
+/** `publicHttps` (PUBLIC_HTTPS): served over HTTPS, where the cookie takes the __Host- prefix. */
+export function sessionCookieName(publicHttps: boolean): string {
+  return publicHttps ? '__Host-baikal_session' : 'baikal_session';
 }
 
 export interface CredentialSource {
@@ -69,10 +69,10 @@ export interface CredentialSource {
 }
 
 /** Reads the session token from the cookie or from `Authorization: Bearer`. */
-export function credentialsFrom(req: IncomingMessage, config: Config): CredentialSource {
+export function credentialsFrom(req: IncomingMessage, publicHttps: boolean): CredentialSource {
   const authorization = req.headers.authorization;
   const bearer = authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1] ?? null;
-  return { cookieToken: readCookie(req.headers.cookie, sessionCookieName(config)), bearerToken: bearer };
+  return { cookieToken: readCookie(req.headers.cookie, sessionCookieName(publicHttps)), bearerToken: bearer };
 }
 
 /** One cookie of a Cookie header (the first of that name, percent-decoded), by the `cookie` package express itself uses. */
@@ -102,10 +102,10 @@ export function isCrossSiteWrite(method: string | undefined, headers: IncomingHt
 /** Resolves the actor for an HTTP request. */
 export async function resolveHttpActor(
   req: IncomingMessage,
-  config: Config,
+  publicHttps: boolean,
   services: Services,
 ): Promise<Pick<RequestContext, 'actor' | 'authVia' | 'authProblem'>> {
-  const { cookieToken, bearerToken } = credentialsFrom(req, config);
+  const { cookieToken, bearerToken } = credentialsFrom(req, publicHttps);
   if (bearerToken) {
     const actor = await services.accounts.authenticate(bearerToken);
     return { actor, authVia: actor ? 'bearer' : null, authProblem: null };

@@ -62,7 +62,7 @@ export async function startGateway(configured: Config, log: Logger, clock: Clock
       await migrate(database.orm, log);
       if (!(await UpstreamsRepository.anyStored(database.orm))) {
         demoSimulator = await startDemoSimulator();
-        const catalog = await new CatalogService({ orm: database.orm, config: configured, log }).load();
+        const catalog = await new CatalogService({ orm: database.orm, catalogFile: configured.catalogFile, log }).load();
         config = { ...configured, upstreams: demoUpstreams(demoSimulator, catalog) };
       }
     } catch (error) {

@@ -86,7 +86,7 @@ export interface ServiceDeps {
 }
 
 export function createServices(deps: ServiceDeps): Services {
-  const catalog = new CatalogService(deps);
+  const catalog = new CatalogService({ ...deps, catalogFile: deps.config.catalogFile });
   const identity = new IdentityService(deps);
   const accounts = new AccountsService({ ...deps, identity });
   const wallets = deps.shared ? new SharedWallets({ orm: deps.orm, shared: deps.shared, log: deps.log, leaseMs: deps.config.slotLeaseMs }) : new Wallets(deps);
@@ -108,8 +108,8 @@ export function createServices(deps: ServiceDeps): Services {
     if (local) deps.pubsub.publish(Topics.UpstreamHealthChanged, ADMIN_TOPIC, { upstreamId: change.upstreamId, credentialId: change.credentialId, state: change.state, until: change.until ? new Date(change.until) : null, at: new Date() });
   });
   const billing = new BillingService({ ...deps, wallets });
-  const keys = new KeysService({ ...deps, catalog });
-  const managedUpstreams = new UpstreamsService({ ...deps, catalog, env: deps.config.environment });
+  const keys = new KeysService({ ...deps, settings: { keyPrefix: deps.config.operator.brand.keyPrefix }, catalog });
+  const managedUpstreams = new UpstreamsService({ ...deps, settings: deps.config.managedUpstreams, catalog, env: deps.config.environment });
   // What another process changed: drop its cached keys, take its catalog.
   deps.shared?.onMessage((message) => {
     if (message.type === 'key-evicted') keys.evictKey(message.keyId);
@@ -145,12 +145,12 @@ export function createServices(deps: ServiceDeps): Services {
       recorder: usage,
       settings: deps.config.video,
     }),
-    analytics: new AnalyticsService({ ...deps, catalog }),
+    analytics: new AnalyticsService({ ...deps, leaderboard: deps.config.leaderboard, catalog }),
     margin: new MarginService(deps),
     upstreamOps: new UpstreamOps({ routes, health, upstreams }),
-    status: new StatusService({ ...deps, catalog, routes, upstreams }),
+    status: new StatusService({ ...deps, settings: deps.config.status, catalog, routes, upstreams }),
     announcements: new AnnouncementsService(deps),
-    payments: new PaymentsService({ ...deps, billing, identity }),
+    payments: new PaymentsService({ ...deps, settings: deps.config.payments, billing, identity }),
     responses,
     metrics,
   };

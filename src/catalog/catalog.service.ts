@@ -1,6 +1,5 @@
 import { readFile } from 'node:fs/promises';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import type { Config } from '../config.js';
 import { requireAdmin, type Actor } from '../shared/actor.js';
 import { DomainError, StartupError } from '../shared/errors.js';
 import type { SharedState } from '../shared/redis.js';
@@ -86,7 +85,8 @@ export function pricingView(prices: GroupPrices): PricingView {
 export class CatalogService {
   private current?: Catalog;
 
-  constructor(private readonly deps: { orm: MikroORM; config: Config; log: Logger; shared?: SharedState }) {}
+  /** `catalogFile`: BAIKAL_CATALOG, which seeds an empty database (the shipped catalog when unset). */
+  constructor(private readonly deps: { orm: MikroORM; catalogFile?: string; log: Logger; shared?: SharedState }) {}
 
   /** The in-memory snapshot; no database access. */
   get snapshot(): Catalog {
@@ -111,7 +111,7 @@ export class CatalogService {
     if (rows[0]) {
       this.current = new Catalog(parseCatalog(rows[0].data, 'stored catalog'), rows[0].version);
       // An operator who edits the file and restarts would otherwise wonder why nothing changed.
-      if (this.deps.config.catalogFile) this.deps.log.info({ file: this.deps.config.catalogFile }, 'BAIKAL_CATALOG seeds an empty database only: the stored catalog is used; `npm run admin -- load-catalog` replaces it with the file');
+      if (this.deps.catalogFile) this.deps.log.info({ file: this.deps.catalogFile }, 'BAIKAL_CATALOG seeds an empty database only: the stored catalog is used; `npm run admin -- load-catalog` replaces it with the file');
     } else {
       const data = await this.readCatalogFile();
       await em.execute(`insert into catalog (id, data, version) values (1, ?::jsonb, 1) on conflict (id) do nothing`, [JSON.stringify(data)]);
@@ -123,7 +123,7 @@ export class CatalogService {
 
   /** The catalog file (or the shipped one); what is wrong with the operator's file stops a start as one line (StartupError). */
   private async readCatalogFile(): Promise<CatalogData> {
-    const path = this.deps.config.catalogFile;
+    const path = this.deps.catalogFile;
     if (!path) return parseCatalog(defaultCatalog, 'shipped default catalog');
     let raw: unknown;
     try {

@@ -46,7 +46,7 @@ await runCli(async (db, config, log) => {
         return;
       }
       case 'load-catalog': {
-        const catalog = new CatalogService({ orm: db.orm, config, log });
+        const catalog = new CatalogService({ orm: db.orm, catalogFile: config.catalogFile, log });
         await catalog.load();
         const loaded = await catalog.reloadFromFile();
         process.stdout.write(`catalog version ${loaded.version} loaded: ${loaded.models.size} models\n`);
@@ -84,7 +84,7 @@ await runCli(async (db, config, log) => {
 
 /** The upstreams service as a gateway has it (the live catalog; the bus with REDIS_URL, so running gateways hear of a change). */
 async function withUpstreams(db: Database, config: Config, log: Logger, task: (upstreams: UpstreamsService, catalog: CatalogService, shared?: SharedState) => Promise<void>): Promise<void> {
-  const catalog = new CatalogService({ orm: db.orm, config, log });
+  const catalog = new CatalogService({ orm: db.orm, catalogFile: config.catalogFile, log });
   await catalog.load();
   let shared: SharedState | undefined;
   if (config.redisUrl) {
@@ -98,7 +98,7 @@ async function withUpstreams(db: Database, config: Config, log: Logger, task: (u
     }
   }
   try {
-    await task(new UpstreamsService({ orm: db.orm, config, log, catalog, shared, env: config.environment }), catalog, shared);
+    await task(new UpstreamsService({ orm: db.orm, settings: config.managedUpstreams, log, catalog, shared, env: config.environment }), catalog, shared);
   } finally {
     await shared?.close();
   }

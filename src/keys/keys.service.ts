@@ -1,7 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { CatalogService } from '../catalog/catalog.service.js';
 import { requireAdmin } from '../shared/actor.js';
-import type { Config } from '../config.js';
 import type { Actor } from '../shared/actor.js';
 import { DomainError, type ValidationIssue } from '../shared/errors.js';
 import { randomSecret, sha256Hex } from '../shared/ids.js';
@@ -45,6 +44,13 @@ export interface KeyPrincipal {
 
 /** Active keys one account may hold. */
 export const MAX_ACTIVE_KEYS = 100;
+
+/** What keys take from the operator's configuration. */
+export interface KeysSettings {
+  /** The brand's key prefix: keys read `<prefix>-sk-…`. */
+  keyPrefix: string;
+}
+
 /**
  * How long an authenticated key is trusted from the cache. Revocations and limit changes evict it at
  * once (on every process, through the shared bus); this bounds a missed eviction (a change made in the
@@ -66,14 +72,14 @@ export class KeysService {
   private readonly keys: KeysRepository;
 
   constructor(
-    private readonly deps: { orm: MikroORM; config: Config; log: Logger; catalog: CatalogService; shared?: SharedState },
+    private readonly deps: { orm: MikroORM; settings: KeysSettings; log: Logger; catalog: CatalogService; shared?: SharedState },
     private readonly now: () => number = Date.now,
   ) {
     this.keys = new KeysRepository(deps.orm);
   }
 
   private get prefix(): string {
-    return `${this.deps.config.operator.brand.keyPrefix}-sk-`;
+    return `${this.deps.settings.keyPrefix}-sk-`;
   }
 
   /** Labels of keys by id (any account's: callers show them beside rows the reader may already see). */

@@ -3,7 +3,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { BillingService, PostRequest, Settlement } from '../billing/billing.service.js';
 import { requireAdmin } from '../shared/actor.js';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Config } from '../config.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logging.js';
 import type { Actor } from '../shared/actor.js';
@@ -115,7 +114,7 @@ export class PaymentsService {
   constructor(
     private readonly deps: {
       orm: MikroORM;
-      config: Pick<Config, 'payments'>;
+      settings: PaymentsSettings;
       clock: Clock;
       pubsub: PubSub;
       log: Logger;
@@ -131,7 +130,7 @@ export class PaymentsService {
   };
 
   private get settings(): PaymentsSettings {
-    return this.deps.config.payments;
+    return this.deps.settings;
   }
 
   private em(): EntityManager {

@@ -1,5 +1,4 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import type { Config } from '../config.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { CatalogService } from '../catalog/catalog.service.js';
 import type { RouteTable } from '../upstreams/routes.js';
@@ -90,9 +89,15 @@ interface Observation {
   status: Availability;
 }
 
+/** STATUS_PROBE_SECONDS and STATUS_PROBE_TIMEOUT_MS: `probeIntervalMs` 0 means the monitor does not run. */
+export interface StatusSettings {
+  probeIntervalMs: number;
+  probeTimeoutMs: number;
+}
+
 interface Deps {
   orm: MikroORM;
-  config: Pick<Config, 'status'>;
+  settings: StatusSettings;
   clock: Clock;
   pubsub: PubSub;
   log: Logger;
@@ -133,8 +138,8 @@ export class StatusService {
 
   constructor(protected readonly deps: Deps) {}
 
-  private get settings(): { probeIntervalMs: number; probeTimeoutMs: number } {
-    return this.deps.config.status;
+  private get settings(): StatusSettings {
+    return this.deps.settings;
   }
 
   /** Starts probing (at once, then every interval); a no-op when STATUS_PROBE_SECONDS is 0. */

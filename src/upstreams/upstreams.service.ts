@@ -1,7 +1,6 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { CatalogService } from '../catalog/catalog.service.js';
-import type { Config } from '../config.js';
 import { requireAdmin, type Actor } from '../shared/actor.js';
 import { DomainError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
@@ -35,9 +34,18 @@ import {
 } from './upstreams.schemas.js';
 import { CredentialVault, lastCharacters } from './vault.js';
 
+export interface UpstreamsSettings {
+  /** Where a generated secret key is kept outside production. */
+  dataDir: string;
+  /** In production BAIKAL_SECRET_KEY must be set (no generated key). */
+  production: boolean;
+  /** The operator file's upstreams: the seed of empty tables and what `apply-upstreams` applies. */
+  definitions: UpstreamDefinition[];
+}
+
 export interface UpstreamsServiceDeps {
   orm: MikroORM;
-  config: Config;
+  settings: UpstreamsSettings;
   log: Logger;
   /** The live catalog routes and prices are checked against. */
   catalog: CatalogService;
@@ -59,8 +67,8 @@ export class UpstreamsService {
   constructor(private readonly deps: UpstreamsServiceDeps) {
     this.repository = new UpstreamsRepository(deps.orm);
     // A malformed BAIKAL_SECRET_KEY stops the start here, in one line naming it.
-    this.vault = new CredentialVault({ env: deps.env, dataDir: deps.config.dataDir, production: deps.config.nodeEnv === 'production', log: deps.log });
-    this.registry = new UpstreamRegistry({ repository: this.repository, vault: this.vault, env: deps.env, log: deps.log, shared: deps.shared, definitions: deps.config.operator.upstreams });
+    this.vault = new CredentialVault({ env: deps.env, dataDir: deps.settings.dataDir, production: deps.settings.production, log: deps.log });
+    this.registry = new UpstreamRegistry({ repository: this.repository, vault: this.vault, env: deps.env, log: deps.log, shared: deps.shared, definitions: deps.settings.definitions });
   }
 
   // ---- the registry, for the composition root

@@ -1,11 +1,11 @@
 import { isRequestId } from '../shared/ids.js';
 import { z } from 'zod';
+import type { LeaderboardSettings } from './leaderboard-settings.js';
 import type { CatalogService } from '../catalog/catalog.service.js';
 import { UsageRepository, type LeaderboardRow, type TotalsRow, type UsageEventView } from './usage.repository.js';
 
 export type { UsageEventView } from './usage.repository.js';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Config } from '../config.js';
 import type { Clock } from '../shared/clock.js';
 import type { Actor } from '../shared/actor.js';
 import { DomainError } from '../shared/errors.js';
@@ -165,7 +165,7 @@ export function dayIn(timeZone: string, at: Date): { date: string; start: Date; 
 export class AnalyticsService {
   private readonly usage: UsageRepository;
 
-  constructor(protected readonly deps: { orm: MikroORM; config: Pick<Config, 'operator'>; clock: Clock; catalog: CatalogService }) {
+  constructor(protected readonly deps: { orm: MikroORM; leaderboard: LeaderboardSettings; clock: Clock; catalog: CatalogService }) {
     this.usage = new UsageRepository(deps.orm);
   }
 
@@ -244,17 +244,10 @@ export class AnalyticsService {
     };
   }
 
-  /** The `leaderboard` section of the operator file: `{timezone, prize}` (defaults: UTC, no prize). */
-  private leaderboardSettings(): { timeZone: string; prize: string } {
-    const section = (this.deps.config.operator as { leaderboard?: { timezone?: unknown; prize?: unknown } }).leaderboard ?? {};
-    const timeZone = typeof section.timezone === 'string' && isTimeZone(section.timezone) ? section.timezone : 'UTC';
-    return { timeZone, prize: typeof section.prize === 'string' ? section.prize : '' };
-  }
-
   /** Today's ranking (in the configured time zone) by total tokens; `me` is the signed-in user's own entry. */
   async leaderboard(actor: Actor | null, raw: { limit?: unknown }, at: Date = this.deps.clock.now()) {
     const { limit } = parseInput(leaderboardQuery, raw);
-    const { timeZone, prize } = this.leaderboardSettings();
+    const { timeZone, prize } = this.deps.leaderboard;
     const day = dayIn(timeZone, at);
     const rows = await this.usage.leaderboard(day.start, day.end);
     const entry = (r: LeaderboardRow): LeaderboardEntry => ({
@@ -278,14 +271,6 @@ export class AnalyticsService {
   }
 }
 
-function isTimeZone(name: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function rangeError(): DomainError {
   return new DomainError('validation_failed', 'Request validation failed', { issues: [{ loc: ['from'], msg: '`from` must not be after `to`', type: 'value_error' }] });

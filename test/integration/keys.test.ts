@@ -215,7 +215,7 @@ describe('keys over GraphQL and tRPC', () => {
             })
           : Reflect.get(target, name),
     });
-    const keys = new KeysService({ orm: counted as never, config: gw.config, log: createLogger('silent'), catalog: gw.services.catalog }, () => clock);
+    const keys = new KeysService({ orm: counted as never, settings: { keyPrefix: gw.config.operator.brand.keyPrefix }, log: createLogger('silent'), catalog: gw.services.catalog }, () => clock);
     const owner = await newFundedAccount(gw);
     const key = (await http(gw.url, 'POST', '/keys', { token: owner.token, body: {} })).body;
 

@@ -18,7 +18,7 @@ afterAll(() => tmp.remove());
 /** A process of the gateway with its own environment (keys). */
 function service(env: Record<string, string>) {
   const { log, lines } = capturedLog();
-  return { service: new UpstreamsService({ orm: gw.database.orm, config: gw.config, log, catalog: gw.services.catalog, env: { ...ENV, ...env } }), lines };
+  return { service: new UpstreamsService({ orm: gw.database.orm, settings: gw.config.managedUpstreams, log, catalog: gw.services.catalog, env: { ...ENV, ...env } }), lines };
 }
 
 const sealedRows = () => gw.db.query<{ id: string; sealed_secret: string }>('select id, sealed_secret from upstream_credentials where sealed_secret is not null order by id');
@@ -115,7 +115,7 @@ describe('rotating the secret key', () => {
 
   it('needs a key to seal with (production without BAIKAL_SECRET_KEY)', async () => {
     const { log } = capturedLog();
-    const production = new UpstreamsService({ orm: gw.database.orm, config: { ...gw.config, nodeEnv: 'production' }, log, catalog: gw.services.catalog, env: { BAIKAL_SECRET_KEYS_OLD: K2 } });
+    const production = new UpstreamsService({ orm: gw.database.orm, settings: { ...gw.config.managedUpstreams, production: true }, log, catalog: gw.services.catalog, env: { BAIKAL_SECRET_KEYS_OLD: K2 } });
     await expect(production.rotateSecrets()).rejects.toThrow('rotate-secrets needs BAIKAL_SECRET_KEY');
   });
 });

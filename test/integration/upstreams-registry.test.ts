@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Config } from '../../src/config.js';
 import { SharedState } from '../../src/shared/redis.js';
 import { resolveUpstreams } from '../../src/upstreams/config.js';
 import type { Upstream } from '../../src/upstreams/model.js';
-import { UpstreamsService } from '../../src/upstreams/upstreams.service.js';
+import { UpstreamsService, type UpstreamsSettings } from '../../src/upstreams/upstreams.service.js';
 import { useTestGateway } from '../helpers/gateway.js';
 import { adminActor, canary, capturedLog, hexKey, tempDir } from '../helpers/upstreams.js';
 
@@ -39,11 +38,11 @@ afterAll(async () => {
 });
 
 /** Another gateway process on the same database: its own registry, environment and log. */
-function process_(options: { env?: Record<string, string | undefined>; config?: Partial<Config>; shared?: SharedState } = {}) {
+function process_(options: { env?: Record<string, string | undefined>; settings?: Partial<UpstreamsSettings>; shared?: SharedState } = {}) {
   const { log, lines } = capturedLog();
   const service = new UpstreamsService({
     orm: gw.database.orm,
-    config: { ...gw.config, ...options.config },
+    settings: { ...gw.config.managedUpstreams, ...options.settings },
     log,
     catalog: gw.services.catalog,
     env: options.env ?? { ...ENV, BAIKAL_SECRET_KEY: KEY },
@@ -145,7 +144,7 @@ describe('the upstream registry', () => {
   });
 
   it('in production without BAIKAL_SECRET_KEY, variables still work and storing a secret is refused naming the field', async () => {
-    const production = process_({ env: { ...ENV }, config: { nodeEnv: 'production', dataDir: `${tmp.dir}/production` } });
+    const production = process_({ env: { ...ENV }, settings: { production: true, dataDir: `${tmp.dir}/production` } });
     expect((await production.service.load()).map((u) => u.id)).toEqual(['alpha', 'beta']);
     const refused = await production.service.addCredential(adminActor(), { upstreamId: 'beta', secret: 'sk-would-be-stored-1234' }).catch((error: unknown) => error);
     expect(refused).toMatchObject({ code: 'validation_failed', issues: [{ loc: ['secret'], type: 'secret_key_missing' }] });
