@@ -1,6 +1,6 @@
-import { createServer, STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApolloServer } from '@apollo/server';
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
@@ -72,9 +72,63 @@ const BODY_LIMIT = '25mb';
 
 export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   const { config, log, services, readiness } = deps;
-  const startedAt = new Date();
   const app = express();
-  const inference = inferenceEndpoints(services, readiness, log, config.streamWriteTimeoutMs);
+  const server = createHttpServer(config, inferenceEndpoints(services, readiness, log, config.streamWriteTimeoutMs), app);
+  const production = config.nodeEnv === 'production';
+
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.trustProxy ?? false);
+  app.use(requestLogging(log));
+  app.use(securityHeaders(config));
+  app.use(healthRouter(readiness, new Date()));
+  const cabinet = loadCabinet();
+  app.use(cabinetPages(cabinet));
+  app.get('/metrics', metricsEndpoint(config.metricsToken, services));
+
+  // GraphQL over HTTP and over graphql-ws share one schema.
+  const schema = await buildGraphQLSchema(deps.pubsub);
+  const formatError = formatGraphQLError(log);
+  const validationRules = graphqlValidationRules(production);
+  const graphqlWs = serveGraphqlWs({ server, schema, validationRules, formatError, limits: config.websocket, publicHttps: config.publicHttps, services, pubsub: deps.pubsub, orm: deps.orm, log, clientAddressOf: (request) => clientAddressOf(app, request) });
+  const apollo = new ApolloServer<RequestContext>({
+    schema,
+    formatError,
+    includeStacktraceInErrorResponses: false,
+    introspection: !production,
+    validationRules,
+    // One operation per HTTP request: a batch would multiply the work behind one request's limits.
+    allowBatchedHttpRequests: false,
+    plugins: apolloPlugins(server, config.shutdownGraceMs, () => graphqlWs.dispose()),
+  });
+  await apollo.start();
+
+  const json = jsonBodies();
+  const withContext = requestContexts(config, services, log);
+  app.use(['/graphql', '/trpc', '/auth', '/keys', '/catalog', '/usage', '/leaderboard', '/announcements', '/payments', '/videos', '/v1'], requireMigrated(readiness));
+  app.use('/v1', v1Router(services));
+  // A browser opening /graphql where introspection is on gets the bundled GraphiQL (same origin, same cookie).
+  app.get('/graphql', (req, res, next) => (wantsPage(req) && !production && cabinet?.graphiql ? sendPage(res, cabinet.graphiql) : next()));
+  app.use('/graphql', json, withContext, expressMiddleware(apollo, { context: async ({ res }) => res.locals.ctx as RequestContext }));
+  app.use('/trpc', json, withContext, neutralHost, createExpressMiddleware({ router: appRouter, createContext: ({ res }) => res.locals.ctx as RequestContext }));
+  // The checkout webhook is signed over its raw bytes: it must see the body before any JSON parser.
+  app.post('/payments/webhooks/checkout', express.raw({ type: () => true, limit: '1mb' }), rawJsonDepth, checkoutWebhook(services));
+  // The messenger bot's webhook, likewise signed over its raw bytes.
+  app.post('/auth/messenger/webhook', express.raw({ type: () => true, limit: '64kb' }), rawJsonDepth, messengerWebhook(services));
+  app.use(json, withContext, cabinetRouter());
+  app.use((_req, res) => {
+    res.status(404).json({ detail: 'Not found', code: 'not_found' });
+  });
+  app.use(errorHandler(log));
+
+  return gatewayHandle(server, () => apollo.stop(), { readiness, services, graceMs: config.shutdownGraceMs });
+}
+
+/**
+ * The HTTP server: the inference POSTs go straight to their handler, bypassing express (the hot path's main
+ * speed decision); everything else goes to `app`. Bounded in time against slow clients, and answering in our
+ * error shape what node's parser refuses.
+ */
+function createHttpServer(config: Config, inference: (req: IncomingMessage, res: ServerResponse) => boolean, app: express.Express): Server {
   // node enforces the two timeouts below on a timer: every second, so a slow client is cut close to its bound.
   const server = createServer({ connectionsCheckingInterval: 1_000 }, (req, res) => {
     // Every answer is data, never something a browser should sniff into a script or a page.
@@ -99,26 +153,44 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
     const body = JSON.stringify({ detail, code });
     socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-content-type-options: nosniff\r\nconnection: close\r\n\r\n${body}`);
   });
+  return server;
+}
 
-  app.disable('x-powered-by');
-  app.set('trust proxy', config.trustProxy ?? false);
-  app.use(requestLogging(log));
-  app.use(securityHeaders(config));
-  app.use(healthRouter(readiness, startedAt));
-  const cabinet = loadCabinet();
-  app.use(cabinetPages(cabinet));
-  // Prometheus metrics carry operator-only labels (upstream ids): the operator's token, or nothing.
-  app.get('/metrics', async (req, res) => {
-    if (!config.metricsToken) return void res.status(404).json({ detail: 'Not found', code: 'not_found' });
+/** Prometheus metrics carry operator-only labels (upstream ids): the operator's token, or nothing. */
+function metricsEndpoint(token: string | undefined, services: Services) {
+  return async (req: Request, res: Response) => {
+    if (!token) return void res.status(404).json({ detail: 'Not found', code: 'not_found' });
     const given = /^Bearer (.+)$/.exec(req.get('authorization') ?? '')?.[1];
-    if (!given || !constantTimeEqual(given, config.metricsToken)) {
+    if (!given || !constantTimeEqual(given, token)) {
       res.setHeader('WWW-Authenticate', 'Bearer');
       return void res.status(401).json({ detail: 'The operator metrics token is required', code: 'unauthenticated' });
     }
     res.setHeader('content-type', services.metrics.registry.contentType);
     res.send(await services.metrics.scrape());
-  });
+  };
+}
 
+/** Apollo's plugins: draining with the server, the websockets closed with it, and each operation's cost checked. */
+function apolloPlugins(server: Server, graceMs: number, disposeWebsockets: () => Promise<void>): ApolloServerPlugin<RequestContext>[] {
+  return [
+    ApolloServerPluginDrainHttpServer({ httpServer: server, stopGracePeriodMillis: graceMs }),
+    // Apollo's landing page loads its explorer from a CDN; the bundled GraphiQL works offline.
+    ApolloServerPluginLandingPageDisabled(),
+    { serverWillStart: async () => ({ drainServer: disposeWebsockets }) },
+    // Cost needs the variables (a list's `limit` is often one): checked once the operation is known, before it runs.
+    {
+      requestDidStart: async () => ({
+        didResolveOperation: async ({ schema: operationSchema, document, operation, request }) => {
+          const error = operation && operationCostError(operationSchema, document, operation, request.variables);
+          if (error) throw new GraphQLError(error.message, { nodes: error.nodes, extensions: { ...error.extensions, http: { status: 400 } } });
+        },
+      }),
+    },
+  ];
+}
+
+/** Who is calling, for GraphQL, tRPC and the REST shim: `res.locals.ctx`, built once per request. */
+function requestContexts(config: Config, services: Services, log: Logger) {
   const buildContext = async (req: Request, res: Response): Promise<RequestContext> =>
     createRequestContext(services, {
       requestId: res.locals.requestId as string,
@@ -127,83 +199,46 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
       caller: { clientAddress: req.ip ?? null, userAgent: req.get('user-agent') ?? null },
       sessionCookie: httpSessionCookie(res, config),
     });
-  const withContext = (req: Request, res: Response, next: NextFunction) => {
+  return (req: Request, res: Response, next: NextFunction) => {
     buildContext(req, res).then((ctx) => {
       res.locals.ctx = ctx;
       next();
     }, next);
   };
+}
 
-  // GraphQL over HTTP and over graphql-ws share one schema.
-  const schema = await buildGraphQLSchema(deps.pubsub);
-  const formatError = formatGraphQLError(log);
-  const production = config.nodeEnv === 'production';
-  const validationRules = graphqlValidationRules(production);
-  const graphqlWs = serveGraphqlWs({ server, schema, validationRules, formatError, limits: config.websocket, publicHttps: config.publicHttps, services, pubsub: deps.pubsub, orm: deps.orm, log, clientAddressOf: (request) => clientAddressOf(app, request) });
-
-  const apollo = new ApolloServer<RequestContext>({
-    schema,
-    formatError,
-    includeStacktraceInErrorResponses: false,
-    introspection: !production,
-    validationRules,
-    // One operation per HTTP request: a batch would multiply the work behind one request's limits.
-    allowBatchedHttpRequests: false,
-    plugins: [
-      ApolloServerPluginDrainHttpServer({ httpServer: server, stopGracePeriodMillis: config.shutdownGraceMs }),
-      // Apollo's landing page loads its explorer from a CDN; the bundled GraphiQL below works offline.
-      ApolloServerPluginLandingPageDisabled(),
-      { serverWillStart: async () => ({ drainServer: async () => graphqlWs.dispose() }) },
-      // Cost needs the variables (a list's `limit` is often one): checked once the operation is known, before it runs.
-      {
-        requestDidStart: async () => ({
-          didResolveOperation: async ({ schema: operationSchema, document, operation, request }) => {
-            const error = operation && operationCostError(operationSchema, document, operation, request.variables);
-            if (error) throw new GraphQLError(error.message, { nodes: error.nodes, extensions: { ...error.extensions, http: { status: 400 } } });
-          },
-        }),
-      },
-    ],
-  });
-  await apollo.start();
-
-  // JSON nested past MAX_JSON_DEPTH is refused before it is parsed (422 with its location), on every surface.
+/**
+ * JSON bodies: nested past MAX_JSON_DEPTH they are refused before they are parsed (422 with the location), and
+ * text holding NUL (which PostgreSQL text cannot hold) is refused where it arrives, with its location.
+ */
+function jsonBodies() {
   const parseJson = express.json({ limit: BODY_LIMIT, strict: false, verify: (_req, _res, bytes) => assertJsonDepth(bytes) });
-  const rawJsonDepth = (req: Request, _res: Response, next: NextFunction) => {
-    if (Buffer.isBuffer(req.body) && jsonNestsDeeper(req.body)) return next(tooDeepError(req.body));
-    next();
-  };
-  // PostgreSQL text cannot hold NUL: refuse it where it arrives, with its location, instead of failing at the database.
-  const json = (req: Request, res: Response, next: NextFunction) =>
+  return (req: Request, res: Response, next: NextFunction) =>
     parseJson(req, res, (error?: unknown) => {
       if (error) return next(error);
       const found = nulLocation(req.body, ['body']) ?? nulLocation(req.query, ['query']);
       if (!found) return next();
       next(new DomainError('validation_failed', 'Text may not contain NUL characters', { issues: [{ loc: found, msg: 'Input should not contain NUL (\\u0000) characters', type: 'string_nul' }] }));
     });
-  app.use(['/graphql', '/trpc', '/auth', '/keys', '/catalog', '/usage', '/leaderboard', '/announcements', '/payments', '/videos', '/v1'], requireMigrated(readiness));
-  app.use('/v1', v1Router(services));
-  // A browser opening /graphql where introspection is on gets the bundled GraphiQL (same origin, same cookie).
-  app.get('/graphql', (req, res, next) => (wantsPage(req) && !production && cabinet?.graphiql ? sendPage(res, cabinet.graphiql) : next()));
-  app.use('/graphql', json, withContext, expressMiddleware(apollo, { context: async ({ res }) => res.locals.ctx as RequestContext }));
-  // tRPC's adapter makes a fetch Request of `http://<Host><url>`: an empty Host made it a 400, a Host with userinfo
-  // (`a:b@c`) a 500. It reads only the path and query; the context (and its CSRF check on the real Host) is built first.
-  const neutralHost = (req: Request, _res: Response, next: NextFunction) => {
-    req.headers.host = 'localhost';
-    next();
-  };
-  app.use('/trpc', json, withContext, neutralHost, createExpressMiddleware({ router: appRouter, createContext: ({ res }) => res.locals.ctx as RequestContext }));
-  // The checkout webhook is signed over its raw bytes: it must see the body before any JSON parser.
-  app.post('/payments/webhooks/checkout', express.raw({ type: () => true, limit: '1mb' }), rawJsonDepth, checkoutWebhook(services));
-  // The messenger bot's webhook, likewise signed over its raw bytes.
-  app.post('/auth/messenger/webhook', express.raw({ type: () => true, limit: '64kb' }), rawJsonDepth, messengerWebhook(services));
-  app.use(json, withContext, cabinetRouter());
+}
 
-  app.use((_req, res) => {
-    res.status(404).json({ detail: 'Not found', code: 'not_found' });
-  });
-  app.use(errorHandler(log));
+/** The same nesting bound for a raw body (the signed webhooks read their bytes themselves). */
+function rawJsonDepth(req: Request, _res: Response, next: NextFunction): void {
+  if (Buffer.isBuffer(req.body) && jsonNestsDeeper(req.body)) return next(tooDeepError(req.body));
+  next();
+}
 
+/**
+ * tRPC's adapter makes a fetch Request of `http://<Host><url>`: an empty Host made it a 400, a Host with userinfo
+ * (`a:b@c`) a 500. It reads only the path and query; the context (and its CSRF check on the real Host) is built first.
+ */
+function neutralHost(req: Request, _res: Response, next: NextFunction): void {
+  req.headers.host = 'localhost';
+  next();
+}
+
+/** Listening, and closing: draining first, with running streams ended a second before the grace period does. */
+function gatewayHandle(server: Server, stopApollo: () => Promise<void>, deps: { readiness: Readiness; services: Services; graceMs: number }): Gateway {
   return {
     server,
     listen: (port, host) =>
@@ -216,12 +251,12 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
         });
       }),
     close: async () => {
-      readiness.draining = true;
+      deps.readiness.draining = true;
       // Apollo's drain closes every connection when the grace period ends; a second before that, running
       // requests are stopped so that streams end with a final error event instead of a cut.
-      const stopRunning = setTimeout(() => services.inference.stopRunning(), Math.max(0, config.shutdownGraceMs - 1_000));
+      const stopRunning = setTimeout(() => deps.services.inference.stopRunning(), Math.max(0, deps.graceMs - 1_000));
       try {
-        await apollo.stop();
+        await stopApollo();
       } finally {
         clearTimeout(stopRunning);
       }

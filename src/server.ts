@@ -5,7 +5,7 @@ import { createGateway, type Gateway } from './app.js';
 import type { Config } from './config.js';
 import { migrate, openDatabase, type Database } from './db/database.js';
 import { CatalogService } from './catalog/catalog.service.js';
-import { demoModeApplies, demoUpstreams, startDemoMode, startDemoSimulator, type DemoMode, type DemoSimulator } from './demo.js';
+import { demoModeApplies, demoUpstreams, startDemoMode, startDemoSimulator, type DemoSimulator } from './demo.js';
 import { Readiness } from './readiness.js';
 import { routeCatalogMismatches } from './upstreams/routes.js';
 import { createServices, type Services } from './services.js';
@@ -33,109 +33,123 @@ export interface RunningGateway {
 
 /**
  * Boots one gateway process: database, HTTP listener (so /live and /ready answer during start-up),
- * migrations, then readiness.
+ * migrations, then readiness. A step that fails closes what the steps before it opened.
  */
 export async function startGateway(configured: Config, log: Logger, clock: Clock = systemClock): Promise<RunningGateway> {
   const database = await openDatabase(configured, log);
   log.info({ database: database.description }, `using ${database.description}`);
+  const opened = new OpenedSoFar();
+  opened.add(() => database.close());
   const readiness = new Readiness();
   readiness.attach(database.orm);
-  let shared: SharedState | undefined;
-  if (configured.redisUrl) {
-    shared = new SharedState(configured.redisUrl, log, configured.redisPrefix);
-    try {
-      await shared.connect();
-    } catch (error) {
-      // Money limits never depend on Redis; rate limits fall back per process until it answers.
-      log.warn({ err: (error as Error).message }, 'Redis is not reachable at start: limits stay per process until it is');
-    }
-    readiness.shared = shared;
-  }
+  const shared = await connectShared(configured, readiness, log);
   const pubsub = createPubSub(shared && new SharedEventTarget(shared));
-  let demoSimulator: DemoSimulator | null = null;
-  let config = configured;
-  if (demoModeApplies(configured)) {
-    // Demo mode routes every model of the stored catalog to the simulator, and the services are built
-    // from that configuration: so a demo process migrates and reads its catalog before it listens.
-    // Upstreams an admin stored make it a real deployment: no demo then.
-    try {
-      await migrate(database.orm, log);
-      if (!(await UpstreamsRepository.anyStored(database.orm))) {
-        demoSimulator = await startDemoSimulator();
-        const catalog = await new CatalogService({ orm: database.orm, catalogFile: configured.catalogFile, log }).load();
-        config = { ...configured, upstreams: demoUpstreams(demoSimulator, catalog) };
-      }
-    } catch (error) {
-      await demoSimulator?.close();
-      await database.close();
-      throw error;
-    }
-  }
+  const { config, demoSimulator } = await opened.attempt(() => demoConfiguration(configured, database, log));
   const tracing = await createTracing(config.environment, log);
   const services = createServices({ orm: database.orm, config, clock, pubsub, log, shared, tracing });
+  const gateway = await opened.attempt(() => createGateway({ config, orm: database.orm, log, pubsub, services, readiness }));
 
-  let gateway: Gateway;
-  try {
-    gateway = await createGateway({ config, orm: database.orm, log, pubsub, services, readiness });
-  } catch (error) {
-    await database.close();
-    throw error;
-  }
   // A lone process listens at once, so /live and /ready answer while it migrates. A cluster worker
   // listens only when ready: the primary hands connections to every listening worker, and one still
   // starting would answer 503 to real traffic (the primary has migrated already).
   const listen = () => gateway.listen(config.port, config.host);
-  let address: AddressInfo | undefined;
-  if (!cluster.isWorker) {
-    address = await listen().catch(async (error: unknown) => {
-      await database.close();
-      throw error;
-    });
-  }
-  try {
-    await migrate(database.orm, log);
-  } catch (error) {
-    await gateway.close();
-    await database.close();
-    throw error;
-  }
+  let address = cluster.isWorker ? undefined : await opened.attempt(listen);
+  opened.add(() => gateway.close());
+  await opened.attempt(() => migrate(database.orm, log));
   await services.catalog.load();
-  let demo: DemoMode | null = null;
-  let upstreamsPoller: NodeJS.Timeout | undefined;
-  if (demoSimulator) {
-    try {
-      demo = await startDemoMode(config, services, database.orm, log, demoSimulator);
-    } catch (error) {
-      await demoSimulator.close();
-      await gateway.close();
-      await database.close();
-      throw error;
-    }
-  } else {
-    try {
-      upstreamsPoller = await routeFromManagedUpstreams(config, services, log);
-    } catch (error) {
-      await gateway.close();
-      await database.close();
-      throw error;
-    }
-  }
+  if (demoSimulator) opened.add(() => demoSimulator.close());
+  const demo = demoSimulator ? await opened.attempt(() => startDemoMode(config, services, database.orm, log, demoSimulator)) : null;
+  const upstreamsPoller = demoSimulator ? undefined : await opened.attempt(() => routeFromManagedUpstreams(config, services, log));
   readiness.migrated = true;
   address ??= await listen();
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   services.video.start();
   services.status.start();
-  // Holds past their expiry already stop counting; the sweep closes them so the table stays small.
-  const sweeper = setInterval(() => {
-    // Also drops in-memory holds past their expiry and idle accounts.
+  const housekeeping = startHousekeeping(services, log);
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
+  log.info({ port: address.port, host: address.address, url }, `Baikal gateway ready on ${url}`);
+  if (!cluster.isWorker || cluster.worker?.id === 1) void hintFirstAdmin(database, log);
+
+  let stopping: Promise<void> | undefined;
+  const stop = async () => {
+    housekeeping.stopTimers();
+    clearInterval(upstreamsPoller);
+    await gateway.close();
+    await housekeeping.finished(); // a purge under way finishes before the database closes
+    await stopServices(services, config.shutdownGraceMs, log);
+    await tracing.shutdown();
+    await shared?.close();
+    await demo?.close();
+    await database.close();
+  };
+  return { url, address, database, services, readiness, gateway, stop: () => (stopping ??= stop()) };
+}
+
+/** What a failed start must close: what it opened so far, the last opened first. */
+class OpenedSoFar {
+  private readonly closers: (() => Promise<unknown>)[] = [];
+
+  add(close: () => Promise<unknown>): void {
+    this.closers.push(close);
+  }
+
+  /** Runs a step; when it fails, closes everything opened so far and throws its error. */
+  async attempt<T>(step: () => Promise<T>): Promise<T> {
+    try {
+      return await step();
+    } catch (error) {
+      for (const close of this.closers.reverse()) await close().catch(() => undefined);
+      throw error;
+    }
+  }
+}
+
+/** Redis, when configured: limits, holds and events shared with the other processes. Unreachable is not fatal. */
+async function connectShared(config: Config, readiness: Readiness, log: Logger): Promise<SharedState | undefined> {
+  if (!config.redisUrl) return undefined;
+  const shared = new SharedState(config.redisUrl, log, config.redisPrefix);
+  try {
+    await shared.connect();
+  } catch (error) {
+    // Money limits never depend on Redis; rate limits fall back per process until it answers.
+    log.warn({ err: (error as Error).message }, 'Redis is not reachable at start: limits stay per process until it is');
+  }
+  readiness.shared = shared;
+  return shared;
+}
+
+/**
+ * Demo mode routes every model of the stored catalog to the simulator, and the services are built from
+ * that configuration: so a demo process migrates and reads its catalog before it listens. Upstreams an
+ * admin stored make it a real deployment: no demo then.
+ */
+async function demoConfiguration(configured: Config, database: Database, log: Logger): Promise<{ config: Config; demoSimulator: DemoSimulator | null }> {
+  if (!demoModeApplies(configured)) return { config: configured, demoSimulator: null };
+  await migrate(database.orm, log);
+  if (await UpstreamsRepository.anyStored(database.orm)) return { config: configured, demoSimulator: null };
+  const demoSimulator = await startDemoSimulator();
+  try {
+    const catalog = await new CatalogService({ orm: database.orm, catalogFile: configured.catalogFile, log }).load();
+    return { config: { ...configured, upstreams: demoUpstreams(demoSimulator, catalog) }, demoSimulator };
+  } catch (error) {
+    await demoSimulator.close();
+    throw error;
+  }
+}
+
+/**
+ * The periodic sweeps: expired holds (the table stays small; in-memory holds and idle accounts too), pending
+ * invoices and bonus grants past their expiry, and expired stored responses and messenger links (already
+ * invisible: the purge only reclaims their space; once at start, not awaited, then hourly; several processes
+ * purging at once skip each other's rows).
+ */
+function startHousekeeping(services: Services, log: Logger): { stopTimers(): void; finished(): Promise<unknown> } {
+  const holds = setInterval(() => {
     services.billing.expireHolds().catch((error: unknown) => log.warn({ err: error }, 'hold sweep failed'));
   }, 30_000).unref();
-  // Pending invoices past their expiry and bonus grants past theirs.
-  const paymentsSweeper = setInterval(() => {
+  const payments = setInterval(() => {
     services.payments.sweep().catch((error: unknown) => log.warn({ err: error }, 'payments sweep failed'));
   }, 30_000).unref();
-  // Expired stored responses and messenger links are already invisible; the purge only reclaims their space. Once at start
-  // (not awaited: start-up does not wait on it), then hourly. Several processes purging at once skip each other's rows.
   let purging: Promise<unknown> | null = null;
   const purgeExpiredRows = () => {
     purging ??= Promise.all([
@@ -144,45 +158,27 @@ export async function startGateway(configured: Config, log: Logger, clock: Clock
     ]).finally(() => (purging = null));
   };
   purgeExpiredRows();
-  const responsesSweeper = setInterval(purgeExpiredRows, RESPONSES_PURGE_MS).unref();
-  const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
-  log.info({ port: address.port, host: address.address, url }, `Baikal gateway ready on ${url}`);
-  if (!cluster.isWorker || cluster.worker?.id === 1) void hintFirstAdmin(database, log);
-
-  let stopping: Promise<void> | undefined;
+  const purges = setInterval(purgeExpiredRows, RESPONSES_PURGE_MS).unref();
   return {
-    url,
-    address,
-    database,
-    services,
-    readiness,
-    gateway,
-    stop: () =>
-      (stopping ??= (async () => {
-        clearInterval(sweeper);
-        clearInterval(upstreamsPoller);
-        clearInterval(paymentsSweeper);
-        clearInterval(responsesSweeper);
-        await gateway.close();
-        await purging; // a purge under way finishes before the database closes
-        await services.video.stop();
-        await services.status.stop();
-        await services.keys.flushLastUsed();
-        // Every finished request's usage and ledger row is written before the database goes away.
-        await services.usage.flush(Date.now() + config.shutdownGraceMs).catch((error: unknown) => {
-          log.error({ err: error, pending: services.usage.pending }, 'usage records could not be written at shutdown');
-        });
-        services.health.close();
-        await tracing.shutdown();
-        await services.upstreams.close();
-        services.identity.close();
-        services.limiter.close?.();
-        services.wallets.stop?.();
-        await shared?.close();
-        await demo?.close();
-        await database.close();
-      })()),
+    stopTimers: () => [holds, payments, purges].forEach(clearInterval),
+    finished: async () => purging,
   };
+}
+
+/** The services' own stop, in order: nothing running, then every finished request's usage written. */
+async function stopServices(services: Services, graceMs: number, log: Logger): Promise<void> {
+  await services.video.stop();
+  await services.status.stop();
+  await services.keys.flushLastUsed();
+  // Every finished request's usage and ledger row is written before the database goes away.
+  await services.usage.flush(Date.now() + graceMs).catch((error: unknown) => {
+    log.error({ err: error, pending: services.usage.pending }, 'usage records could not be written at shutdown');
+  });
+  services.health.close();
+  await services.upstreams.close();
+  services.identity.close();
+  services.limiter.close?.();
+  services.wallets.stop?.();
 }
 
 /**
