@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { MikroORM } from '@mikro-orm/postgresql';
 import { requireAdmin, type Actor } from '../shared/actor.js';
 import { DomainError, StartupError } from '../shared/errors.js';
 import type { SharedState } from '../shared/redis.js';
@@ -7,6 +7,7 @@ import type { Logger } from '../shared/logging.js';
 import { formatUsd } from '../shared/money.js';
 import { parseInput } from '../shared/validation.js';
 import { Catalog } from './catalog.js';
+import { CatalogRepository } from './catalog.repository.js';
 import {
   catalogFile,
   catalogModel,
@@ -86,7 +87,11 @@ export class CatalogService {
   private current?: Catalog;
 
   /** `catalogFile`: BAIKAL_CATALOG, which seeds an empty database (the shipped catalog when unset). */
-  constructor(private readonly deps: { orm: MikroORM; catalogFile?: string; log: Logger; shared?: SharedState }) {}
+  private readonly store: CatalogRepository;
+
+  constructor(private readonly deps: { orm: MikroORM; catalogFile?: string; log: Logger; shared?: SharedState }) {
+    this.store = new CatalogRepository(deps.orm);
+  }
 
   /** The in-memory snapshot; no database access. */
   get snapshot(): Catalog {
@@ -106,15 +111,13 @@ export class CatalogService {
 
   /** Loads the stored catalog, seeding it from the catalog file when the database has none. */
   async load(): Promise<Catalog> {
-    const em = this.deps.orm.em.fork();
-    const rows = await em.execute<{ data: unknown; version: number }[]>('select data, version from catalog where id = 1');
-    if (rows[0]) {
-      this.current = new Catalog(parseCatalog(rows[0].data, 'stored catalog'), rows[0].version);
+    const stored = await this.store.current();
+    if (stored) {
+      this.current = new Catalog(parseCatalog(stored.data, 'stored catalog'), stored.version);
       // An operator who edits the file and restarts would otherwise wonder why nothing changed.
       if (this.deps.catalogFile) this.deps.log.info({ file: this.deps.catalogFile }, 'BAIKAL_CATALOG seeds an empty database only: the stored catalog is used; `npm run admin -- load-catalog` replaces it with the file');
     } else {
-      const data = await this.readCatalogFile();
-      await em.execute(`insert into catalog (id, data, version) values (1, ?::jsonb, 1) on conflict (id) do nothing`, [JSON.stringify(data)]);
+      await this.store.seed(await this.readCatalogFile());
       return this.load();
     }
     this.deps.log.info({ version: this.current.version, models: this.current.models.size }, 'catalog loaded');
@@ -244,10 +247,7 @@ export class CatalogService {
   }
 
   private async edit(change: (data: CatalogData) => CatalogData): Promise<Catalog> {
-    const em = this.deps.orm.em.fork();
-    const next = await em.transactional(async (tx: EntityManager) => {
-      const [row] = await tx.execute<{ data: unknown; version: number }[]>('select data, version from catalog where id = 1 for update');
-      if (!row) throw new Error('catalog not seeded');
+    const next = await this.store.edit((row) => {
       const data = change(parseCatalog(row.data, 'stored catalog'));
       const checked = catalogFile.safeParse(data);
       if (!checked.success) {
@@ -255,9 +255,7 @@ export class CatalogService {
           issues: checked.error.issues.map((issue) => ({ loc: issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p)), msg: issue.message, type: 'value_error' })),
         });
       }
-      const version = row.version + 1;
-      await tx.execute('update catalog set data = ?::jsonb, version = ?, updated_at = now() where id = 1', [JSON.stringify(checked.data), version]);
-      return new Catalog(checked.data, version);
+      return new Catalog(checked.data, row.version + 1);
     });
     this.current = next;
     this.deps.log.info({ version: next.version }, 'catalog updated');

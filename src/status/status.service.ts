@@ -1,4 +1,4 @@
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Catalog } from '../catalog/catalog.js';
 import type { CatalogService } from '../catalog/catalog.service.js';
 import type { RouteTable } from '../upstreams/routes.js';
@@ -8,20 +8,9 @@ import type { Upstream } from '../upstreams/model.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logging.js';
 import { Topics, type PubSub, type ServiceStatusChangedPayload } from '../shared/pubsub.js';
-import {
-  CURRENT_SQL,
-  HISTORY_SQL,
-  LOCK_SQL,
-  PRUNE_DELETE_SQL,
-  PRUNE_ROLLUP_SQL,
-  RECORD_SQL,
-  UPSERT_CURRENT_SQL,
-  DELETE_STALE_CURRENT_SQL,
-  UPTIME_SQL,
-} from './status.sql.js';
+import { StatusRepository, type Availability, type Observation } from './status.repository.js';
 
-/** An observed status (what a probe can find). */
-export type Availability = 'active' | 'unavailable';
+export type { Availability } from './status.repository.js';
 /** A model's status as users see it: `checking` until its first probe. */
 export type ModelAvailability = Availability | 'checking';
 
@@ -83,12 +72,6 @@ interface MonitoredGroup {
   models: MonitoredModel[];
 }
 
-interface Observation {
-  model: string | null;
-  route_group: string;
-  status: Availability;
-}
-
 /** STATUS_PROBE_SECONDS and STATUS_PROBE_TIMEOUT_MS: `probeIntervalMs` 0 means the monitor does not run. */
 export interface StatusSettings {
   probeIntervalMs: number;
@@ -136,7 +119,11 @@ export class StatusService {
   private readonly upstreamHealth = new Map<string, boolean>();
   private cached: { at: number; view: Promise<ServiceStatusView> } | null = null;
 
-  constructor(protected readonly deps: Deps) {}
+  private readonly store: StatusRepository;
+
+  constructor(protected readonly deps: Deps) {
+    this.store = new StatusRepository(deps.orm);
+  }
 
   private get settings(): StatusSettings {
     return this.deps.settings;
@@ -244,12 +231,7 @@ export class StatusService {
    */
   async prune(now: Date = this.deps.clock.now()): Promise<{ deleted: number }> {
     const cutoff = new Date(now.getTime() - RETENTION_MS).toISOString();
-    const deleted = await this.deps.orm.em.fork().transactional(async (tx: EntityManager) => {
-      await tx.execute(LOCK_SQL);
-      await tx.execute(PRUNE_ROLLUP_SQL, [cutoff, cutoff, cutoff, cutoff]);
-      const [row] = await tx.execute<{ deleted: number }[]>(PRUNE_DELETE_SQL, [cutoff, cutoff]);
-      return Number(row?.deleted ?? 0);
-    });
+    const deleted = await this.store.prune(cutoff);
     this.cached = null;
     if (deleted) this.deps.log.info({ deleted }, 'service status history pruned');
     return { deleted };
@@ -300,17 +282,8 @@ export class StatusService {
   }
 
   /** Writes one round; returns the series whose status changed (with the previous status, null if none). */
-  private async record(observations: Observation[], observedAt: Date): Promise<(Observation & { previous: Availability | null })[]> {
-    const at = observedAt.toISOString();
-    const json = JSON.stringify(observations);
-    const models = JSON.stringify(observations.filter((o) => o.model !== null));
-    return this.deps.orm.em.fork().transactional(async (tx: EntityManager) => {
-      await tx.execute(LOCK_SQL);
-      const changes = await tx.execute<(Observation & { previous: Availability | null })[]>(RECORD_SQL, [json, at, at, HEARTBEAT_MS / 1000]);
-      await tx.execute(UPSERT_CURRENT_SQL, [at, models]);
-      await tx.execute(DELETE_STALE_CURRENT_SQL, [models]);
-      return changes;
-    });
+  private record(observations: Observation[], observedAt: Date): Promise<(Observation & { previous: Availability | null })[]> {
+    return this.store.record(observations, observedAt.toISOString(), HEARTBEAT_MS / 1000);
   }
 
   private async compute(now: Date): Promise<ServiceStatusView> {
@@ -318,12 +291,7 @@ export class StatusService {
     const ids = JSON.stringify(groups.map((g) => g.id));
     const at = now.toISOString();
     const since = new Date(now.getTime() - HISTORY_WINDOW_MS).toISOString();
-    const em = () => this.deps.orm.em.fork();
-    const [current, history, uptime] = await Promise.all([
-      em().execute<{ route_group: string; model: string; status: Availability; checked_at: Date | string }[]>(CURRENT_SQL, [ids]),
-      em().execute<{ route_group: string; model: string; status: Availability; observed_at: Date | string }[]>(HISTORY_SQL, [ids, since, at, HISTORY_MAX_POINTS]),
-      em().execute<{ route_group: string; name: keyof UptimeView; percent: string | null }[]>(UPTIME_SQL, [ids, at, at, at, at, at]),
-    ]);
+    const { current, history, uptime } = await this.store.read(ids, since, at, HISTORY_MAX_POINTS);
 
     const key = (group: string, model: string) => `${group}\u0000${model}`;
     const currentOf = new Map(current.map((row) => [key(row.route_group, row.model), row]));

@@ -1,3 +1,5 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+
 /**
  * SQL of the service-status monitor (see status.service.ts). A series is one (route_group, model) in
  * `model_status_checks`; the group's own series has model null, hence `coalesce(model, '')`, which the
@@ -5,7 +7,7 @@
  */
 
 /** Serialises writers (probe rounds and pruning) across gateway processes. */
-export const LOCK_SQL = `select pg_advisory_xact_lock(hashtext('baikal.service_status'))`;
+const LOCK_SQL = `select pg_advisory_xact_lock(hashtext('baikal.service_status'))`;
 
 /**
  * One round's observations (JSON [{model, route_group, status}]) against each series' last row: a row is
@@ -13,7 +15,7 @@ export const LOCK_SQL = `select pg_advisory_xact_lock(hashtext('baikal.service_s
  * whose status changed, with the previous status (null when the series is new).
  * Params: observations json, observed_at, observed_at, heartbeat seconds.
  */
-export const RECORD_SQL = `
+const RECORD_SQL = `
 with obs as (
   select o.model, o.route_group, o.status
     from jsonb_to_recordset(?::jsonb) as o(model text, route_group text, status text)
@@ -39,7 +41,7 @@ ins as (
 select model, route_group, status, previous from cmp where previous is distinct from status`;
 
 /** Params: checked_at, model observations json. A late writer never moves `checked_at` back. */
-export const UPSERT_CURRENT_SQL = `
+const UPSERT_CURRENT_SQL = `
 insert into model_status_current (route_group, model, status, checked_at)
 select o.route_group, o.model, o.status, ?::timestamptz
   from jsonb_to_recordset(?::jsonb) as o(model text, route_group text, status text)
@@ -48,20 +50,20 @@ on conflict (route_group, model) do update set
   checked_at = greatest(excluded.checked_at, model_status_current.checked_at)`;
 
 /** Drops models no longer offered in a public group. Params: model observations json. */
-export const DELETE_STALE_CURRENT_SQL = `
+const DELETE_STALE_CURRENT_SQL = `
 delete from model_status_current c
  where not exists (
    select 1 from jsonb_to_recordset(?::jsonb) as o(model text, route_group text)
     where o.model = c.model and o.route_group = c.route_group)`;
 
 /** Params: group ids json. */
-export const CURRENT_SQL = `
+const CURRENT_SQL = `
 select route_group, model, status, checked_at
   from model_status_current
  where route_group in (select jsonb_array_elements_text(?::jsonb))`;
 
 /** The newest N model rows per series in (since, now], oldest first. Params: group ids json, since, now, N. */
-export const HISTORY_SQL = `
+const HISTORY_SQL = `
 select route_group, model, status, observed_at
   from (
     select c.id, c.route_group, c.model, c.status, c.observed_at,
@@ -81,7 +83,7 @@ select route_group, model, status, observed_at
  * null when nothing was observed in the window.
  * Params: group ids json, then now five times.
  */
-export const UPTIME_SQL = `
+const UPTIME_SQL = `
 with groups as (select jsonb_array_elements_text(?::jsonb) as id),
 windows as (
   select g.id as route_group, w.name, w.start_at
@@ -120,7 +122,7 @@ select route_group, name, case when observed > 0 then round(100 * up / observed,
  * Folds the group uptime of everything before the cut-off into the rollups (from where the last fold
  * ended). Params: cutoff four times.
  */
-export const PRUNE_ROLLUP_SQL = `
+const PRUNE_ROLLUP_SQL = `
 with prev as (select route_group, rolled_until from model_status_uptime_rollups),
 spans as (
   select c.route_group, c.status,
@@ -147,7 +149,7 @@ on conflict (route_group) do update set
   rolled_until = excluded.rolled_until`;
 
 /** Deletes rows before the cut-off except each series' last one. Params: cutoff twice. */
-export const PRUNE_DELETE_SQL = `
+const PRUNE_DELETE_SQL = `
 with d as (
   delete from model_status_checks c
    where c.observed_at < ?::timestamptz
@@ -158,3 +160,61 @@ with d as (
   returning 1
 )
 select count(*)::int as deleted from d`;
+
+/** An observed status (what a probe can find). */
+export type Availability = 'active' | 'unavailable';
+
+/** One series' status in a round: a model in a group, or the group itself (model null). */
+export interface Observation {
+  model: string | null;
+  route_group: string;
+  status: Availability;
+}
+
+/** What the status page reads: each model's current status, its recent history, and each group's uptime. */
+export interface StatusRows {
+  current: { route_group: string; model: string; status: Availability; checked_at: Date | string }[];
+  history: { route_group: string; model: string; status: Availability; observed_at: Date | string }[];
+  uptime: { route_group: string; name: string; percent: string | null }[];
+}
+
+/**
+ * The monitor's tables, in SQL: set-based appends and upserts under one advisory lock, and window
+ * arithmetic for uptime, which a unit of work would not help with.
+ */
+export class StatusRepository {
+  constructor(private readonly orm: MikroORM) {}
+
+  /** Writes one round; returns the series whose status changed (with the previous status, null if none). */
+  record(observations: Observation[], at: string, heartbeatSeconds: number): Promise<(Observation & { previous: Availability | null })[]> {
+    const models = JSON.stringify(observations.filter((o) => o.model !== null));
+    return this.orm.em.fork().transactional(async (tx: EntityManager) => {
+      await tx.execute(LOCK_SQL);
+      const changes = await tx.execute<(Observation & { previous: Availability | null })[]>(RECORD_SQL, [JSON.stringify(observations), at, at, heartbeatSeconds]);
+      await tx.execute(UPSERT_CURRENT_SQL, [at, models]);
+      await tx.execute(DELETE_STALE_CURRENT_SQL, [models]);
+      return changes;
+    });
+  }
+
+  /** Folds history older than `cutoff` into the rollups and deletes it (but each series' last row). */
+  prune(cutoff: string): Promise<number> {
+    return this.orm.em.fork().transactional(async (tx: EntityManager) => {
+      await tx.execute(LOCK_SQL);
+      await tx.execute(PRUNE_ROLLUP_SQL, [cutoff, cutoff, cutoff, cutoff]);
+      const [row] = await tx.execute<{ deleted: number }[]>(PRUNE_DELETE_SQL, [cutoff, cutoff]);
+      return Number(row?.deleted ?? 0);
+    });
+  }
+
+  /** The groups' (a JSON array of ids) current statuses, history since `since` (at most `maxPoints` a series) and uptime at `at`. */
+  async read(groupIds: string, since: string, at: string, maxPoints: number): Promise<StatusRows> {
+    const em = () => this.orm.em.fork();
+    const [current, history, uptime] = await Promise.all([
+      em().execute<StatusRows['current']>(CURRENT_SQL, [groupIds]),
+      em().execute<StatusRows['history']>(HISTORY_SQL, [groupIds, since, at, maxPoints]),
+      em().execute<StatusRows['uptime']>(UPTIME_SQL, [groupIds, at, at, at, at, at]),
+    ]);
+    return { current, history, uptime };
+  }
+}
