@@ -10,20 +10,10 @@ import { formatUnits, formatUsd } from '../shared/money.js';
 import type { PubSub } from '../shared/pubsub.js';
 import type { VideoStorage } from '../storage/video-storage.js';
 import type { UsageRecorder } from '../usage/usage-recorder.js';
+import type { VideoSettings } from './video.config.js';
 import { holdKey, publishTask } from './video-task.js';
 import { downloadVideo, pollVideo, submitVideo } from './video-upstream.js';
 import type { VideoRepository, VideoTask, VideoTaskChanges, VideoTaskStatus } from './video.repository.js';
-
-export interface VideoSettings {
-  /** Runner loops in this process. */
-  workers: number;
-  /** How often a job's upstream is polled. */
-  pollMs: number;
-  /** How long a claimed job stays claimed; a crashed worker's jobs are picked up after this. */
-  leaseMs: number;
-  /** A job not finished by then fails and its hold is released. */
-  deadlineMs: number;
-}
 
 export interface VideoRunnerDeps {
   tasks: VideoRepository;

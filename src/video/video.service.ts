@@ -15,11 +15,12 @@ import type { PubSub } from '../shared/pubsub.js';
 import type { StoredObject, VideoStorage } from '../storage/video-storage.js';
 import type { UsageRecorder } from '../usage/usage-recorder.js';
 import { parseVideoRequest, videoCost } from './video-request.js';
-import { VideoRunner, type VideoSettings } from './video-runner.js';
+import { VideoRunner } from './video-runner.js';
+import type { VideoSettings } from './video.config.js';
 import { holdKey, publishTask, toView, type VideoTaskView } from './video-task.js';
 import { VideoRepository, type VideoTask } from './video.repository.js';
 
-export type { VideoSettings } from './video-runner.js';
+export type { VideoSettings } from './video.config.js';
 export type { VideoTaskView } from './video-task.js';
 
 const videoListQuery = z.strictObject({ limit: intParam(1, 100, 20) });
