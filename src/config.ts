@@ -7,6 +7,8 @@ import { paymentsSchema, resolvePayments, type PaymentsSettings } from './paymen
 import type { UpstreamsSettings } from './upstreams/upstreams.service.js';
 import { leaderboardSettings, type LeaderboardSettings } from './usage/leaderboard-settings.js';
 import type { StatusSettings } from './status/status.service.js';
+import type { VideoSettings } from './video/video.config.js';
+import type { ResponsesSettings } from './inference/responses-store.js';
 
 /** Thrown at boot when the environment or the operator file is wrong; the message names the bad setting. */
 export class ConfigError extends Error {
@@ -166,7 +168,7 @@ export interface Config {
   websocket: { maxPerAccount: number; maxPerAddress: number; anonymousSubscribeMs: number; idleMs: number; sessionRecheckMs: number };
   /** node:http's headersTimeout and requestTimeout (the first never above the second). */
   httpTimeouts: { headersMs: number; requestMs: number };
-  video: { workers: number; pollMs: number; leaseMs: number; deadlineMs: number };
+  video: VideoSettings;
   status: StatusSettings;
   /** USAGE_FLUSH_MS. */
   usageFlushMs: number;
@@ -189,7 +191,7 @@ export interface Config {
   /** The messenger section with its webhook secret resolved; null when not configured. Never shown. */
   messenger: { label: string; botUrl: string; webhookSecret: string; tokenTtlMs: number } | null;
   /** Stored responses: how long one is kept after it is written. */
-  responses: { ttlMs: number };
+  responses: ResponsesSettings;
 }
 
 /** zod's words, except for a number given something else: "expected number, received NaN" does not say what was given. */

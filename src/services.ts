@@ -117,7 +117,7 @@ export function createServices(deps: ServiceDeps): Services {
     else if (message.type === 'upstream-health') health.adopt(message.change);
     else if (message.type === 'upstreams-changed') managedUpstreams.adoptRemote(message.version).catch((error: unknown) => deps.log.warn({ err: error }, 'could not take the upstreams another process changed'));
   });
-  const responses = new ResponsesStore(deps);
+  const responses = new ResponsesStore({ ...deps, settings: deps.config.responses });
   return {
     accounts,
     identity,

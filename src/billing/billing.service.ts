@@ -10,6 +10,8 @@ import { parseInput } from '../shared/validation.js';
 import type { UsageKind } from '../ledger/kinds.js';
 import { postOne, type Posted, type Posting } from '../ledger/ledger.js';
 import type { WalletStore } from './wallets.js';
+import { findHold, insertHold, markHoldSettled, releaseHold, expireHolds, type HoldView } from './holds.repository.js';
+import { clearCreditLine, keySpendCap, lockAccount, setCreditLine } from './wallets.repository.js';
 import { adjustBalanceInput, trustedPartnerInput, userIdInput, type AdjustBalanceInput, type TrustedPartnerInput } from './billing.schemas.js';
 
 /** How long a hold may outlive its request before it stops counting (and is swept). */
@@ -24,15 +26,7 @@ export interface HoldRequest {
   ttlMs?: number;
 }
 
-export interface HoldView {
-  id: string;
-  requestId: string;
-  userId: string;
-  apiKeyId: string | null;
-  amountUsd: string;
-  status: 'active' | 'settled' | 'released' | 'expired';
-  expiresAt: Date;
-}
+export type { HoldView } from './holds.repository.js';
 
 export interface SettleRequest {
   requestId: string;
@@ -61,13 +55,6 @@ export interface TrustedPartnerView {
   creditLimitUsd: string;
 }
 
-interface UserMoneyRow {
-  balance_paid_usd: string;
-  balance_bonus_usd: string;
-  trusted_partner_until: Date | null;
-  credit_limit_usd: string;
-}
-
 /**
  * The ledger and the holds against it. Every ledger append is one PostgreSQL transaction that locks
  * the account row, so concurrent settlements of one account serialise and stay exact; the account's
@@ -81,13 +68,8 @@ export class BillingService {
     return this.deps.orm.em.fork();
   }
 
-  private async lockUser(tx: EntityManager, userId: string): Promise<UserMoneyRow> {
-    const [row] = await tx.execute<UserMoneyRow[]>(
-      'select balance_paid_usd, balance_bonus_usd, trusted_partner_until, credit_limit_usd from users where id = ? for update',
-      [userId],
-    );
-    if (!row) throw new DomainError('not_found', 'No such account');
-    return row;
+  private async lockUser(tx: EntityManager, userId: string): Promise<void> {
+    if (!(await lockAccount(tx, userId))) throw new DomainError('not_found', 'No such account');
   }
 
   /**
@@ -99,17 +81,14 @@ export class BillingService {
     const amount = money(request.amountUsd);
     if (amount.isNegative()) throw new Error('a hold cannot be negative');
     const em = this.em();
-    const existing = await this.findHold(em, request.requestId);
+    const existing = await findHold(em, request.requestId);
     if (existing) return existing;
 
     let monthlySpendCap: string | null = null;
     if (request.apiKeyId) {
-      const [key] = await em.execute<{ monthly_spend_cap_usd: string | null }[]>(
-        'select monthly_spend_cap_usd from api_keys where id = ? and user_id = ?',
-        [request.apiKeyId, request.userId],
-      );
-      if (!key) throw new DomainError('not_found', 'No such key');
-      monthlySpendCap = key.monthly_spend_cap_usd;
+      const cap = await keySpendCap(em, request.apiKeyId, request.userId);
+      if (cap === undefined) throw new DomainError('not_found', 'No such key');
+      monthlySpendCap = cap;
     }
     const { wallets } = this.deps;
     await wallets.warm(request.userId, request.apiKeyId);
@@ -117,27 +96,13 @@ export class BillingService {
     const ttlMs = request.ttlMs ?? DEFAULT_HOLD_TTL_MS;
     await wallets.reserve({ id: request.requestId, userId: request.userId, keyId: request.apiKeyId, monthlySpendCap, amount: toUnits(amount), ttlMs });
     try {
-      const [row] = await em.execute<HoldRow[]>(
-        `insert into holds (id, user_id, api_key_id, request_id, amount_usd, expires_at)
-         values (?, ?, ?, ?, ?, now() + (? * interval '1 millisecond'))
-         on conflict (request_id) do nothing
-         returning id, request_id, user_id, api_key_id, amount_usd, status, expires_at`,
-        [newId(), request.userId, request.apiKeyId, request.requestId, amount.toFixed(), ttlMs],
-      );
+      const inserted = await insertHold(em, { userId: request.userId, apiKeyId: request.apiKeyId, requestId: request.requestId, amountUsd: amount.toFixed(), ttlMs });
       // A concurrent hold of the same request won the insert: it is the same hold.
-      return row ? toHoldView(row) : (await this.findHold(em, request.requestId))!;
+      return inserted ?? (await findHold(em, request.requestId))!;
     } catch (error) {
       if (fresh) wallets.release(request.requestId);
       throw error;
     }
-  }
-
-  private async findHold(tx: EntityManager, requestId: string, lock = false): Promise<HoldView | null> {
-    const [row] = await tx.execute<HoldRow[]>(
-      `select id, request_id, user_id, api_key_id, amount_usd, status, expires_at from holds where request_id = ?${lock ? ' for update' : ''}`,
-      [requestId],
-    );
-    return row ? toHoldView(row) : null;
   }
 
   /**
@@ -149,7 +114,7 @@ export class BillingService {
     if (cost.isNegative()) throw new Error('a cost cannot be negative');
     const { settlement, hold } = await this.em().transactional(async (tx) => {
       await this.lockUser(tx, request.userId);
-      const hold = await this.findHold(tx, request.requestId, true);
+      const hold = await findHold(tx, request.requestId, true);
       if (hold && hold.status === 'active' && cost.greaterThan(hold.amountUsd)) {
         this.deps.log.warn({ requestId: request.requestId, hold: hold.amountUsd, cost: cost.toFixed() }, 'settlement exceeds its hold');
       }
@@ -165,7 +130,7 @@ export class BillingService {
         completionTokens: request.completionTokens,
       });
       if (hold && hold.status === 'active') {
-        await tx.execute(`update holds set status = 'settled', closed_at = now() where id = ?`, [hold.id]);
+        await markHoldSettled(tx, hold.id);
       }
       return { settlement, hold };
     });
@@ -177,23 +142,15 @@ export class BillingService {
 
   /** Releases a hold without charging (failed request). Returns whether an active hold was released. */
   async release(requestId: string): Promise<boolean> {
-    const [row] = await this.em().execute<{ user_id: string; api_key_id: string | null; amount_usd: string }[]>(
-      `update holds set status = 'released', closed_at = now() where request_id = ? and status = 'active' returning user_id, api_key_id, amount_usd`,
-      [requestId],
-    );
-    if (!row) return false;
-    this.deps.wallets.release(requestId, { userId: row.user_id, keyId: row.api_key_id, durableAmount: row.amount_usd });
+    const released = await releaseHold(this.em(), requestId);
+    if (!released) return false;
+    this.deps.wallets.release(requestId, { userId: released.userId, keyId: released.apiKeyId, durableAmount: released.amountUsd });
     return true;
   }
 
   /** Marks holds past their expiry as expired (they already stopped counting); returns how many. */
   async expireHolds(): Promise<number> {
-    const result = await this.em().execute<{ affectedRows?: number }>(
-      `update holds set status = 'expired', closed_at = now() where status = 'active' and expires_at <= now()`,
-      [],
-      'run',
-    );
-    const count = Number(result.affectedRows ?? 0) + this.deps.wallets.sweep();
+    const count = (await expireHolds(this.em())) + this.deps.wallets.sweep();
     if (count > 0) this.deps.log.warn({ count }, 'expired holds released');
     return count;
   }
@@ -255,47 +212,18 @@ export class BillingService {
   async setTrustedPartner(actor: Actor, raw: TrustedPartnerInput): Promise<TrustedPartnerView> {
     requireAdmin(actor);
     const input = parseInput(trustedPartnerInput, raw);
-    const [row] = await this.em().execute<{ id: string; trusted_partner_until: Date | null; credit_limit_usd: string }[]>(
-      'update users set trusted_partner_until = ?, credit_limit_usd = ?, updated_at = now() where id = ? returning id, trusted_partner_until, credit_limit_usd',
-      [input.validUntil, input.creditLimitUsd, input.userId],
-    );
-    if (!row) throw new DomainError('not_found', 'No such account');
-    const until = row.trusted_partner_until ? new Date(row.trusted_partner_until) : null;
-    this.deps.wallets.setCreditLine(row.id, until, row.credit_limit_usd);
-    return { userId: row.id, trustedPartnerUntil: until, creditLimitUsd: formatUsd(row.credit_limit_usd) };
+    const line = await setCreditLine(this.em(), input.userId, input.validUntil, input.creditLimitUsd);
+    if (!line) throw new DomainError('not_found', 'No such account');
+    this.deps.wallets.setCreditLine(line.userId, line.until, line.limitUsd);
+    return { userId: line.userId, trustedPartnerUntil: line.until, creditLimitUsd: formatUsd(line.limitUsd) };
   }
 
   async revokeTrustedPartner(actor: Actor, userId: string): Promise<TrustedPartnerView> {
     requireAdmin(actor);
     const input = parseInput(userIdInput, { userId });
-    const [row] = await this.em().execute<{ id: string }[]>(
-      `update users set trusted_partner_until = null, credit_limit_usd = 0, updated_at = now() where id = ? returning id`,
-      [input.userId],
-    );
-    if (!row) throw new DomainError('not_found', 'No such account');
-    this.deps.wallets.setCreditLine(row.id, null, 0);
-    return { userId: row.id, trustedPartnerUntil: null, creditLimitUsd: '0' };
+    const id = await clearCreditLine(this.em(), input.userId);
+    if (!id) throw new DomainError('not_found', 'No such account');
+    this.deps.wallets.setCreditLine(id, null, 0);
+    return { userId: id, trustedPartnerUntil: null, creditLimitUsd: '0' };
   }
-}
-
-interface HoldRow {
-  id: string;
-  request_id: string;
-  user_id: string;
-  api_key_id: string | null;
-  amount_usd: string;
-  status: HoldView['status'];
-  expires_at: Date;
-}
-
-function toHoldView(row: HoldRow): HoldView {
-  return {
-    id: row.id,
-    requestId: row.request_id,
-    userId: row.user_id,
-    apiKeyId: row.api_key_id,
-    amountUsd: formatUsd(row.amount_usd),
-    status: row.status,
-    expiresAt: new Date(row.expires_at),
-  };
 }

@@ -1,8 +1,8 @@
 import { Decimal } from 'decimal.js';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { DomainError } from '../shared/errors.js';
-import { money, toUnits, unitsToMoney, type Units } from '../shared/money.js';
-import { USAGE_KINDS } from '../ledger/kinds.js';
+import { toUnits, unitsToMoney, type Units } from '../shared/money.js';
+import { loadWalletFigures, type WalletFigures } from './wallets.repository.js';
 
 /** How long an in-memory hold may live before the sweep drops it (its request is long gone by then). */
 export const WALLET_HOLD_TTL_MS = 10 * 60_000;
@@ -79,8 +79,6 @@ export interface WalletStore {
   stop?(): void;
 }
 
-const USAGE_KIND_LIST = USAGE_KINDS.map((k) => `'${k}'`).join(',');
-
 /** The last month asked for: [from, to) in epoch ms and its name. Every request asks, and it changes once a month. */
 let lastMonth = { from: 0, to: 0, name: '' };
 
@@ -92,41 +90,6 @@ export function monthOf(at: number): string {
   const to = Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
   lastMonth = { from, to, name: date.toISOString().slice(0, 7) };
   return lastMonth.name;
-}
-
-/** What PostgreSQL says of an account (and one key's spend this UTC month): the seed of every wallet cache. */
-export interface WalletFigures {
-  balance: Decimal;
-  creditLimit: Decimal;
-  partnerUntil: number | null;
-  /** Active durable holds (video jobs) of the account, by their wallet hold id (the request id). */
-  durableHolds: { id: string; keyId: string | null; amount: Decimal; expiresAt: number }[];
-  keySpent: Decimal | null;
-}
-
-export async function loadWalletFigures(orm: MikroORM, userId: string, keyId: string | null): Promise<WalletFigures> {
-  const em = orm.em.fork();
-  const [row] = await em.execute<{ balance: string; trusted_partner_until: Date | null; credit_limit_usd: string; key_spent: string | null }[]>(
-    `select u.balance_paid_usd + u.balance_bonus_usd as balance, u.trusted_partner_until, u.credit_limit_usd,
-            case when ?::uuid is null then null else
-              (select coalesce(-sum(amount_usd), 0) from transactions t
-                where t.api_key_id = ?::uuid and t.kind in (${USAGE_KIND_LIST})
-                  and t.created_at >= date_trunc('month', now() at time zone 'utc') at time zone 'utc') end as key_spent
-       from users u where u.id = ?`,
-    [keyId, keyId, userId],
-  );
-  if (!row) throw new DomainError('not_found', 'No such account');
-  const holds = await em.execute<{ request_id: string; api_key_id: string | null; amount_usd: string; expires_at: Date }[]>(
-    `select request_id, api_key_id, amount_usd, expires_at from holds where user_id = ? and status = 'active' and expires_at > now()`,
-    [userId],
-  );
-  return {
-    balance: money(row.balance),
-    creditLimit: money(row.credit_limit_usd),
-    partnerUntil: row.trusted_partner_until ? new Date(row.trusted_partner_until).getTime() : null,
-    durableHolds: holds.map((h) => ({ id: h.request_id, keyId: h.api_key_id, amount: money(h.amount_usd), expiresAt: new Date(h.expires_at).getTime() })),
-    keySpent: row.key_spent === null ? null : money(row.key_spent),
-  };
 }
 
 /**
@@ -170,7 +133,7 @@ export class Wallets implements WalletStore {
     const month = monthOf(this.now());
     let row: WalletFigures;
     try {
-      row = await loadWalletFigures(this.deps.orm, userId, keyId);
+      row = await loadWalletFigures(this.deps.orm.em.fork(), userId, keyId);
     } catch (error) {
       // PostgreSQL is the truth for money: without it an account that is not loaded yet cannot be admitted.
       // Say so as a retryable 503 (never a 500, never an unchecked admission).

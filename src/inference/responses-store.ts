@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import type { Config } from '../config.js';
+import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
 import type { Logger } from '../shared/logging.js';
+import { ResponsesRepository, type ResponsesItem } from './responses.repository.js';
+
+export type { ResponsesItem } from './responses.repository.js';
 
 /**
  * Stored Responses: the state OpenAI keeps for `/v1/responses` (`store: true`, `previous_response_id`,
@@ -13,7 +15,10 @@ import type { Logger } from '../shared/logging.js';
  * passed (compared with the injected clock) and purged later in batches. No money is held here.
  */
 
-export type ResponsesItem = Record<string, unknown> & { type?: string; id?: string };
+export interface ResponsesSettings {
+  /** How long a stored response is kept after it is written. */
+  ttlMs: number;
+}
 
 export interface StoreResponseInput {
   id: string;
@@ -60,10 +65,10 @@ export function newItemId(type: string | undefined): string {
 }
 
 export class ResponsesStore {
-  constructor(private readonly deps: { orm: MikroORM; config: Config; clock: Clock; log: Logger }) {}
+  private readonly responses: ResponsesRepository;
 
-  private em(): EntityManager {
-    return this.deps.orm.em.fork();
+  constructor(private readonly deps: { orm: MikroORM; settings: ResponsesSettings; clock: Clock; log: Logger }) {
+    this.responses = new ResponsesRepository(deps.orm);
   }
 
   private now(): string {
@@ -73,42 +78,28 @@ export class ResponsesStore {
   /** Writes one response and its items in one transaction. Idempotent on id: a second save changes nothing. */
   async save(input: StoreResponseInput): Promise<void> {
     const now = this.deps.clock.now();
-    const expiresAt = new Date(now.getTime() + this.deps.config.responses.ttlMs);
-    const rows = [
-      ...input.input.map((item) => ({ side: 'input', item: withInputId(item) })),
+    const items = [
+      ...input.input.map((item) => ({ side: 'input' as const, item: withInputId(item) })),
       // Output items are stored exactly as the client received them, ids included.
-      ...input.output.map((item) => ({ side: 'output', item })),
-      // Each item travels as its own JSON text: PostgreSQL's JSON functions refuse a `\u0000` escape
-      // inside a value they unpack, but the `json` column takes the text as it is.
-    ].map((row, position) => ({ position, side: row.side, item_id: lookupId(row.item.id), item: JSON.stringify(row.item) }));
-
-    await this.em().transactional(async (tx: EntityManager) => {
-      const inserted = await tx.execute<{ id: string }[]>(
-        `insert into responses (id, user_id, api_key_id, model, previous_response_id, created_at, expires_at, response)
-         values (?, ?, ?, ?, ?, ?::timestamptz, ?::timestamptz, ?::json)
-         on conflict (id) do nothing returning id`,
-        [input.id, input.userId, input.apiKeyId, input.model, lookupId(input.previousResponseId), now.toISOString(), expiresAt.toISOString(), JSON.stringify(input.response)],
-      );
-      // Already stored (a retried save): its items are already there too, written in the same transaction.
-      if (!inserted.length || !rows.length) return;
-      // Every item in one statement, however many there are.
-      await tx.execute(
-        `insert into response_items (response_id, user_id, position, side, item_id, item)
-         select ?, ?::uuid, x.position, x.side, x.item_id, x.item::json
-           from json_to_recordset(?::json) as x(position integer, side text, item_id text, item text)`,
-        [input.id, input.userId, JSON.stringify(rows)],
-      );
+      ...input.output.map((item) => ({ side: 'output' as const, item })),
+    ].map((row) => ({ ...row, itemId: lookupId(row.item.id) }));
+    await this.responses.insert({
+      id: input.id,
+      userId: input.userId,
+      apiKeyId: input.apiKeyId,
+      model: input.model,
+      previousResponseId: lookupId(input.previousResponseId),
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + this.deps.settings.ttlMs),
+      response: input.response,
+      items,
     });
   }
 
   /** The stored response object; null if unknown, expired or another account's. */
   async get(userId: string, id: string): Promise<Record<string, unknown> | null> {
     if (!lookupId(id)) return null;
-    const [row] = await this.em().execute<{ response: Record<string, unknown> }[]>(
-      'select response from responses where id = ? and user_id = ? and expires_at > ?::timestamptz',
-      [id, userId, this.now()],
-    );
-    return row?.response ?? null;
+    return this.responses.response(userId, id, this.now());
   }
 
   /**
@@ -118,23 +109,10 @@ export class ResponsesStore {
    */
   async context(userId: string, responseId: string): Promise<ResponsesItem[] | null> {
     if (!lookupId(responseId)) return null;
-    const now = this.now();
-    const rows = await this.em().execute<{ item: ResponsesItem | null }[]>(
-      `with recursive chain (id, previous_response_id, depth) as (
-         select id, previous_response_id, 0 from responses
-          where id = ? and user_id = ? and expires_at > ?::timestamptz
-         union all
-         select r.id, r.previous_response_id, c.depth + 1 from chain c
-           join responses r on r.id = c.previous_response_id and r.user_id = ? and r.expires_at > ?::timestamptz
-          where c.depth < ?
-       )
-       select i.item from chain c left join response_items i on i.response_id = c.id
-        order by c.depth desc, i.position asc`,
-      [responseId, userId, now, userId, now, MAX_CHAIN],
-    );
-    if (!rows.length) return null;
-    // A response with no items still yields one row (the left join), with a null item.
-    return rows.flatMap((row) => (row.item ? [row.item] : []));
+    const items = await this.responses.chainItems(userId, responseId, this.now(), MAX_CHAIN);
+    if (!items.length) return null;
+    // A response with no items still yields one null.
+    return items.flatMap((item) => (item ? [item] : []));
   }
 
   /** `item_reference` resolution: the stored items with these ids for this account, the newest of each. */
@@ -142,15 +120,7 @@ export class ResponsesStore {
     const found = new Map<string, ResponsesItem>();
     const wanted = [...new Set(ids.map(lookupId).filter((id) => id !== null))];
     if (!wanted.length) return found;
-    const rows = await this.em().execute<{ item_id: string; item: ResponsesItem }[]>(
-      `select distinct on (i.item_id) i.item_id, i.item
-         from response_items i join responses r on r.id = i.response_id
-        where i.user_id = ? and i.item_id in (select jsonb_array_elements_text(?::jsonb))
-          and r.user_id = ? and r.expires_at > ?::timestamptz
-        order by i.item_id, r.seq desc, i.position desc`,
-      [userId, JSON.stringify(wanted), userId, this.now()],
-    );
-    for (const row of rows) found.set(row.item_id, row.item);
+    for (const { itemId, item } of await this.responses.itemsById(userId, wanted, this.now())) found.set(itemId, item);
     return found;
   }
 
@@ -166,29 +136,16 @@ export class ResponsesStore {
       throw validation(['limit'], 'Input should be between 1 and 100', 'value_error');
     }
     if (!lookupId(id)) return null;
-    const em = this.em();
-    const [head] = await em.execute<{ id: string }[]>('select id from responses where id = ? and user_id = ? and expires_at > ?::timestamptz', [id, userId, this.now()]);
-    if (!head) return null;
+    if (!(await this.responses.visible(userId, id, this.now()))) return null;
     let cursor: number | null = null;
     if (options.after !== undefined) {
-      if (!lookupId(options.after)) throw validation(['after'], 'No input item of this response has this id', 'value_error');
-      const [row] = await em.execute<{ position: number }[]>(
-        `select min(position) as position from response_items where response_id = ? and side = 'input' and item_id = ?`,
-        [id, options.after],
-      );
-      if (row?.position === null || row?.position === undefined) throw validation(['after'], 'No input item of this response has this id', 'value_error');
-      cursor = row.position;
+      const position = lookupId(options.after) === null ? null : await this.responses.inputPosition(id, options.after);
+      if (position === null) throw validation(['after'], 'No input item of this response has this id', 'value_error');
+      cursor = position;
     }
-    const direction = order === 'asc' ? 'asc' : 'desc';
-    const comparison = order === 'asc' ? '>' : '<';
     // One row more than asked tells whether there is a next page.
-    const rows = await em.execute<{ item: ResponsesItem }[]>(
-      `select item from response_items
-        where response_id = ? and side = 'input' ${cursor === null ? '' : `and position ${comparison} ?`}
-        order by position ${direction} limit ?`,
-      cursor === null ? [id, limit + 1] : [id, cursor, limit + 1],
-    );
-    const data = rows.slice(0, limit).map((row) => row.item);
+    const rows = await this.responses.inputItems(id, cursor, order, limit + 1);
+    const data = rows.slice(0, limit);
     return {
       object: 'list',
       data,
@@ -201,11 +158,7 @@ export class ResponsesStore {
   /** Deletes one response and its items; false if unknown, expired or another account's. */
   async delete(userId: string, id: string): Promise<boolean> {
     if (!lookupId(id)) return false;
-    const deleted = await this.em().execute<{ id: string }[]>(
-      'delete from responses where id = ? and user_id = ? and expires_at > ?::timestamptz returning id',
-      [id, userId, this.now()],
-    );
-    return deleted.length > 0;
+    return this.responses.delete(userId, id, this.now());
   }
 
   /**
@@ -216,14 +169,9 @@ export class ResponsesStore {
     const now = this.now();
     let total = 0;
     for (;;) {
-      const deleted = await this.em().execute<{ id: string }[]>(
-        `delete from responses where id in (
-           select id from responses where expires_at <= ?::timestamptz limit ? for update skip locked
-         ) returning id`,
-        [now, PURGE_BATCH],
-      );
-      total += deleted.length;
-      if (deleted.length < PURGE_BATCH) break;
+      const deleted = await this.responses.purgeExpired(now, PURGE_BATCH);
+      total += deleted;
+      if (deleted < PURGE_BATCH) break;
     }
     if (total) this.deps.log.info({ purged: total }, 'expired stored responses purged');
     return total;

@@ -22,7 +22,8 @@ export interface UpstreamVideoState {
   error: string | null;
 }
 
-async function json(response: { status: number; headers: Record<string, unknown>; body: Readable & { text(): Promise<string> } }, upstreamId: string): Promise<any> {
+/** The answer's body as JSON: either client call's answer (its body read whole as text). */
+async function json(response: { body: { text(): Promise<string> } }, upstreamId: string): Promise<any> {
   try {
     return JSON.parse(await response.body.text());
   } catch {
@@ -46,7 +47,7 @@ export async function submitVideo(client: UpstreamClient, upstream: Upstream, up
   };
   const response = await client.post(upstream, '/videos', JSON.stringify(body), authHeaders(upstream), AbortSignal.timeout(upstream.timeouts.firstByteMs));
   if (response.status !== 200) throw await client.failureFrom(upstream.id, response);
-  const answer = await json(response as never, upstream.id);
+  const answer = await json(response, upstream.id);
   if (typeof answer?.id !== 'string' || !answer.id) throw new UpstreamFailure('server_error', upstream.id, 'video submission without an id');
   return answer.id;
 }
@@ -54,7 +55,7 @@ export async function submitVideo(client: UpstreamClient, upstream: Upstream, up
 export async function pollVideo(client: UpstreamClient, upstream: Upstream, upstreamTaskId: string): Promise<UpstreamVideoState> {
   const response = await client.get(upstream, `/videos/${encodeURIComponent(upstreamTaskId)}`, authHeaders(upstream), AbortSignal.timeout(upstream.timeouts.firstByteMs));
   if (response.status !== 200) throw await client.failureFrom(upstream.id, response);
-  const answer = await json(response as never, upstream.id);
+  const answer = await json(response, upstream.id);
   const status: UpstreamVideoStatus = ['queued', 'in_progress', 'completed', 'failed'].includes(answer?.status) ? answer.status : 'in_progress';
   const progress = typeof answer?.progress === 'number' ? Math.max(0, Math.min(100, Math.round(answer.progress))) : 0;
   return { status, progress, error: answer?.error ? JSON.stringify(answer.error).slice(0, 500) : null };

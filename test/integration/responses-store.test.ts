@@ -19,7 +19,7 @@ let aliceToken: string;
 let bob: string;
 
 beforeAll(async () => {
-  store = new ResponsesStore({ orm: gw.database.orm, config: gw.config, clock, log: createLogger('silent') });
+  store = new ResponsesStore({ orm: gw.database.orm, settings: gw.config.responses, clock, log: createLogger('silent') });
   const a = await newFundedAccount(gw);
   alice = a.userId;
   aliceToken = a.token;

@@ -86,7 +86,7 @@ describe('POST /v1/videos as multipart/form-data from the official client', () =
   it('videos.create without input_reference: fields converted (seconds from text), then retrieve and downloadContent', async () => {
     const openai = client();
     const prompt = 'Ice on Baikal [sim:start-ms=10 video-ms=40]';
-    const created = await openai.videos.create({ model: 'beta3.0-t2v' as never, prompt, seconds: '4', size: '1280x720' });
+    const created = await openai.videos.create({ model: 'beta3.0-t2v', prompt, seconds: '4', size: '1280x720' });
     expect(sentBodies.at(-1)).toBe('multipart/form-data');
     expect(created).toMatchObject({ id: expect.any(String), status: 'queued', model: 'beta3.0-t2v', seconds: 4 });
     expect(await upstreamRequestOf(prompt)).toMatchObject({ model: 'beta3.0-t2v', seconds: 4, width: 1280, height: 720, references: [] });
@@ -98,7 +98,7 @@ describe('POST /v1/videos as multipart/form-data from the official client', () =
   it('videos.create with an input_reference file: it reaches the upstream as the first-frame image data URL', async () => {
     const openai = client();
     const prompt = 'The frame comes alive [sim:start-ms=10 video-ms=40]';
-    const created = await openai.videos.create({ model: 'beta3.0-i2v' as never, prompt, seconds: '2' as never, input_reference: await toFile(PNG, 'frame.png', { type: 'image/png' }) });
+    const created = await openai.videos.create({ model: 'beta3.0-i2v', prompt, seconds: '2' as never, input_reference: await toFile(PNG, 'frame.png', { type: 'image/png' }) });
     expect(sentBodies.at(-1)).toBe('multipart/form-data');
     expect((await upstreamRequestOf(prompt)).references).toEqual([{ type: 'image', role: 'first_frame', url: `data:image/png;base64,${PNG.toString('base64')}` }]);
     expect((await completed(openai, created.id)).status).toBe('completed');
@@ -106,12 +106,12 @@ describe('POST /v1/videos as multipart/form-data from the official client', () =
 
     // A file sent without a part type takes its type from the extension.
     const untyped = 'Untyped frame [sim:start-ms=10 video-ms=40]';
-    await openai.videos.create({ model: 'beta3.0-i2v' as never, prompt: untyped, input_reference: await toFile(PNG, 'frame.jpg') });
+    await openai.videos.create({ model: 'beta3.0-i2v', prompt: untyped, input_reference: await toFile(PNG, 'frame.jpg') });
     expect((await upstreamRequestOf(untyped)).references[0].url).toMatch(/^data:image\/jpeg;base64,/);
 
     // The SDK's other form, {image_url}, arrives as input_reference[image_url].
     const byUrl = 'Frame by URL [sim:start-ms=10 video-ms=40]';
-    await openai.videos.create({ model: 'beta3.0-i2v' as never, prompt: byUrl, input_reference: { image_url: 'https://images.example.test/first.png' } });
+    await openai.videos.create({ model: 'beta3.0-i2v', prompt: byUrl, input_reference: { image_url: 'https://images.example.test/first.png' } });
     expect((await upstreamRequestOf(byUrl)).references).toEqual([{ type: 'image', role: 'first_frame', url: 'https://images.example.test/first.png' }]);
   });
 
