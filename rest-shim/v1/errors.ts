@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { httpStatusOf } from '../errors.js';
 import { DomainError, unreachable, type ErrorCode } from '../../src/shared/errors.js';
-import { MESSAGES_ERROR_TYPE } from '../../src/inference/translate/anthropic-messages.js';
+import { MESSAGES_ERROR_TYPE } from '../../src/inference/formats/anthropic-messages/errors.js';
 
 /** OpenAI's error `type` for each of our codes; `code` carries our own stable reason. */
 function openAiTypeOf(code: ErrorCode): string {

@@ -10,7 +10,8 @@ import type { Logger } from '../shared/logging.js';
 import { toUnits, type Units } from '../shared/money.js';
 import type { RouteTable } from '../upstreams/routes.js';
 import { promptTokenBound } from './canonical.js';
-import { CLIENT_FORMATS, type ClientFormat, type ClientFormatId, type ParsedRequest } from './client-formats.js';
+import { CLIENT_FORMATS } from './client-formats.js';
+import type { ClientFormat, ClientFormatId, ParsedRequest } from './formats/client-format.js';
 import type { InferenceCall } from './inference-call.js';
 import type { RequestLimiter } from './limits.js';
 import { PROVIDER_KINDS } from './providers/index.js';
@@ -18,7 +19,7 @@ import { prepareResponsesRequest, type ResponsesStorage } from './responses-stat
 import { resolveModel } from './scope.js';
 import type { Admitted, Settlement } from './settlement.js';
 import { speaksClientFormat } from './upstream-leg.js';
-import { parseImageRequest, type ImageRequest } from './translate/openai-images.js';
+import { parseImageRequest, type ImageRequest } from './openai-images.js';
 
 /** Output tokens held for a request that sets no limit, when the catalog names no cap for the model. */
 const DEFAULT_OUTPUT_HOLD = 16_384;

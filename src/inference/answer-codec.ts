@@ -1,5 +1,5 @@
 import { textOf, type CanonicalUsage, type ResponseIdentity } from './canonical.js';
-import type { ClientFormat, ParsedRequest } from './client-formats.js';
+import type { ClientFormat, ParsedRequest } from './formats/client-format.js';
 import type { ProviderKind } from './providers/index.js';
 import { finalResponseOf } from './responses-state.js';
 import { SAME_FORMAT } from './same-format.js';

@@ -12,14 +12,14 @@ import { Admission } from './admission.js';
 import { affinityKeyOf } from './affinity-key.js';
 import { codecFor } from './answer-codec.js';
 import type { ResponseIdentity } from './canonical.js';
-import type { ClientFormatId } from './client-formats.js';
+import type { ClientFormatId } from './formats/client-format.js';
 import { WITHHELD_TOOLS_HEADER, type InferenceCall, type ResponseSink } from './inference-call.js';
 import type { RequestLimiter } from './limits.js';
 import { openAiCompatible, PROVIDER_KINDS } from './providers/index.js';
 import { Relay, SlotFreeingSink } from './relay.js';
 import type { ResponsesStorage } from './responses-state.js';
 import { Settlement, type Outcome } from './settlement.js';
-import { toImageUpstreamRequest } from './translate/openai-images.js';
+import { toImageUpstreamRequest } from './openai-images.js';
 import { legOf, UpstreamLegs, type UpstreamLeg } from './upstream-leg.js';
 
 /** The GenAI operation of each client format, for traces. */

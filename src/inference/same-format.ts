@@ -1,9 +1,9 @@
 import type { CanonicalUsage, ResponseIdentity } from './canonical.js';
-import type { ClientFormatId, ParsedRequest } from './client-formats.js';
+import type { ClientFormatId, ParsedRequest } from './formats/client-format.js';
 import { anthropicUsageOf } from './providers/anthropic/messages.js';
 import type { SseEvent } from './sse.js';
 import { usageOf } from './providers/openai-compatible/chat.js';
-import { chatIdentity, deliveredTextOf, publicChunk, publicCompletion } from './translate/openai-chat.js';
+import { chatIdentity, deliveredTextOf, publicChunk, publicCompletion } from './formats/openai-chat/answer.js';
 
 /**
  * When the client and the upstream speak the same wire format, the upstream's own answer goes to the

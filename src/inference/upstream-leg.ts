@@ -8,7 +8,7 @@ import type { HealthVerdict } from '../upstreams/breaker.js';
 import { clientErrorOf, UpstreamFailure } from '../upstreams/failures.js';
 import type { Attempt, UpstreamHealth } from '../upstreams/health.js';
 import type { RouteCandidate, RouteTable } from '../upstreams/routes.js';
-import type { ClientFormat, ParsedRequest } from './client-formats.js';
+import type { ClientFormat, ParsedRequest } from './formats/client-format.js';
 import type { InferenceCall } from './inference-call.js';
 import { PROVIDER_KINDS, type ProviderKind } from './providers/index.js';
 import { RoutedFailure, type Admitted, type Outcome } from './settlement.js';

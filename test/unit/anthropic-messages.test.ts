@@ -6,7 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CanonicalEvent, CanonicalRequest, CanonicalResponse, CanonicalUsage } from '../../src/inference/canonical.js';
 import { AnthropicStreamDecoder, fromAnthropicResponse, toAnthropicRequest } from '../../src/inference/providers/anthropic/messages.js';
 import { SseSplitter } from '../../src/inference/sse.js';
-import { errorBody, MessagesStreamEncoder, parseMessagesRequest, renderMessage } from '../../src/inference/translate/anthropic-messages.js';
+import { renderMessage } from '../../src/inference/formats/anthropic-messages/answer.js';
+import { errorBody } from '../../src/inference/formats/anthropic-messages/errors.js';
+import { parseMessagesRequest } from '../../src/inference/formats/anthropic-messages/request.js';
+import { MessagesStreamEncoder } from '../../src/inference/formats/anthropic-messages/stream.js';
 import { DomainError, type ValidationIssue } from '../../src/shared/errors.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/anthropic-messages/${name}`, import.meta.url), 'utf8');

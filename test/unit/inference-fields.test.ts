@@ -3,9 +3,13 @@ import type { CanonicalEvent, CanonicalRequest, CanonicalResponse } from '../../
 import { CLIENT_FORMATS } from '../../src/inference/client-formats.js';
 import { anthropic, openAiCompatible } from '../../src/inference/providers/index.js';
 import { DomainError } from '../../src/shared/errors.js';
-import { encryptedContentOf, renderResponse, ResponsesStreamEncoder } from '../../src/inference/translate/openai-responses.js';
-import { MessagesStreamEncoder, renderMessage } from '../../src/inference/translate/anthropic-messages.js';
-import { ChatStreamEncoder, renderChatCompletion } from '../../src/inference/translate/openai-chat.js';
+import { renderResponse } from '../../src/inference/formats/openai-responses/answer.js';
+import { encryptedContentOf } from '../../src/inference/formats/openai-responses/reasoning.js';
+import { ResponsesStreamEncoder } from '../../src/inference/formats/openai-responses/stream.js';
+import { renderMessage } from '../../src/inference/formats/anthropic-messages/answer.js';
+import { MessagesStreamEncoder } from '../../src/inference/formats/anthropic-messages/stream.js';
+import { renderChatCompletion } from '../../src/inference/formats/openai-chat/answer.js';
+import { ChatStreamEncoder } from '../../src/inference/formats/openai-chat/stream.js';
 import { ChatStreamDecoder, fromChatCompletion } from '../../src/inference/providers/openai-compatible/chat.js';
 
 /**

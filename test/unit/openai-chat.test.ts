@@ -5,15 +5,10 @@ import { usageOf } from '../../src/inference/providers/openai-compatible/chat.js
 import { estimateTokens, SseSplitter } from '../../src/inference/sse.js';
 import { promptTokenBound } from '../../src/inference/canonical.js';
 import { plainContentOf, SAME_FORMAT } from '../../src/inference/same-format.js';
-import type { ParsedRequest } from '../../src/inference/client-formats.js';
-import {
-  chatRequestSchema,
-  chatToCanonical,
-  deliveredTextOf,
-  parseChatRequest,
-  publicChunk,
-  publicCompletion,
-} from '../../src/inference/translate/openai-chat.js';
+import type { ParsedRequest } from '../../src/inference/formats/client-format.js';
+import { deliveredTextOf, publicChunk, publicCompletion } from '../../src/inference/formats/openai-chat/answer.js';
+import { chatToCanonical, parseChatRequest } from '../../src/inference/formats/openai-chat/request.js';
+import { chatRequestSchema } from '../../src/inference/formats/openai-chat/schema.js';
 import { DomainError } from '../../src/shared/errors.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/openai-chat/${name}`, import.meta.url), 'utf8');

@@ -5,7 +5,9 @@ import OpenAI from 'openai';
 import type { Response as SdkResponse } from 'openai/resources/responses/responses';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CanonicalEvent, CanonicalRequest, CanonicalResponse, CanonicalUsage } from '../../src/inference/canonical.js';
-import { parseResponses, parseResponsesRequest, renderResponse, ResponsesStreamEncoder, type ResponsesResponse } from '../../src/inference/translate/openai-responses.js';
+import { renderResponse, type ResponsesResponse } from '../../src/inference/formats/openai-responses/answer.js';
+import { parseResponses, parseResponsesRequest } from '../../src/inference/formats/openai-responses/request.js';
+import { ResponsesStreamEncoder } from '../../src/inference/formats/openai-responses/stream.js';
 import { DomainError } from '../../src/shared/errors.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/openai-responses/${name}`, import.meta.url), 'utf8');
