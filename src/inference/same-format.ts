@@ -1,6 +1,6 @@
 import type { CanonicalUsage, ResponseIdentity } from './canonical.js';
 import type { ClientFormatId, ParsedRequest } from './formats/client-format.js';
-import { anthropicUsageOf } from './providers/anthropic/messages.js';
+import { anthropicUsageOf } from './providers/anthropic/answer.js';
 import type { SseEvent } from './sse.js';
 import { usageOf } from './providers/openai-compatible/chat.js';
 import { chatIdentity, deliveredTextOf, publicChunk, publicCompletion } from './formats/openai-chat/answer.js';

@@ -1,7 +1,9 @@
 import type { CanonicalRequest, CanonicalResponse, CanonicalSource, StreamDecoder } from '../canonical.js';
 import { authHeaders } from '../../upstreams/auth.js';
 import type { Upstream, UpstreamCredential } from '../../upstreams/model.js';
-import { AnthropicStreamDecoder, checkAnthropicUpstream, fromAnthropicResponse, toAnthropicRequest } from './anthropic/messages.js';
+import { fromAnthropicResponse } from './anthropic/answer.js';
+import { checkAnthropicUpstream, toAnthropicRequest } from './anthropic/request.js';
+import { AnthropicStreamDecoder } from './anthropic/stream.js';
 import { ChatStreamDecoder, checkChatUpstream, fromChatCompletion, toChatRequest } from './openai-compatible/chat.js';
 
 /** One upstream kind, as the inference pipeline uses it. */
