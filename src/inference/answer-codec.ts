@@ -2,7 +2,6 @@ import { textOf, type CanonicalUsage, type ResponseIdentity } from './canonical.
 import type { ClientFormat, ParsedRequest } from './formats/client-format.js';
 import type { ProviderKind } from './providers/index.js';
 import { finalResponseOf } from './responses-state.js';
-import { SAME_FORMAT } from './same-format.js';
 import type { SseEvent } from './sse.js';
 
 /**
@@ -104,7 +103,7 @@ class HubStream implements StreamTranscoder {
 /** The codec for one answer: same format when the upstream speaks the client's, else through the hub. */
 export function codecFor(sameFormat: boolean, kind: ProviderKind, format: ClientFormat, who: ResponseIdentity, parsed: ParsedRequest): AnswerCodec {
   if (sameFormat) {
-    const rewriter = SAME_FORMAT[format.id];
+    const rewriter = format.sameFormat;
     return {
       json(upstreamBody) {
         const rewritten = rewriter.json(upstreamBody, who, parsed);

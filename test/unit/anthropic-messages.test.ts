@@ -68,7 +68,7 @@ const TOOL_STREAM_EVENTS: CanonicalEvent[] = [
 
 /** The settings a Messages request without any of them parses to. */
 const MESSAGES_DEFAULTS: Partial<CanonicalRequest> = {
-  source: 'anthropic-messages',
+  fieldNames: { responseFormat: 'output_config.format', toolChoice: 'tool_choice', topK: 'top_k', temperature: 'temperature' },
   responseFormat: null,
   reasoning: null,
   thinking: null,

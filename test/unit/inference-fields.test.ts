@@ -231,7 +231,7 @@ describe('Responses request fields on both upstream kinds', () => {
 describe('Chat request fields (translated for the Anthropic kind, passed through to chat upstreams)', () => {
   it('passes the client body straight through to a chat upstream (every field carried natively)', () => {
     const parsed = chat({ response_format: { type: 'json_object' }, logprobs: true, top_k: 5, service_tier: 'flex' });
-    expect(openAiCompatible.passthrough(parsed.raw, 'up')).toMatchObject({ model: 'up', response_format: { type: 'json_object' }, logprobs: true, top_k: 5, service_tier: 'flex' });
+    expect(openAiCompatible.native['openai-chat']!.body(parsed.raw, 'up')).toMatchObject({ model: 'up', response_format: { type: 'json_object' }, logprobs: true, top_k: 5, service_tier: 'flex' });
   });
 
   it('response_format json_schema -> output_config.format; json_object refused naming response_format', () => {
@@ -314,7 +314,7 @@ describe('Messages request fields (translated for chat upstreams, passed through
   it('accepts Claude Code 2.1 requests whole; the body passed to Anthropic is the client body unchanged', () => {
     const parsed = parse('anthropic-messages', claudeCode);
     expect(parsed.raw).toBe(claudeCode);
-    expect(anthropic.passthrough(parsed.raw, 'up')).toEqual({ ...claudeCode, model: 'up' });
+    expect(anthropic.native['anthropic-messages']!.body(parsed.raw, 'up')).toEqual({ ...claudeCode, model: 'up' });
     expect(parsed.withheldTools).toEqual(['web_search_20250305']);
     expect(parsed.canonical.tools.map((t) => t.name)).toEqual(['Read', 'Grep']);
     expect(parsed.canonical.untranslatable).toEqual([]);
@@ -356,7 +356,7 @@ describe('Messages request fields (translated for chat upstreams, passed through
     });
     expect(refused(() => openAiCompatible.check(parsed.canonical))).toEqual(['messages.0.content.0.type', 'mcp_servers', 'container', 'top_k']);
     // The same request to an Anthropic upstream goes as sent.
-    expect(anthropic.passthrough(parsed.raw, 'up')).toMatchObject({ top_k: 5, container: 'cntr_1' });
+    expect(anthropic.native['anthropic-messages']!.body(parsed.raw, 'up')).toMatchObject({ top_k: 5, container: 'cntr_1' });
   });
 
   it('a server tool forced by tool_choice is a hosted choice (refused for chat upstreams)', () => {

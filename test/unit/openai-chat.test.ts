@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { usageOf } from '../../src/inference/providers/openai-compatible/chat.js';
 import { estimateTokens, SseSplitter } from '../../src/inference/sse.js';
 import { promptTokenBound } from '../../src/inference/canonical.js';
-import { plainContentOf, SAME_FORMAT } from '../../src/inference/same-format.js';
+import { plainContentOf } from '../../src/inference/formats/openai-chat/same-format.js';
+import { CLIENT_FORMATS } from '../../src/inference/client-formats.js';
 import type { ParsedRequest } from '../../src/inference/formats/client-format.js';
 import { deliveredTextOf, publicChunk, publicCompletion } from '../../src/inference/formats/openai-chat/answer.js';
 import { chatToCanonical, parseChatRequest } from '../../src/inference/formats/openai-chat/request.js';
@@ -68,7 +69,7 @@ describe('the OpenAI chat wire format', () => {
         fc.property(fc.string({ unit: 'binary' }), extras, extras, (content, before, after) => {
           const data = contentChunk(content, before, after);
           if (plainContentOf(data) !== null) plain++;
-          const stream = SAME_FORMAT['openai-chat'].stream(bare, parsed);
+          const stream = CLIENT_FORMATS['openai-chat'].sameFormat.stream(bare, parsed);
           const out = stream.push({ event: null, data });
           expect(JSON.stringify(JSON.parse(out.slice('data: '.length)))).toBe(byParse(data).slice('data: '.length, -2));
           expect(out.endsWith('\n\n')).toBe(true);
@@ -87,7 +88,7 @@ describe('the OpenAI chat wire format', () => {
       const openai = '{"id":"chatcmpl-x","object":"chat.completion.chunk","created":1795325000,"model":"gpt","service_tier":"default","system_fingerprint":"fp_1","choices":[{"index":0,"delta":{"content":"Hi \\"you\\"\\n\\u00e9"},"logprobs":null,"finish_reason":null}],"usage":null,"obfuscation":"aB3"}';
       expect(plainContentOf(simulator)).toBe('"Baikal "');
       expect(plainContentOf(openai)).toBe('"Hi \\"you\\"\\n\\u00e9"');
-      const stream = SAME_FORMAT['openai-chat'].stream(bare, parsed);
+      const stream = CLIENT_FORMATS['openai-chat'].sameFormat.stream(bare, parsed);
       expect(stream.push({ event: null, data: openai })).toBe(byParse(openai).replace('é', '\\u00e9'));
       expect(stream.delivered).toBe('Hi "you"\né');
 
@@ -107,10 +108,10 @@ describe('the OpenAI chat wire format', () => {
     });
 
     it('still reports an in-band error and the upstream usage, which only the parse reads', () => {
-      const withUsage = SAME_FORMAT['openai-chat'].stream(bare, parsed);
+      const withUsage = CLIENT_FORMATS['openai-chat'].sameFormat.stream(bare, parsed);
       expect(withUsage.push({ event: null, data: contentChunk('a', {}, { usage: { prompt_tokens: 3, completion_tokens: 4 } }) })).toContain('"content":"a"');
       expect(withUsage.usage).toMatchObject({ inputTokens: 3, outputTokens: 4 });
-      const failing = SAME_FORMAT['openai-chat'].stream(bare, parsed);
+      const failing = CLIENT_FORMATS['openai-chat'].sameFormat.stream(bare, parsed);
       expect(failing.push({ event: null, data: contentChunk('a', { error: 'boom' }) })).toBe('');
       expect(failing.error).toContain('boom');
     });

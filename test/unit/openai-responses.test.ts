@@ -65,7 +65,7 @@ describe('Responses requests', () => {
       topP: null,
       stop: [],
       stream: false,
-      source: 'openai-responses',
+      fieldNames: { responseFormat: 'text.format', toolChoice: 'tool_choice', topK: 'top_k', temperature: 'temperature' },
       responseFormat: null,
       reasoning: null,
       thinking: null,

@@ -1,4 +1,5 @@
-import type { ErrorCode } from '../../../shared/errors.js';
+import type { DomainError, ErrorCode } from '../../../shared/errors.js';
+import type { ErrorShape } from '../client-format.js';
 
 /** Errors as Messages clients read them: Anthropic's error types and body. */
 
@@ -36,3 +37,21 @@ export const MESSAGES_ERROR_TYPE: Record<ErrorCode, MessagesErrorType> = {
 export function errorBody(type: MessagesErrorType, message: string): { type: 'error'; error: { type: MessagesErrorType; message: string } } {
   return { type: 'error', error: { type, message } };
 }
+
+/**
+ * The Messages-format error shape: `{"type": "error", "error": {"type", "message"}}`, plus our stable
+ * `code` beside them (and SPEC.md's `detail` on a 422). Messages clients read errors only in this shape.
+ */
+export const MESSAGES_ERRORS: ErrorShape = {
+  refused(error: DomainError): object {
+    const first = error.issues[0];
+    return {
+      type: 'error',
+      error: { type: MESSAGES_ERROR_TYPE[error.code], message: first ? `${error.message}: ${first.loc.join('.')}: ${first.msg}` : error.message, code: error.reason },
+      ...(error.code === 'validation_failed' ? { detail: error.issues } : {}),
+    };
+  },
+  // The SDKs retry an overloaded_error.
+  unavailable: (detail, code) => ({ type: 'error', error: { type: 'overloaded_error', message: detail, code } }),
+  internal: () => ({ type: 'error', error: { type: 'api_error', message: 'Internal server error', code: 'internal_error' } }),
+};

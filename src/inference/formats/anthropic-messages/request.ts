@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ValidationIssue } from '../../../shared/errors.js';
 import { parseInput } from '../../../shared/validation.js';
-import { textOf, type CanonicalImage, type CanonicalMessage, type CanonicalPart, type CanonicalRequest, type CanonicalTool, type CanonicalToolChoice } from '../../canonical.js';
+import { textOf, type CanonicalImage, type CanonicalMessage, type CanonicalPart, type CanonicalRequest, type CanonicalTool, type CanonicalToolChoice, type ClientFieldNames } from '../../canonical.js';
 import { openUnion } from '../open-union.js';
 
 /** The `anthropic-version` clients of /v1/messages send (DESIGN.md: wire formats). */
@@ -210,6 +210,9 @@ export interface ParsedMessages {
   withheldTools: string[];
 }
 
+/** Where Messages carry the settings a translating provider may refuse. */
+const MESSAGES_FIELD_NAMES: ClientFieldNames = { responseFormat: 'output_config.format', toolChoice: 'tool_choice', topK: 'top_k', temperature: 'temperature' };
+
 /** A Messages request in canonical form; 422 (`validation_failed`) with the offending field's loc. */
 export function parseMessages(body: unknown): ParsedMessages {
   const request = parseInput(messagesRequestSchema, body);
@@ -259,7 +262,7 @@ export function parseMessages(body: unknown): ParsedMessages {
       topP: request.top_p ?? null,
       stop: request.stop_sequences ?? [],
       stream: request.stream === true,
-      source: 'anthropic-messages',
+      fieldNames: MESSAGES_FIELD_NAMES,
       responseFormat: format ? { type: 'json_schema', name: 'response', description: null, schema: format.schema, strict: true } : null,
       reasoning: effort ? { effort, summary: null } : null,
       thinking: think ? (think.type === 'enabled' ? { type: 'enabled', budgetTokens: think.budget_tokens } : { type: think.type }) : null,

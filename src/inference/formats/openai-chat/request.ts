@@ -1,7 +1,7 @@
 import type { CatalogModel } from '../../../catalog/catalog.schemas.js';
 import { DomainError, type ValidationIssue } from '../../../shared/errors.js';
 import { parseInput } from '../../../shared/validation.js';
-import { REASONING_EFFORTS, type CanonicalMessage, type CanonicalPart, type CanonicalRequest, type CanonicalToolChoice, type ReasoningEffort, type ResponseFormat } from '../../canonical.js';
+import { REASONING_EFFORTS, type CanonicalMessage, type ClientFieldNames, type CanonicalPart, type CanonicalRequest, type CanonicalToolChoice, type ReasoningEffort, type ResponseFormat } from '../../canonical.js';
 import { isPlainChatRequest } from './fast-path.js';
 import { chatRequestSchema, type ChatRequest } from './schema.js';
 
@@ -125,6 +125,9 @@ function untranslatableOf(raw: Record<string, any>): ValidationIssue[] {
   return issues;
 }
 
+/** Where chat completions carry the settings a translating provider may refuse. */
+const CHAT_FIELD_NAMES: ClientFieldNames = { responseFormat: 'response_format', toolChoice: 'tool_choice', topK: 'top_k', temperature: 'temperature' };
+
 /**
  * A chat-completions request in canonical form: system and developer turns become the system
  * prompt, tool turns tool results. docs/inference-fields.md lists every field and what becomes of it.
@@ -171,7 +174,7 @@ export function chatToCanonical(request: ChatRequest): CanonicalRequest {
     topP: typeof raw.top_p === 'number' ? raw.top_p : null,
     stop: typeof raw.stop === 'string' ? [raw.stop] : Array.isArray(raw.stop) ? raw.stop.filter((s: unknown) => typeof s === 'string') : [],
     stream: request.stream === true,
-    source: 'openai-chat',
+    fieldNames: CHAT_FIELD_NAMES,
     responseFormat: responseFormatOf(raw.response_format, untranslatable),
     reasoning: effort ? { effort, summary: null } : null,
     thinking: null,

@@ -1,6 +1,6 @@
 import type { ValidationIssue } from '../../../shared/errors.js';
 import { parseInput } from '../../../shared/validation.js';
-import type { CanonicalRequest } from '../../canonical.js';
+import type { CanonicalRequest, ClientFieldNames } from '../../canonical.js';
 import { conversationOf } from './input.js';
 import { responsesRequestSchema } from './schema.js';
 import { toolChoiceOf, toolsOf } from './tools.js';
@@ -30,6 +30,9 @@ function untranslatableFields(raw: Record<string, unknown>, issues: ValidationIs
   if (raw.prompt != null) refuse('prompt', 'Stored prompt templates are');
 }
 
+/** Where Responses carry the settings a translating provider may refuse. */
+const RESPONSES_FIELD_NAMES: ClientFieldNames = { responseFormat: 'text.format', toolChoice: 'tool_choice', topK: 'top_k', temperature: 'temperature' };
+
 /** Validates a Responses request body (422 with located issues) and translates it to the hub format. */
 export function parseResponses(body: unknown): ParsedResponses {
   const request = parseInput(responsesRequestSchema, body);
@@ -54,7 +57,7 @@ export function parseResponses(body: unknown): ParsedResponses {
       topP: request.top_p ?? null,
       stop: [],
       stream: request.stream ?? false,
-      source: 'openai-responses',
+      fieldNames: RESPONSES_FIELD_NAMES,
       responseFormat: !format
         ? null
         : format.type === 'json_schema'
