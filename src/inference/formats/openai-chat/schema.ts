@@ -1,21 +1,27 @@
 import { z } from 'zod';
 
 /**
- * The OpenAI chat-completions request contract: one schema, which the parser (request.ts) and its
- * fast path (fast-path.ts) both answer to.
+ * The OpenAI chat-completions request contract, written once: the schema, which words every error, and
+ * the fast path (fast-path.ts), whose checks are keyed by the schema's own fields. The constants the
+ * two share are here.
  */
+
+export const MESSAGE_ROLES = ['system', 'developer', 'user', 'assistant', 'tool', 'function'] as const;
+export const FUNCTION_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+export const MAX_MODEL_LENGTH = 128;
+export const MAX_TOOLS = 128;
+export const TOOL_CHOICES = ['none', 'auto', 'required'] as const;
 
 const contentPart = z.looseObject({ type: z.string().min(1) });
 const message = z.looseObject({
-  role: z.enum(['system', 'developer', 'user', 'assistant', 'tool', 'function']),
+  role: z.enum(MESSAGE_ROLES),
   content: z.union([z.string(), z.array(contentPart), z.null()]).optional(),
 });
 const functionTool = z.looseObject({
   type: z.literal('function'),
-  function: z.looseObject({ name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'Function names are 1-64 letters, digits, "_" or "-"') }),
+  function: z.looseObject({ name: z.string().regex(FUNCTION_NAME, 'Function names are 1-64 letters, digits, "_" or "-"') }),
 });
 const positiveInt = z.number().int().positive();
-export const TOOL_CHOICES = ['none', 'auto', 'required'] as const;
 
 /**
  * The sampling and output fields are checked for their type and OpenAI's documented range, so a slip is a 422
@@ -23,13 +29,13 @@ export const TOOL_CHOICES = ['none', 'auto', 'required'] as const;
  * client. Their contents beyond that (a tool choice's or response format's own fields) are the upstream's to judge.
  */
 export const chatRequestSchema = z.looseObject({
-  model: z.string().min(1).max(128),
+  model: z.string().min(1).max(MAX_MODEL_LENGTH),
   messages: z.array(message).min(1, 'At least one message is required'),
   stream: z.boolean().optional(),
   stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
   max_tokens: positiveInt.nullish(),
   max_completion_tokens: positiveInt.nullish(),
-  tools: z.array(functionTool).max(128).optional(),
+  tools: z.array(functionTool).max(MAX_TOOLS).optional(),
   n: z.literal(1, 'Only one choice per request is supported').nullish(),
   temperature: z.number().min(0).max(2).nullish(),
   top_p: z.number().min(0).max(1).nullish(),
@@ -45,3 +51,5 @@ export const chatRequestSchema = z.looseObject({
   response_format: z.looseObject({ type: z.string() }).nullish(),
 });
 export type ChatRequest = z.output<typeof chatRequestSchema>;
+/** The fields the schema names (others pass as they are). */
+export type ChatField = keyof typeof chatRequestSchema.shape;
