@@ -1,7 +1,6 @@
 import { textOf, type CanonicalUsage, type ResponseIdentity } from './canonical.js';
 import type { ClientFormat, ParsedRequest } from './formats/client-format.js';
 import type { ProviderKind } from './providers/index.js';
-import { finalResponseOf } from './responses-state.js';
 import type { SseEvent } from './sse.js';
 
 /**
@@ -73,7 +72,7 @@ class HubStream implements StreamTranscoder {
 
   get finalResponse(): Record<string, unknown> | null {
     // Read from the closing frames only when asked (a stored Responses answer): most streams never are.
-    return this.last === null ? null : finalResponseOf(this.last);
+    return this.last === null ? null : (this.encoder.finalResponse?.(this.last) ?? null);
   }
 
   start(): string {

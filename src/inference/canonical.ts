@@ -212,6 +212,11 @@ export interface StreamEncoder {
   finish(usage: CanonicalUsage | null): string;
   /** An in-band error that ends the stream (our own words only). */
   fail(message: string, code: string): string;
+  /**
+   * The completed response object in the frames `finish` wrote, where the format has one (Responses:
+   * kept for `previous_response_id`); asked only when the answer is to be kept.
+   */
+  finalResponse?(closing: string): Record<string, unknown> | null;
 }
 
 /** Turns an upstream's stream (one SSE event at a time) into canonical events. Stateful: one per response. */

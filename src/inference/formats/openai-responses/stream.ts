@@ -14,6 +14,8 @@ import {
   type ResponseStatus,
 } from './answer.js';
 
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
 /**
  * One output item being streamed. `state` is `open` while deltas may arrive, `ended` once the part
  * ended but its `.done` events are held back, `closed` once they were sent.
@@ -159,6 +161,20 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     const incomplete = this.stopReason === 'max_tokens';
     const response = this.envelope(incomplete ? 'incomplete' : 'completed', this.output(), usage ?? this.usage);
     return out + this.frame(incomplete ? 'response.incomplete' : 'response.completed', { response });
+  }
+
+  /** The response object in the closing frames (`response.completed` or `response.incomplete`), for the store. */
+  finalResponse(closing: string): Record<string, unknown> | null {
+    for (const line of closing.split('\n').reverse()) {
+      if (!line.startsWith('data: ')) continue;
+      try {
+        const data = JSON.parse(line.slice(6)) as Record<string, unknown>;
+        if ((data.type === 'response.completed' || data.type === 'response.incomplete') && isObject(data.response)) return data.response;
+      } catch {
+        // not a frame of ours
+      }
+    }
+    return null;
   }
 
   fail(message: string, code: string): string {
