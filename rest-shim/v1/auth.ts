@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { KeyPrincipal, KeysService } from '../../src/keys/keys.service.js';
 import { DomainError } from '../../src/shared/errors.js';
-import { MESSAGES_API_VERSION } from '../../src/inference/translate/anthropic-messages.js';
+import { MESSAGES_API_VERSION } from '../../src/inference/formats/anthropic-messages/request.js';
 
 /** One request header as a string (the first, if sent several times). */
 export function headerOf(req: IncomingMessage, name: string): string | undefined {

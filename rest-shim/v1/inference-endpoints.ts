@@ -2,7 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Endpoint } from '../../src/catalog/catalog.schemas.js';
 import { FORMAT_OF_ENDPOINT } from '../../src/inference/client-formats.js';
+import type { ErrorShape } from '../../src/inference/formats/client-format.js';
 import type { InferenceCall, ResponseSink } from '../../src/inference/inference-call.js';
+import type { KeyPrincipal, KeysService } from '../../src/keys/keys.service.js';
 import { notServing, type Readiness } from '../../src/readiness.js';
 import type { Services } from '../../src/services.js';
 import { DomainError } from '../../src/shared/errors.js';
@@ -10,7 +12,7 @@ import { assertJsonDepth } from '../../src/shared/json-depth.js';
 import { requestScope, type Logger } from '../../src/shared/logging.js';
 import { logRequest } from '../request-log.js';
 import { requireKey, requireMessagesKey, headerOf } from './auth.js';
-import { sendAnthropicError, sendJson, sendOpenAiError } from './errors.js';
+import { errorShapeOfPath, sendError, sendJson } from './errors.js';
 import { responseSink } from './sink.js';
 
 /** SPEC.md section 8: the normal request body limit. */
@@ -18,15 +20,41 @@ export const V1_BODY_LIMIT_BYTES = 25 * 1024 * 1024;
 
 type Run = (services: Services, call: InferenceCall, body: unknown, sink: ResponseSink) => Promise<void>;
 
-const complete =
-  (endpoint: Endpoint): Run =>
-  (services, call, body, sink) =>
-    services.inference.complete(call, FORMAT_OF_ENDPOINT[endpoint]!, body, sink);
+/** An endpoint of a client format: its requests go through the text pipeline in that format. */
+function complete(endpoint: Endpoint): Run {
+  const format = FORMAT_OF_ENDPOINT[endpoint]!;
+  return (services, call, body, sink) => services.inference.complete(call, format, body, sink);
+}
+
+/** How an endpoint's clients present their key, and what else of their request the pipeline takes besides the body. */
+interface Clients {
+  /** Checks the key before the body is read, so an unauthenticated caller cannot make us read 25 MiB. */
+  authenticate(req: IncomingMessage, keys: KeysService): Promise<KeyPrincipal>;
+  /** Request headers the pipeline forwards to an upstream speaking the client's format (checked here). */
+  forwarded(req: IncomingMessage): Pick<InferenceCall, 'anthropicBeta'>;
+}
+
+const NOTHING_FORWARDED = {};
+
+/** OpenAI's clients: `Authorization: Bearer`. */
+const OPENAI_CLIENTS: Clients = { authenticate: requireKey, forwarded: () => NOTHING_FORWARDED };
+
+/** Anthropic's clients: `x-api-key` and `anthropic-version`; their beta flags reach an Anthropic upstream. */
+const ANTHROPIC_CLIENTS: Clients = {
+  authenticate: requireMessagesKey,
+  forwarded(req) {
+    const anthropicBeta = betaFlagsOf(req);
+    return anthropicBeta ? { anthropicBeta } : NOTHING_FORWARDED;
+  },
+};
 
 interface InferenceRoute {
   endpoint: Endpoint;
   clientSurface: 'api' | 'bridge';
   run: Run;
+  clients: Clients;
+  /** Errors in the shape this endpoint's clients read (its client format's). */
+  errors: ErrorShape;
 }
 
 const generateImage: Run = (services, call, body, sink) => services.inference.generateImage(call, body, sink);
@@ -35,14 +63,14 @@ const generateImage: Run = (services, call, body, sink) => services.inference.ge
 const INFERENCE = new Map<string, InferenceRoute>(
   (
     [
-      ['/v1/chat/completions', 'api', complete('/v1/chat/completions')],
-      ['/v1/responses', 'api', complete('/v1/responses')],
-      ['/v1/messages', 'api', complete('/v1/messages')],
-      ['/v1/bridge/chat/completions', 'bridge', complete('/v1/bridge/chat/completions')],
-      ['/v1/bridge/responses', 'bridge', complete('/v1/bridge/responses')],
-      ['/v1/images/generations', 'api', generateImage],
+      ['/v1/chat/completions', 'api', complete('/v1/chat/completions'), OPENAI_CLIENTS],
+      ['/v1/responses', 'api', complete('/v1/responses'), OPENAI_CLIENTS],
+      ['/v1/messages', 'api', complete('/v1/messages'), ANTHROPIC_CLIENTS],
+      ['/v1/bridge/chat/completions', 'bridge', complete('/v1/bridge/chat/completions'), OPENAI_CLIENTS],
+      ['/v1/bridge/responses', 'bridge', complete('/v1/bridge/responses'), OPENAI_CLIENTS],
+      ['/v1/images/generations', 'api', generateImage, OPENAI_CLIENTS],
     ] as const
-  ).map(([endpoint, clientSurface, run]) => [endpoint, { endpoint, clientSurface, run }]),
+  ).map(([endpoint, clientSurface, run, clients]) => [endpoint, { endpoint, clientSurface, run, clients, errors: errorShapeOfPath(endpoint) }]),
 );
 
 /**
@@ -58,25 +86,21 @@ export function inferenceEndpoints(services: Services, readiness: Readiness, log
     if (!route) return false;
     const requestId = logRequest(log, req, res);
     requestScope.run({ requestId }, () => {
-      const messages = FORMAT_OF_ENDPOINT[route.endpoint] === 'anthropic-messages';
       const refusal = notServing(readiness);
       if (refusal) {
         for (const [name, value] of Object.entries(refusal.headers)) res.setHeader(name, value);
-        // Messages clients read errors only in their own shape (the SDKs retry an overloaded_error).
-        if (messages) return sendJson(res, refusal.status, { type: 'error', error: { type: 'overloaded_error', message: refusal.body.detail, code: refusal.body.code } });
-        return sendJson(res, refusal.status, refusal.body);
+        return sendJson(res, refusal.status, route.errors.unavailable(refusal.body.detail, refusal.body.code));
       }
       let body: unknown;
       let sink: ResponseSink | undefined;
       const started = performance.now();
       const serve = async () => {
-        // The key is checked before the body is read, so an unauthenticated caller cannot make us read 25 MiB.
-        const principal = messages ? await requireMessagesKey(req, services.keys) : await requireKey(req, services.keys);
+        const principal = await route.clients.authenticate(req, services.keys);
         body = await readJsonBody(req);
         sink = responseSink(req, res, writeTimeoutMs);
         try {
-          const anthropicBeta = messages ? betaFlagsOf(req) : undefined;
-          await route.run(services, { principal, requestId, endpoint: route.endpoint, clientSurface: route.clientSurface, ...(anthropicBeta ? { anthropicBeta } : {}) }, body, sink);
+          const forwarded = route.clients.forwarded(req);
+          await route.run(services, { principal, requestId, endpoint: route.endpoint, clientSurface: route.clientSurface, ...forwarded }, body, sink);
         } catch (error) {
           throw error instanceof DomainError ? error.withLocPrefix(['body']) : error;
         }
@@ -89,9 +113,9 @@ export function inferenceEndpoints(services: Services, readiness: Readiness, log
             return;
           }
           // A refused body is left unread: node discards the rest (within the request timeout), so the client still reads our answer.
-          if (error instanceof DomainError) return (messages ? sendAnthropicError : sendOpenAiError)(res, error);
+          if (error instanceof DomainError) return sendError(res, route.errors, error);
           log.error({ err: error, path: route.endpoint }, 'unhandled error');
-          sendJson(res, 500, messages ? { type: 'error', error: { type: 'api_error', message: 'Internal server error', code: 'internal_error' } } : { error: { message: 'Internal server error', type: 'server_error', code: 'internal_error', param: null } });
+          sendJson(res, 500, route.errors.internal());
         })
         .finally(() => {
           // Only catalog models become label values, so a client cannot grow the metric set.

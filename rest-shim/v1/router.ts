@@ -1,11 +1,13 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import type { CatalogModel } from '../../src/catalog/catalog.schemas.js';
 import type { Services } from '../../src/services.js';
+import { MESSAGES_ERRORS } from '../../src/inference/formats/anthropic-messages/errors.js';
+import type { ErrorShape } from '../../src/inference/formats/client-format.js';
 import { DomainError } from '../../src/shared/errors.js';
 import type { VideoTaskView } from '../../src/video/video.service.js';
 import { sendVideoContent } from '../videos.router.js';
 import { optionalKey, requireKey, requireMessagesKey } from './auth.js';
-import { sendAnthropicError, sendOpenAiError } from './errors.js';
+import { errorShapeOfPath, sendError, sendOpenAiError } from './errors.js';
 import { anthropicList, anthropicModel, openAiModel, visibleModels, wantsAnthropicShape } from './models.js';
 import { readJsonBody } from './inference-endpoints.js';
 import { responsesRoutes } from './responses.router.js';
@@ -127,7 +129,7 @@ export function v1Router(services: Services): Router {
   }
 
   router.use((req, res) => {
-    sendError(req, res, new DomainError('not_found', 'Unknown endpoint', { reason: 'not_found' }));
+    sendError(res, errorShapeOf(req), new DomainError('not_found', 'Unknown endpoint', { reason: 'not_found' }));
   });
   router.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) {
@@ -135,24 +137,21 @@ export function v1Router(services: Services): Router {
       if (!res.writableEnded) res.end();
       return;
     }
-    if (error instanceof DomainError) return sendError(req, res, error);
+    if (error instanceof DomainError) return sendError(res, errorShapeOf(req), error);
     next(error);
   });
   return router;
 }
 
 /**
- * Anthropic's surface answers every error in its own shape, 404s included: /v1/messages and anything
- * below it (an unknown sub-path, a GET), and the model list and model lookups asked in its shape.
- * Everything else under /v1 answers in OpenAI's shape.
+ * Every error of a client format's surface is in its shape, 404s included: its endpoints and anything
+ * below them (an unknown sub-path, a GET). The model list and model lookups answer in Anthropic's shape
+ * when asked in it; everything else under /v1 in OpenAI's.
  */
-function isAnthropicSurface(req: Request): boolean {
+function errorShapeOf(req: Request): ErrorShape {
   const path = req.path.toLowerCase();
-  return /^\/messages(\/|$)/.test(path) || (/^\/(bridge\/)?models(\/|$)/.test(path) && wantsAnthropicShape(req));
-}
-
-function sendError(req: Request, res: Response, error: DomainError): void {
-  (isAnthropicSurface(req) ? sendAnthropicError : sendOpenAiError)(res, error);
+  if (/^\/(bridge\/)?models(\/|$)/.test(path) && wantsAnthropicShape(req)) return MESSAGES_ERRORS;
+  return errorShapeOfPath(`/v1${path}`);
 }
 
 function videoPaths(id: string) {

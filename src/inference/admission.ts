@@ -10,22 +10,21 @@ import type { Logger } from '../shared/logging.js';
 import { toUnits, type Units } from '../shared/money.js';
 import type { RouteTable } from '../upstreams/routes.js';
 import { promptTokenBound } from './canonical.js';
-import { CLIENT_FORMATS, type ClientFormat, type ClientFormatId, type ParsedRequest } from './client-formats.js';
+import type { ClientFormat, ParsedRequest } from './formats/client-format.js';
 import type { InferenceCall } from './inference-call.js';
 import type { RequestLimiter } from './limits.js';
 import { PROVIDER_KINDS } from './providers/index.js';
-import { prepareResponsesRequest, type ResponsesStorage } from './responses-state.js';
+import type { ResponsesStorage } from './responses-state.js';
 import { resolveModel } from './scope.js';
 import type { Admitted, Settlement } from './settlement.js';
 import { speaksClientFormat } from './upstream-leg.js';
-import { parseImageRequest, type ImageRequest } from './translate/openai-images.js';
+import { parseImageRequest, type ImageRequest } from './openai-images.js';
 
 /** Output tokens held for a request that sets no limit, when the catalog names no cap for the model. */
 const DEFAULT_OUTPUT_HOLD = 16_384;
 
 /** A text request that passed admission: parsed in its client format, and what a stored Responses answer is kept with. */
 export interface AdmittedText {
-  format: ClientFormat;
   parsed: ParsedRequest;
   /** Keeps a Responses answer before its last bytes go out (`store`); null otherwise. */
   save: ((response: Record<string, unknown>) => Promise<void>) | null;
@@ -61,11 +60,10 @@ export class Admission {
   ) {}
 
   /** `/v1/chat/completions`, `/v1/responses`, `/v1/messages` and the bridge. */
-  async text(call: InferenceCall, formatId: ClientFormatId, body: unknown): Promise<AdmittedText> {
-    const format = CLIENT_FORMATS[formatId];
+  async text(call: InferenceCall, format: ClientFormat, body: unknown): Promise<AdmittedText> {
     let save: AdmittedText['save'] = null;
-    if (formatId === 'openai-responses' && this.deps.responses) {
-      const prepared = await prepareResponsesRequest(this.deps.responses, this.deps.log, call.principal, body);
+    if (format.prepare) {
+      const prepared = await format.prepare(body, { responses: this.deps.responses, log: this.deps.log, owner: call.principal });
       body = prepared.body;
       save = prepared.save;
     }
@@ -84,7 +82,7 @@ export class Admission {
     }
     const outputHold = parsed.canonical.maxOutputTokens ?? model.maxOutputTokens ?? DEFAULT_OUTPUT_HOLD;
     const admitted = await this.hold(catalog, call, model, (prices) => worstCaseTokenUnits(tokenPricesOf(prices, model), promptTokenBound(parsed.canonical), outputHold));
-    return { format, parsed, save, admitted };
+    return { parsed, save, admitted };
   }
 
   /** `/v1/images/generations`: one image, held at the catalog's price per generation. */

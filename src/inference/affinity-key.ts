@@ -18,8 +18,6 @@ import { hash32 } from '../upstreams/affinity.js';
  * cost), and nothing is copied but that prefix.
  */
 
-export type AffinityFormat = 'openai-chat' | 'openai-responses' | 'anthropic-messages';
-
 /** ~1024 tokens at ~4 characters a token: the shortest prompt providers cache, and the prefix that is hashed. */
 export const AFFINITY_PREFIX_CHARS = 4096;
 /** A client's own key longer than this is hashed, so keys stay small whatever a client sends. */
@@ -27,18 +25,37 @@ const MAX_VERBATIM_KEY = 256;
 /** Nesting beyond this is not serialized (request bodies are depth-checked before this; this only keeps recursion bounded). */
 const MAX_DEPTH = 24;
 
-export function affinityKeyOf(format: AffinityFormat, body: Record<string, unknown>, accountId: string): string | null {
-  const named = format === 'anthropic-messages' ? userIdOf(body.metadata) : body.prompt_cache_key;
-  if (typeof named === 'string' && named !== '') {
-    const value = named.length > MAX_VERBATIM_KEY ? `#${hash64(named)}` : named;
-    return `${accountId}\u0000${format === 'anthropic-messages' ? 'user' : 'cache'}\u0000${value}`;
-  }
-  const prefix = promptPrefix(format, body);
-  return prefix === null ? null : `${accountId}\u0000prefix\u0000${hash64(prefix)}`;
+/**
+ * How one client format names a prompt cache and reads its prompt (each format has one, in its own
+ * directory): the pipeline asks it, never which format it serves.
+ */
+export interface AffinityRule {
+  /** The namespace a client-named key is kept under (`cache`, `user`), so a cache key and a user id never meet. */
+  readonly keyScope: string;
+  /** What the client names its cache by in this format (any value: only a non-empty string counts). */
+  namedKey(body: Record<string, unknown>): unknown;
+  /** Writes the prompt in the providers' reading order: system/instructions, tools, then the conversation. */
+  writePrompt(body: Record<string, unknown>, out: PromptWriter): void;
 }
 
-function userIdOf(metadata: unknown): unknown {
-  return metadata !== null && typeof metadata === 'object' ? (metadata as Record<string, unknown>).user_id : undefined;
+/** Where a format writes its prompt; everything past AFFINITY_PREFIX_CHARS is ignored (`full` says when). */
+export interface PromptWriter {
+  readonly full: boolean;
+  /** A system prompt or instructions: a string or text blocks. */
+  system(value: unknown): void;
+  tools(value: unknown): void;
+  /** A message or input item. */
+  message(value: unknown): void;
+}
+
+export function affinityKeyOf(rule: AffinityRule, body: Record<string, unknown>, accountId: string): string | null {
+  const named = rule.namedKey(body);
+  if (typeof named === 'string' && named !== '') {
+    const value = named.length > MAX_VERBATIM_KEY ? `#${hash64(named)}` : named;
+    return `${accountId}\u0000${rule.keyScope}\u0000${value}`;
+  }
+  const prefix = promptPrefix(rule, body);
+  return prefix === null ? null : `${accountId}\u0000prefix\u0000${hash64(prefix)}`;
 }
 
 /** 64 bits as 16 hex digits: two 32-bit hashes under different seeds. */
@@ -50,35 +67,13 @@ function hash64(text: string): string {
  * The first AFFINITY_PREFIX_CHARS characters of the prompt's canonical serialization, or null when the whole
  * prompt is shorter. The order is the providers' reading order: system/instructions, tools, the rest.
  */
-export function promptPrefix(format: AffinityFormat, body: Record<string, unknown>): string | null {
+export function promptPrefix(rule: AffinityRule, body: Record<string, unknown>): string | null {
   const out = new PrefixWriter(AFFINITY_PREFIX_CHARS);
-  if (format === 'openai-chat') {
-    const messages = Array.isArray(body.messages) ? body.messages : [];
-    // Chat carries its system prompt as the leading system/developer messages.
-    let leading = 0;
-    while (leading < messages.length && !out.full && isSystemMessage(messages[leading])) out.message(messages[leading++]);
-    out.tools(body.tools);
-    for (let i = leading; i < messages.length && !out.full; i++) out.message(messages[i]);
-  } else if (format === 'openai-responses') {
-    out.system(body.instructions);
-    out.tools(body.tools);
-    // A string input is one user message: the same prompt as its item form.
-    if (typeof body.input === 'string') out.message({ role: 'user', content: body.input });
-    else if (Array.isArray(body.input)) for (let i = 0; i < body.input.length && !out.full; i++) out.message(body.input[i]);
-  } else {
-    out.system(body.system);
-    out.tools(body.tools);
-    const messages = Array.isArray(body.messages) ? body.messages : [];
-    for (let i = 0; i < messages.length && !out.full; i++) out.message(messages[i]);
-  }
+  rule.writePrompt(body, out);
   return out.full ? out.text : null;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
-
-function isSystemMessage(message: unknown): boolean {
-  return isObject(message) && (message.role === 'system' || message.role === 'developer');
-}
 
 /** A text part of any format (`text`, `input_text`, `output_text`): rendered as its text alone. */
 function textOf(part: unknown): string | undefined {
@@ -91,7 +86,7 @@ function textOf(part: unknown): string | undefined {
  * rendered the same whether a client sends a string or text parts, and `cache_control` is left out wherever
  * it appears: clients move those breakpoints from turn to turn, and they are not prompt text.
  */
-class PrefixWriter {
+class PrefixWriter implements PromptWriter {
   text = '';
   constructor(private readonly limit: number) {}
 

@@ -1,8 +1,6 @@
 import { textOf, type CanonicalUsage, type ResponseIdentity } from './canonical.js';
-import type { ClientFormat, ParsedRequest } from './client-formats.js';
+import type { ClientFormat, ParsedRequest } from './formats/client-format.js';
 import type { ProviderKind } from './providers/index.js';
-import { finalResponseOf } from './responses-state.js';
-import { SAME_FORMAT } from './same-format.js';
 import type { SseEvent } from './sse.js';
 
 /**
@@ -74,7 +72,7 @@ class HubStream implements StreamTranscoder {
 
   get finalResponse(): Record<string, unknown> | null {
     // Read from the closing frames only when asked (a stored Responses answer): most streams never are.
-    return this.last === null ? null : finalResponseOf(this.last);
+    return this.last === null ? null : (this.encoder.finalResponse?.(this.last) ?? null);
   }
 
   start(): string {
@@ -104,7 +102,7 @@ class HubStream implements StreamTranscoder {
 /** The codec for one answer: same format when the upstream speaks the client's, else through the hub. */
 export function codecFor(sameFormat: boolean, kind: ProviderKind, format: ClientFormat, who: ResponseIdentity, parsed: ParsedRequest): AnswerCodec {
   if (sameFormat) {
-    const rewriter = SAME_FORMAT[format.id];
+    const rewriter = format.sameFormat;
     return {
       json(upstreamBody) {
         const rewritten = rewriter.json(upstreamBody, who, parsed);

@@ -100,8 +100,16 @@ export interface CanonicalReasoning {
 /** Anthropic's `thinking` setting, as the client sent it. */
 export type CanonicalThinking = { type: 'enabled'; budgetTokens: number } | { type: 'adaptive' } | { type: 'disabled' };
 
-/** The client format a canonical request came from, for naming its fields in errors. */
-export type CanonicalSource = 'openai-chat' | 'openai-responses' | 'anthropic-messages';
+/**
+ * Where a client format carries the settings a translating provider may refuse, as dotted paths
+ * (`text.format`), so that a refusal names the client's own field.
+ */
+export interface ClientFieldNames {
+  responseFormat: string;
+  toolChoice: string;
+  topK: string;
+  temperature: string;
+}
 
 export interface CanonicalRequest {
   /** The public model id the client asked for (the upstream's own name is applied by the provider). */
@@ -120,7 +128,8 @@ export interface CanonicalRequest {
    * The fields below are optional so that a request built by hand (tests, probes) stays short;
    * every parser fills them all. Absent means "not set".
    */
-  source?: CanonicalSource;
+  /** The client format's names of the settings a provider may refuse (absent: chat's names). */
+  fieldNames?: ClientFieldNames;
   responseFormat?: ResponseFormat | null;
   reasoning?: CanonicalReasoning | null;
   thinking?: CanonicalThinking | null;
@@ -203,6 +212,11 @@ export interface StreamEncoder {
   finish(usage: CanonicalUsage | null): string;
   /** An in-band error that ends the stream (our own words only). */
   fail(message: string, code: string): string;
+  /**
+   * The completed response object in the frames `finish` wrote, where the format has one (Responses:
+   * kept for `previous_response_id`); asked only when the answer is to be kept.
+   */
+  finalResponse?(closing: string): Record<string, unknown> | null;
 }
 
 /** Turns an upstream's stream (one SSE event at a time) into canonical events. Stateful: one per response. */

@@ -12,18 +12,15 @@ import { Admission } from './admission.js';
 import { affinityKeyOf } from './affinity-key.js';
 import { codecFor } from './answer-codec.js';
 import type { ResponseIdentity } from './canonical.js';
-import type { ClientFormatId } from './client-formats.js';
+import type { ClientFormat } from './formats/client-format.js';
 import { WITHHELD_TOOLS_HEADER, type InferenceCall, type ResponseSink } from './inference-call.js';
 import type { RequestLimiter } from './limits.js';
 import { openAiCompatible, PROVIDER_KINDS } from './providers/index.js';
 import { Relay, SlotFreeingSink } from './relay.js';
 import type { ResponsesStorage } from './responses-state.js';
 import { Settlement, type Outcome } from './settlement.js';
-import { toImageUpstreamRequest } from './translate/openai-images.js';
+import { toImageUpstreamRequest } from './openai-images.js';
 import { legOf, UpstreamLegs, type UpstreamLeg } from './upstream-leg.js';
-
-/** The GenAI operation of each client format, for traces. */
-const OPERATIONS: Record<ClientFormatId, TracedOperation> = { 'openai-chat': 'chat', 'openai-responses': 'responses', 'anthropic-messages': 'messages' };
 
 const CANCELLED: Outcome = { status: 'cancelled', errorCode: 'client_closed', usage: null, upstreamId: null };
 
@@ -83,8 +80,8 @@ export class InferenceService {
    * One inference request in any client format (`/v1/chat/completions`, `/v1/responses`,
    * `/v1/messages`, the bridge), JSON or SSE: admit, forward, relay, settle.
    */
-  async complete(call: InferenceCall, formatId: ClientFormatId, body: unknown, sink: ResponseSink): Promise<void> {
-    const { format, parsed, save, admitted } = await this.traced(call, OPERATIONS[formatId], body, () => this.admission.text(call, formatId, body));
+  async complete(call: InferenceCall, format: ClientFormat, body: unknown, sink: ResponseSink): Promise<void> {
+    const { parsed, save, admitted } = await this.traced(call, format.operation, body, () => this.admission.text(call, format, body));
     const legs = new Map<RouteCandidate, UpstreamLeg>();
     const leg = (route: RouteCandidate) => {
       let known = legs.get(route);
@@ -107,7 +104,7 @@ export class InferenceService {
           return this.relay.text({ parsed, codec, save }, response, route.upstream.id, new SlotFreeingSink(sink, admitted.slot));
         },
         CANCELLED,
-        this.cacheAffinity ? () => affinityKeyOf(format.id, parsed.raw, call.principal.userId) : undefined,
+        this.cacheAffinity ? () => affinityKeyOf(format.affinity, parsed.raw, call.principal.userId) : undefined,
       ),
     );
   }

@@ -5,12 +5,12 @@ import { BodyTooLargeError, type UpstreamAnswer } from '../upstreams/upstream-bo
 import { clientErrorOf, UpstreamFailure } from '../upstreams/failures.js';
 import type { AnswerCodec, StreamTranscoder } from './answer-codec.js';
 import { promptText, type CanonicalUsage } from './canonical.js';
-import type { ParsedRequest } from './client-formats.js';
+import type { ParsedRequest } from './formats/client-format.js';
 import type { ResponseSink } from './inference-call.js';
 import type { Slot } from './limits.js';
 import { RoutedFailure, type Outcome } from './settlement.js';
 import { estimateTokens, SseSplitter } from './sse.js';
-import { imageOf, renderImage } from './translate/openai-images.js';
+import { imageOf, renderImage } from './openai-images.js';
 
 /** Largest non-streamed upstream response we accept. */
 const MAX_JSON_RESPONSE_BYTES = 64 * 1024 * 1024;

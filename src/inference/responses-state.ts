@@ -79,20 +79,3 @@ export async function prepareResponsesRequest(
         };
   return { body: expanded, save };
 }
-
-/**
- * The final response object in frames a Responses stream encoder wrote last (`response.completed` or
- * `response.incomplete`), for the store. Only read when the response is to be kept.
- */
-export function finalResponseOf(frames: string): Record<string, unknown> | null {
-  for (const line of frames.split('\n').reverse()) {
-    if (!line.startsWith('data: ')) continue;
-    try {
-      const data = JSON.parse(line.slice(6)) as Record<string, unknown>;
-      if ((data.type === 'response.completed' || data.type === 'response.incomplete') && isObject(data.response)) return data.response;
-    } catch {
-      // not a frame of ours
-    }
-  }
-  return null;
-}

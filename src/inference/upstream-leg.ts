@@ -8,9 +8,9 @@ import type { HealthVerdict } from '../upstreams/breaker.js';
 import { clientErrorOf, UpstreamFailure } from '../upstreams/failures.js';
 import type { Attempt, UpstreamHealth } from '../upstreams/health.js';
 import type { RouteCandidate, RouteTable } from '../upstreams/routes.js';
-import type { ClientFormat, ParsedRequest } from './client-formats.js';
+import type { ClientFormat, ParsedRequest } from './formats/client-format.js';
 import type { InferenceCall } from './inference-call.js';
-import { PROVIDER_KINDS, type ProviderKind } from './providers/index.js';
+import { PROVIDER_KINDS, type NativeFormat, type ProviderKind } from './providers/index.js';
 import { RoutedFailure, type Admitted, type Outcome } from './settlement.js';
 
 /** Carries our request id to the upstream (OpenAI's name for a caller-chosen request id). */
@@ -26,33 +26,31 @@ export interface UpstreamLeg {
   kind: ProviderKind;
 }
 
-/** A Responses request to an OpenAI-compatible upstream that serves the Responses API itself. */
-function isNativeResponses(format: ClientFormat, route: RouteCandidate): boolean {
-  return format.id === 'openai-responses' && route.upstream.kind === 'openai-compatible' && route.upstream.nativeResponses === true;
+/** How a route's upstream takes the client's format as it is (then nothing is translated), or null when it does not. */
+function nativeFormatOf(format: ClientFormat, kind: ProviderKind, route: RouteCandidate): NativeFormat | null {
+  const native = kind.native[format.id];
+  return native && (native.servedBy?.(route.upstream) ?? true) ? native : null;
 }
 
 /** Whether a route's upstream answers in the client's own format (then nothing is translated). */
 export function speaksClientFormat(format: ClientFormat, kind: ProviderKind, route: RouteCandidate): boolean {
-  return kind.speaks === format.id || isNativeResponses(format, route);
+  return nativeFormatOf(format, kind, route) !== null;
 }
 
 /**
- * How one route is called for a text request: in the client's own format when the upstream speaks it
- * (chat to an OpenAI-compatible upstream, Messages to an Anthropic one, Responses to an
- * OpenAI-compatible upstream that declares native Responses support), else through the hub.
+ * How one route is called for a text request: in the client's own format when the upstream's kind
+ * takes it as it is (its `native` formats: chat to an OpenAI-compatible upstream, Messages to an
+ * Anthropic one, Responses to an OpenAI-compatible upstream that declares native Responses support),
+ * else through the hub.
  */
 export function legOf(call: InferenceCall, format: ClientFormat, parsed: ParsedRequest, route: RouteCandidate): UpstreamLeg {
   const kind = PROVIDER_KINDS[route.upstream.kind]!;
   const headers = kind.headers(route.upstream, route.credential);
-  if (isNativeResponses(format, route)) {
-    // The conversation is already whole (expanded from our store): the upstream keeps no state for us.
-    const { previous_response_id: _expanded, ...body } = parsed.raw;
-    return { path: '/responses', headers, body: { ...body, model: route.upstreamModel }, sameFormat: true, kind };
-  }
-  if (kind.speaks !== format.id) return { path: kind.path, headers, body: kind.body(parsed.canonical, route.upstreamModel), sameFormat: false, kind };
-  // Beta features of the Messages API reach an Anthropic upstream as the client asked for them.
-  if (kind.speaks === 'anthropic-messages' && call.anthropicBeta) headers['anthropic-beta'] = call.anthropicBeta;
-  return { path: kind.path, headers, body: kind.passthrough(parsed.raw, route.upstreamModel), sameFormat: true, kind };
+  const native = nativeFormatOf(format, kind, route);
+  if (!native) return { path: kind.path, headers, body: kind.body(parsed.canonical, route.upstreamModel), sameFormat: false, kind };
+  const forwarded = native.headers?.(call);
+  if (forwarded) Object.assign(headers, forwarded);
+  return { path: native.path, headers, body: native.body(parsed.raw, route.upstreamModel), sameFormat: true, kind };
 }
 
 /**

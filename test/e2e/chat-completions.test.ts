@@ -3,7 +3,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { promptTokenBound } from '../../src/inference/canonical.js';
 import { estimateTokens } from '../../src/inference/sse.js';
-import { chatToCanonical, parseChatRequest } from '../../src/inference/translate/openai-chat.js';
+import { chatToCanonical, parseChatRequest } from '../../src/inference/formats/openai-chat/request.js';
 import { ledgerBalance } from '../helpers/accounts.js';
 import { http } from '../helpers/clients.js';
 import { usageDebitOf } from '../helpers/ledger.js';

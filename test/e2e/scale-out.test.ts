@@ -7,7 +7,7 @@ import { SessionEventsDocument, SetModelPricesDocument, type SessionEventsSubscr
 import { graphql, http, registerRest } from '../helpers/clients.js';
 import { Decimal } from 'decimal.js';
 import { promptTokenBound } from '../../src/inference/canonical.js';
-import { chatToCanonical, parseChatRequest } from '../../src/inference/translate/openai-chat.js';
+import { chatToCanonical, parseChatRequest } from '../../src/inference/formats/openai-chat/request.js';
 import { ledgerBalance } from '../helpers/accounts.js';
 import { apiAccount, createKey, fund, processAdmin, requestId, setAccountLimits, setKeyLimits, settled, startInferenceStack, usageEventOf, type InferenceStack } from '../helpers/inference.js';
 import type { ServerProcess } from '../helpers/process.js';

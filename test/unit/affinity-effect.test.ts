@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { affinityKeyOf, type AffinityFormat } from '../../src/inference/affinity-key.js';
+import { affinityKeyOf } from '../../src/inference/affinity-key.js';
+import { CLIENT_FORMATS, type ClientFormatId } from '../../src/inference/client-formats.js';
 import { affinityOrder, DEFAULT_BALANCE_FACTOR } from '../../src/upstreams/affinity.js';
 import { startSimulator, type Simulator } from '../../src/simulator/openai-simulator.js';
 
@@ -22,7 +23,7 @@ const ACCOUNTS = 20;
 const REQUESTS_PER_ACCOUNT = 10;
 const CONCURRENCY = 4;
 const KEYS = ['sk-pool-0', 'sk-pool-1', 'sk-pool-2', 'sk-pool-3'];
-const FORMATS: AffinityFormat[] = ['openai-chat', 'openai-responses', 'anthropic-messages'];
+const FORMATS: ClientFormatId[] = ['openai-chat', 'openai-responses', 'anthropic-messages'];
 
 let sim: Simulator;
 beforeAll(async () => {
@@ -45,7 +46,7 @@ function seeded(seed: number): () => number {
 
 interface Job {
   account: number;
-  format: AffinityFormat;
+  format: ClientFormatId;
   body: Record<string, unknown>;
 }
 
@@ -113,7 +114,7 @@ async function run(strategy: 'random' | 'affinity', credentials: number, minBoun
       let credential: number;
       if (strategy === 'random') credential = Math.floor(random() * credentials);
       else {
-        const key = affinityKeyOf(job.format, job.body, `account-${job.account}`);
+        const key = affinityKeyOf(CLIENT_FORMATS[job.format].affinity, job.body, `account-${job.account}`);
         expect(key).not.toBeNull(); // every prompt here is long, or names its cache
         credential = affinityOrder(key!, ids.map((id, i) => ({ id, inFlight: inFlight[i]! })), DEFAULT_BALANCE_FACTOR, minBound)[0]!;
       }

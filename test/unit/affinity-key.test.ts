@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { AFFINITY_PREFIX_CHARS, affinityKeyOf, promptPrefix } from '../../src/inference/affinity-key.js';
+import { AFFINITY_PREFIX_CHARS, affinityKeyOf as keyOf, promptPrefix as prefixOf } from '../../src/inference/affinity-key.js';
+import { CLIENT_FORMATS, type ClientFormatId } from '../../src/inference/client-formats.js';
+
+/** The key of a body sent in the named client format (its affinity rule). */
+const affinityKeyOf = (format: ClientFormatId, body: Record<string, unknown>, account: string) => keyOf(CLIENT_FORMATS[format].affinity, body, account);
+const promptPrefix = (format: ClientFormatId, body: Record<string, unknown>) => prefixOf(CLIENT_FORMATS[format].affinity, body);
 
 /** The affinity key of realistic request bodies of the three client formats. */
 

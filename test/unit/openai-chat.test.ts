@@ -4,16 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { usageOf } from '../../src/inference/providers/openai-compatible/chat.js';
 import { estimateTokens, SseSplitter } from '../../src/inference/sse.js';
 import { promptTokenBound } from '../../src/inference/canonical.js';
-import { plainContentOf, SAME_FORMAT } from '../../src/inference/same-format.js';
-import type { ParsedRequest } from '../../src/inference/client-formats.js';
-import {
-  chatRequestSchema,
-  chatToCanonical,
-  deliveredTextOf,
-  parseChatRequest,
-  publicChunk,
-  publicCompletion,
-} from '../../src/inference/translate/openai-chat.js';
+import { plainContentOf } from '../../src/inference/formats/openai-chat/same-format.js';
+import { CLIENT_FORMATS } from '../../src/inference/client-formats.js';
+import type { ParsedRequest } from '../../src/inference/formats/client-format.js';
+import { deliveredTextOf, publicChunk, publicCompletion } from '../../src/inference/formats/openai-chat/answer.js';
+import { chatToCanonical, parseChatRequest } from '../../src/inference/formats/openai-chat/request.js';
+import { CHAT_FIELD_CHECKS } from '../../src/inference/formats/openai-chat/fast-path.js';
+import { chatRequestSchema, type ChatField } from '../../src/inference/formats/openai-chat/schema.js';
 import { DomainError } from '../../src/shared/errors.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/openai-chat/${name}`, import.meta.url), 'utf8');
@@ -73,7 +70,7 @@ describe('the OpenAI chat wire format', () => {
         fc.property(fc.string({ unit: 'binary' }), extras, extras, (content, before, after) => {
           const data = contentChunk(content, before, after);
           if (plainContentOf(data) !== null) plain++;
-          const stream = SAME_FORMAT['openai-chat'].stream(bare, parsed);
+          const stream = CLIENT_FORMATS['openai-chat'].sameFormat.stream(bare, parsed);
           const out = stream.push({ event: null, data });
           expect(JSON.stringify(JSON.parse(out.slice('data: '.length)))).toBe(byParse(data).slice('data: '.length, -2));
           expect(out.endsWith('\n\n')).toBe(true);
@@ -92,7 +89,7 @@ describe('the OpenAI chat wire format', () => {
       const openai = '{"id":"chatcmpl-x","object":"chat.completion.chunk","created":1795325000,"model":"gpt","service_tier":"default","system_fingerprint":"fp_1","choices":[{"index":0,"delta":{"content":"Hi \\"you\\"\\n\\u00e9"},"logprobs":null,"finish_reason":null}],"usage":null,"obfuscation":"aB3"}';
       expect(plainContentOf(simulator)).toBe('"Baikal "');
       expect(plainContentOf(openai)).toBe('"Hi \\"you\\"\\n\\u00e9"');
-      const stream = SAME_FORMAT['openai-chat'].stream(bare, parsed);
+      const stream = CLIENT_FORMATS['openai-chat'].sameFormat.stream(bare, parsed);
       expect(stream.push({ event: null, data: openai })).toBe(byParse(openai).replace('é', '\\u00e9'));
       expect(stream.delivered).toBe('Hi "you"\né');
 
@@ -112,10 +109,10 @@ describe('the OpenAI chat wire format', () => {
     });
 
     it('still reports an in-band error and the upstream usage, which only the parse reads', () => {
-      const withUsage = SAME_FORMAT['openai-chat'].stream(bare, parsed);
+      const withUsage = CLIENT_FORMATS['openai-chat'].sameFormat.stream(bare, parsed);
       expect(withUsage.push({ event: null, data: contentChunk('a', {}, { usage: { prompt_tokens: 3, completion_tokens: 4 } }) })).toContain('"content":"a"');
       expect(withUsage.usage).toMatchObject({ inputTokens: 3, outputTokens: 4 });
-      const failing = SAME_FORMAT['openai-chat'].stream(bare, parsed);
+      const failing = CLIENT_FORMATS['openai-chat'].sameFormat.stream(bare, parsed);
       expect(failing.push({ event: null, data: contentChunk('a', { error: 'boom' }) })).toBe('');
       expect(failing.error).toContain('boom');
     });
@@ -212,7 +209,11 @@ describe('chat request validation fast path', () => {
   const limit = maybe(fc.oneof(fc.integer({ min: -2, max: 5 }), fc.double(), fc.constant(2 ** 53)));
   // Tenths on either side of a range and its edges (fc.double alone lands almost always near zero), and now and then any double.
   const around = (min: number, max: number) => fc.oneof({ arbitrary: fc.integer({ min: min * 10 - 5, max: max * 10 + 5 }).map((tenths) => tenths / 10), weight: 4 }, fc.double());
-  const optionalFields: Record<string, fc.Arbitrary<unknown>> = {
+  const coreFields = {
+    model: maybe(fc.oneof(fc.constant('gen-5.6-luna'), fc.string({ maxLength: 3 }), fc.constant('m'.repeat(128)), fc.constant('m'.repeat(129)))),
+    messages: maybe(fc.array(message, { maxLength: 2 })),
+  };
+  const optionalFields: Record<Exclude<ChatField, keyof typeof coreFields>, fc.Arbitrary<unknown>> = {
     stream: maybe(fc.boolean()),
     stream_options: maybe(fc.record({ include_usage: maybe(fc.boolean()) }, { requiredKeys: [] })),
     max_tokens: limit,
@@ -231,22 +232,24 @@ describe('chat request validation fast path', () => {
     tool_choice: maybe(fc.oneof(fc.constantFrom('none', 'auto', 'required', 'any'), fc.record({ type: maybe(fc.constantFrom('function', 'allowed_tools')) }, { requiredKeys: [] }))),
     response_format: maybe(fc.record({ type: maybe(fc.constantFrom('text', 'json_object', 'json_schema')) }, { requiredKeys: [] })),
   };
+  /** An arbitrary for every field the schema names (the test below holds the two lists equal). */
+  const fieldArbitraries: Record<ChatField, fc.Arbitrary<unknown>> = { ...coreFields, ...optionalFields };
+  const optionalKeys = Object.keys(optionalFields) as (keyof typeof optionalFields)[];
   const body = fc.oneof(
-    fc.record(
-      {
-        model: maybe(fc.oneof(fc.constant('gen-5.6-luna'), fc.string({ maxLength: 3 }), fc.constant('m'.repeat(128)), fc.constant('m'.repeat(129)))),
-        messages: maybe(fc.array(message, { maxLength: 2 })),
-        ...optionalFields,
-      },
-      { requiredKeys: [] },
-    ),
+    fc.record(fieldArbitraries, { requiredKeys: [] }),
     // A valid core and up to three other fields, so that whether the body passes turns on those few (one slip at a time).
     fc
-      .subarray(Object.keys(optionalFields), { maxLength: 3 })
-      .chain((keys) => fc.record(Object.fromEntries(keys.map((key) => [key, optionalFields[key]!]))))
+      .subarray(optionalKeys, { maxLength: 3 })
+      .chain((keys) => fc.record(Object.fromEntries(keys.map((key) => [key, optionalFields[key]]))))
       .map((fields) => ({ model: 'gen-5.6-luna', messages: [{ role: 'user', content: 'hi' }], ...fields })),
     fc.anything(),
   );
+
+  it('checks, and generates, exactly the fields the schema names', () => {
+    const schemaFields = Object.keys(chatRequestSchema.shape).sort();
+    expect(Object.keys(CHAT_FIELD_CHECKS).sort()).toEqual(schemaFields);
+    expect(Object.keys(fieldArbitraries).sort()).toEqual(schemaFields);
+  });
 
   it('accepts exactly what the schema accepts, as the schema would return it', () => {
     fc.assert(

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { CanonicalEvent, CanonicalUsage } from '../../src/inference/canonical.js';
-import { CLIENT_FORMATS, type ClientFormatId, type ParsedRequest } from '../../src/inference/client-formats.js';
+import { CLIENT_FORMATS, type ClientFormatId } from '../../src/inference/client-formats.js';
+import type { ParsedRequest } from '../../src/inference/formats/client-format.js';
 import { PROVIDER_KINDS } from '../../src/inference/providers/index.js';
 import { SseSplitter } from '../../src/inference/sse.js';
 

@@ -1,21 +1,17 @@
 import { DomainError, type ValidationIssue } from '../../shared/errors.js';
-import type { CanonicalRequest, CanonicalSource, CanonicalThinking, ReasoningEffort } from '../canonical.js';
+import type { CanonicalRequest, CanonicalThinking, ClientFieldNames, ReasoningEffort } from '../canonical.js';
 
 /**
  * What translating providers share: naming a client's field in a refusal, and the one table of
  * reasoning-effort equivalences (docs/inference-fields.md describes both).
  */
 
-/** Canonical settings -> the field each client format sent them in, for refusals that name the client's own field. */
-const FIELD_NAMES: Record<'responseFormat' | 'toolChoice' | 'topK' | 'temperature', Record<CanonicalSource, string>> = {
-  responseFormat: { 'openai-chat': 'response_format', 'openai-responses': 'text.format', 'anthropic-messages': 'output_config.format' },
-  toolChoice: { 'openai-chat': 'tool_choice', 'openai-responses': 'tool_choice', 'anthropic-messages': 'tool_choice' },
-  topK: { 'openai-chat': 'top_k', 'openai-responses': 'top_k', 'anthropic-messages': 'top_k' },
-  temperature: { 'openai-chat': 'temperature', 'openai-responses': 'temperature', 'anthropic-messages': 'temperature' },
-};
+/** The names of a request that says none (built by hand: tests, probes): chat completions'. */
+const DEFAULT_FIELD_NAMES: ClientFieldNames = { responseFormat: 'response_format', toolChoice: 'tool_choice', topK: 'top_k', temperature: 'temperature' };
 
-export function fieldLoc(request: CanonicalRequest, field: keyof typeof FIELD_NAMES): string[] {
-  return FIELD_NAMES[field][request.source ?? 'openai-chat'].split('.');
+/** Where the client sent a canonical setting, for a refusal that names the client's own field. */
+export function fieldLoc(request: CanonicalRequest, field: keyof ClientFieldNames): string[] {
+  return (request.fieldNames ?? DEFAULT_FIELD_NAMES)[field].split('.');
 }
 
 /** Refuses a request whose fields this route cannot honour: 422 `validation_failed`, each issue at its field. */

@@ -1,12 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { CanonicalEvent, CanonicalRequest, CanonicalResponse } from '../../src/inference/canonical.js';
-import { CLIENT_FORMATS } from '../../src/inference/client-formats.js';
+import { renderResponse } from '../../src/inference/formats/openai-responses/answer.js';
+import { encryptedContentOf } from '../../src/inference/formats/openai-responses/reasoning.js';
 import { anthropic, openAiCompatible } from '../../src/inference/providers/index.js';
 import { DomainError } from '../../src/shared/errors.js';
-import { encryptedContentOf, renderResponse, ResponsesStreamEncoder } from '../../src/inference/translate/openai-responses.js';
-import { MessagesStreamEncoder, renderMessage } from '../../src/inference/translate/anthropic-messages.js';
-import { ChatStreamEncoder, renderChatCompletion } from '../../src/inference/translate/openai-chat.js';
-import { ChatStreamDecoder, fromChatCompletion } from '../../src/inference/providers/openai-compatible/chat.js';
+import { chat, messages, parse, refused, responses, SCHEMA, toAnthropic, toChat, weatherTool, who } from '../helpers/inference-fields.js';
 
 /**
  * Every request field that changes the answer, field by field, on both upstream kinds: what a
@@ -14,30 +11,6 @@ import { ChatStreamDecoder, fromChatCompletion } from '../../src/inference/provi
  * on an anthropic upstream. docs/inference-fields.md names these tests in its "test" column: keep the
  * two in step.
  */
-
-const who = { id: 'f1', model: 'gen-5.6-luna', created: 1_795_325_000 };
-const parse = (format: keyof typeof CLIENT_FORMATS, body: object) => CLIENT_FORMATS[format].parse(body);
-const responses = (extra: object) => parse('openai-responses', { model: 'm', input: 'hi', ...extra });
-const chat = (extra: object) => parse('openai-chat', { model: 'm', messages: [{ role: 'user', content: 'hi' }], ...extra });
-const messages = (extra: object) => parse('anthropic-messages', { model: 'm', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }], ...extra });
-const toChat = (request: CanonicalRequest) => openAiCompatible.body(request, 'up') as Record<string, any>;
-const toAnthropic = (request: CanonicalRequest) => anthropic.body(request, 'up') as Record<string, any>;
-
-/** The issues (loc joined) a provider refuses a request with. */
-function refused(build: () => unknown): string[] {
-  try {
-    build();
-  } catch (error) {
-    expect(error).toBeInstanceOf(DomainError);
-    expect((error as DomainError).code).toBe('validation_failed');
-    expect((error as DomainError).reason).toBe('unsupported_field');
-    return (error as DomainError).issues.map((i) => i.loc.join('.'));
-  }
-  return expect.unreachable('the request was accepted');
-}
-
-const SCHEMA = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
-const weatherTool = { type: 'function', name: 'get_weather', parameters: SCHEMA };
 
 describe('Responses request fields on both upstream kinds', () => {
   it('text.format json_schema -> chat response_format json_schema / Anthropic output_config.format', () => {
@@ -227,7 +200,7 @@ describe('Responses request fields on both upstream kinds', () => {
 describe('Chat request fields (translated for the Anthropic kind, passed through to chat upstreams)', () => {
   it('passes the client body straight through to a chat upstream (every field carried natively)', () => {
     const parsed = chat({ response_format: { type: 'json_object' }, logprobs: true, top_k: 5, service_tier: 'flex' });
-    expect(openAiCompatible.passthrough(parsed.raw, 'up')).toMatchObject({ model: 'up', response_format: { type: 'json_object' }, logprobs: true, top_k: 5, service_tier: 'flex' });
+    expect(openAiCompatible.native['openai-chat']!.body(parsed.raw, 'up')).toMatchObject({ model: 'up', response_format: { type: 'json_object' }, logprobs: true, top_k: 5, service_tier: 'flex' });
   });
 
   it('response_format json_schema -> output_config.format; json_object refused naming response_format', () => {
@@ -310,7 +283,7 @@ describe('Messages request fields (translated for chat upstreams, passed through
   it('accepts Claude Code 2.1 requests whole; the body passed to Anthropic is the client body unchanged', () => {
     const parsed = parse('anthropic-messages', claudeCode);
     expect(parsed.raw).toBe(claudeCode);
-    expect(anthropic.passthrough(parsed.raw, 'up')).toEqual({ ...claudeCode, model: 'up' });
+    expect(anthropic.native['anthropic-messages']!.body(parsed.raw, 'up')).toEqual({ ...claudeCode, model: 'up' });
     expect(parsed.withheldTools).toEqual(['web_search_20250305']);
     expect(parsed.canonical.tools.map((t) => t.name)).toEqual(['Read', 'Grep']);
     expect(parsed.canonical.untranslatable).toEqual([]);
@@ -352,163 +325,12 @@ describe('Messages request fields (translated for chat upstreams, passed through
     });
     expect(refused(() => openAiCompatible.check(parsed.canonical))).toEqual(['messages.0.content.0.type', 'mcp_servers', 'container', 'top_k']);
     // The same request to an Anthropic upstream goes as sent.
-    expect(anthropic.passthrough(parsed.raw, 'up')).toMatchObject({ top_k: 5, container: 'cntr_1' });
+    expect(anthropic.native['anthropic-messages']!.body(parsed.raw, 'up')).toMatchObject({ top_k: 5, container: 'cntr_1' });
   });
 
   it('a server tool forced by tool_choice is a hosted choice (refused for chat upstreams)', () => {
     const parsed = messages({ tools: [{ type: 'web_search_20250305', name: 'web_search' }], tool_choice: { type: 'tool', name: 'web_search' } });
     expect(parsed.canonical.toolChoice).toEqual({ hosted: 'web_search_20250305' });
     expect(refused(() => openAiCompatible.check(parsed.canonical))).toEqual(['tool_choice']);
-  });
-});
-
-describe('Answers in each client format: reasoning and mapped tool calls', () => {
-  const customRequest = responses({
-    reasoning: { effort: 'medium', summary: 'auto' },
-    tools: [{ type: 'custom', name: 'apply_patch' }, { type: 'namespace', name: 'crm', description: 'CRM', tools: [{ type: 'function', name: 'lookup', parameters: SCHEMA }] }],
-  }).canonical;
-  const answer: CanonicalResponse = {
-    parts: [
-      { type: 'reasoning', text: 'plan the patch', summary: [], opaque: { family: 'anthropic', signature: 'sig-r' } },
-      { type: 'tool_call', id: 'call_1', name: 'apply_patch', arguments: '{"input":"*** Begin Patch\\n*** End Patch"}' },
-      { type: 'tool_call', id: 'call_2', name: 'crm__lookup', arguments: '{"city":"x"}' },
-    ],
-    stopReason: 'tool_use',
-    usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: 3 },
-  };
-
-  it('Responses JSON: a reasoning item with a summary and packed encrypted content; custom and namespaced calls under the client names', () => {
-    const out = renderResponse(answer, who, customRequest);
-    expect(out.output).toEqual([
-      { id: 'rs_f1_0', type: 'reasoning', status: 'completed', summary: [{ type: 'summary_text', text: 'plan the patch' }], encrypted_content: encryptedContentOf(answer.parts[0] as never) },
-      { id: 'ctc_f1_1', type: 'custom_tool_call', status: 'completed', call_id: 'call_1', name: 'apply_patch', input: '*** Begin Patch\n*** End Patch' },
-      { id: 'fc_f1_2', type: 'function_call', status: 'completed', call_id: 'call_2', name: 'lookup', arguments: '{"city":"x"}', namespace: 'crm' },
-    ]);
-    expect(out.reasoning).toEqual({ effort: 'medium', summary: 'auto' });
-  });
-
-  it('Responses stream: summary events for reasoning, the custom input whole at its end, namespaced names; the final object matches the JSON', () => {
-    const events: CanonicalEvent[] = [
-      { type: 'reasoning_delta', index: 0, text: 'plan ' },
-      { type: 'reasoning_delta', index: 0, text: 'the patch' },
-      { type: 'reasoning_opaque', index: 0, opaque: { family: 'anthropic', signature: 'sig-r' } },
-      { type: 'part_end', index: 0 },
-      { type: 'tool_call_start', index: 1, id: 'call_1', name: 'apply_patch' },
-      { type: 'tool_call_delta', index: 1, argumentsDelta: '{"input":"*** Begin Patch\\n' },
-      { type: 'tool_call_delta', index: 1, argumentsDelta: '*** End Patch"}' },
-      { type: 'part_end', index: 1 },
-      { type: 'tool_call_start', index: 2, id: 'call_2', name: 'crm__lookup' },
-      { type: 'tool_call_delta', index: 2, argumentsDelta: '{"city":"x"}' },
-      { type: 'part_end', index: 2 },
-      { type: 'stop', reason: 'tool_use' },
-    ];
-    const encoder = new ResponsesStreamEncoder(who, customRequest);
-    const sse = encoder.start() + events.map((e) => encoder.event(e)).join('') + encoder.finish(answer.usage);
-    const frames = sse.trim().split('\n\n').map((block) => JSON.parse(block.split('\n')[1]!.slice(6)));
-    expect(frames.map((f) => f.type)).toEqual([
-      'response.created',
-      'response.in_progress',
-      'response.output_item.added',
-      'response.reasoning_summary_part.added',
-      'response.reasoning_summary_text.delta',
-      'response.reasoning_summary_text.delta',
-      'response.reasoning_summary_text.done',
-      'response.reasoning_summary_part.done',
-      'response.output_item.done',
-      'response.output_item.added',
-      'response.custom_tool_call_input.delta',
-      'response.custom_tool_call_input.done',
-      'response.output_item.done',
-      'response.output_item.added',
-      'response.function_call_arguments.delta',
-      'response.function_call_arguments.done',
-      'response.output_item.done',
-      'response.completed',
-    ]);
-    expect(frames[9].item).toMatchObject({ type: 'custom_tool_call', name: 'apply_patch', input: '' });
-    expect(frames[11]).toMatchObject({ input: '*** Begin Patch\n*** End Patch' });
-    expect(frames[13].item).toMatchObject({ type: 'function_call', name: 'lookup', namespace: 'crm' });
-    expect(frames.at(-1).response.output).toEqual(renderResponse(answer, who, customRequest).output);
-  });
-
-  it('Responses without a summary request show reasoning as reasoning_text content', () => {
-    const out = renderResponse({ ...answer, parts: [{ type: 'reasoning', text: 'r', summary: [], opaque: null }] }, who, responses({}).canonical);
-    expect(out.output).toEqual([{ id: 'rs_f1_0', type: 'reasoning', status: 'completed', summary: [], content: [{ type: 'reasoning_text', text: 'r' }] }]);
-  });
-
-  it('chat: reasoning_content from a chat upstream reads as a reasoning part and renders back, in JSON and streams', () => {
-    const upstream = { choices: [{ message: { role: 'assistant', content: 'Deep.', reasoning_content: 'depth is 1642 m' }, finish_reason: 'stop' }] };
-    const canonical = fromChatCompletion(upstream);
-    expect(canonical.parts).toEqual([
-      { type: 'reasoning', text: 'depth is 1642 m', summary: [], opaque: null },
-      { type: 'text', text: 'Deep.' },
-    ]);
-    expect(renderChatCompletion(canonical, who)).toMatchObject({ choices: [{ message: { content: 'Deep.', reasoning_content: 'depth is 1642 m' } }] });
-    const decoder = new ChatStreamDecoder();
-    const chunk = (delta: object, finish: string | null = null) => ({ event: null, data: JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] }) });
-    const events = [chunk({ reasoning: 'hm' }), chunk({ content: 'ok' }), chunk({}, 'stop')].flatMap((e) => decoder.push(e));
-    expect(events).toEqual([
-      { type: 'reasoning_delta', index: 0, text: 'hm' },
-      { type: 'text_delta', index: 1, text: 'ok' },
-      { type: 'part_end', index: 0 },
-      { type: 'part_end', index: 1 },
-      { type: 'stop', reason: 'end' },
-    ]);
-    const encoder = new ChatStreamEncoder({ ...who, id: 'chatcmpl-f1' }, false);
-    expect(encoder.event(events[0]!)).toContain('"delta":{"reasoning_content":"hm"}');
-  });
-
-  it('Messages: thinking blocks with signatures when the client turned thinking on, none otherwise', () => {
-    const thinkingOn = messages({ thinking: { type: 'enabled', budget_tokens: 2048 } }).canonical;
-    const parts: CanonicalResponse['parts'] = [
-      { type: 'reasoning', text: 'signed', summary: [], opaque: { family: 'anthropic', signature: 's1' } },
-      { type: 'reasoning', text: '', summary: [], opaque: { family: 'anthropic', redactedData: 'r==' } },
-      { type: 'reasoning', text: 'from a chat upstream', summary: [], opaque: null },
-      { type: 'text', text: 'Hi' },
-    ];
-    const shown = renderMessage({ parts, stopReason: 'end', usage: null }, who, thinkingOn) as { content: object[] };
-    expect(shown.content).toEqual([
-      { type: 'thinking', thinking: 'signed', signature: 's1' },
-      { type: 'redacted_thinking', data: 'r==' },
-      { type: 'thinking', thinking: 'from a chat upstream', signature: '' },
-      { type: 'text', text: 'Hi' },
-    ]);
-    expect((renderMessage({ parts, stopReason: 'end', usage: null }, who, messages({}).canonical) as { content: object[] }).content).toEqual([{ type: 'text', text: 'Hi' }]);
-  });
-
-  it('Messages stream: message_start carries early input usage; thinking and signature deltas; message_delta the cumulative totals', () => {
-    const encoder = new MessagesStreamEncoder(who, messages({ thinking: { type: 'adaptive' } }).canonical);
-    const start = { inputTokens: 120, outputTokens: 1, cacheReadTokens: 100, cacheWriteTokens: 0, reasoningTokens: null };
-    const billed = { ...start, outputTokens: 30 };
-    const sse =
-      encoder.start() +
-      [
-        { type: 'usage_start', usage: start },
-        { type: 'reasoning_delta', index: 0, text: 'hmm' },
-        { type: 'reasoning_opaque', index: 0, opaque: { family: 'anthropic', signature: 'sig' } },
-        { type: 'part_end', index: 0 },
-        { type: 'text_delta', index: 1, text: 'Hi' },
-        { type: 'stop', reason: 'end' },
-      ]
-        .map((e) => encoder.event(e as CanonicalEvent))
-        .join('') +
-      encoder.finish(billed);
-    const frames = sse.trim().split('\n\n').map((block) => JSON.parse(block.split('\n')[1]!.slice(6)));
-    expect(frames[0]).toMatchObject({ type: 'message_start', message: { usage: { input_tokens: 20, cache_read_input_tokens: 100, cache_creation_input_tokens: 0, output_tokens: 0 } } });
-    expect(frames.filter((f) => f.type === 'content_block_delta').map((f) => f.delta)).toEqual([
-      { type: 'thinking_delta', thinking: 'hmm' },
-      { type: 'signature_delta', signature: 'sig' },
-      { type: 'text_delta', text: 'Hi' },
-    ]);
-    expect(frames.find((f) => f.type === 'message_delta').usage).toEqual({ input_tokens: 20, output_tokens: 30, cache_read_input_tokens: 100, cache_creation_input_tokens: 0 });
-  });
-
-  it('Messages stream from an upstream that reports usage only at the end: message_start zeros, message_delta the full counts', () => {
-    const encoder = new MessagesStreamEncoder(who);
-    const sse = encoder.start() + encoder.event({ type: 'text_delta', index: 0, text: 'Hi' }) + encoder.finish({ inputTokens: 50, outputTokens: 2, cacheReadTokens: 10, cacheWriteTokens: null, reasoningTokens: null });
-    expect(encoder.start()).toBe('');
-    const frames = sse.trim().split('\n\n').map((block) => JSON.parse(block.split('\n')[1]!.slice(6)));
-    expect(frames[0].message.usage).toEqual({ input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: null, cache_read_input_tokens: null });
-    expect(frames.find((f) => f.type === 'message_delta').usage).toEqual({ input_tokens: 40, output_tokens: 2, cache_read_input_tokens: 10, cache_creation_input_tokens: null });
   });
 });

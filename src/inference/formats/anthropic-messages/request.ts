@@ -1,37 +1,16 @@
 import { z } from 'zod';
-import type { ErrorCode, ValidationIssue } from '../../shared/errors.js';
-import { parseInput } from '../../shared/validation.js';
-import { openUnion } from './open-union.js';
-import {
-  textOf,
-  toolInputOf,
-  type CanonicalEvent,
-  type CanonicalImage,
-  type CanonicalMessage,
-  type CanonicalPart,
-  type CanonicalRequest,
-  type CanonicalResponse,
-  type CanonicalTool,
-  type CanonicalToolChoice,
-  type CanonicalUsage,
-  type OutputPart,
-  type ResponseIdentity,
-  type StopReason,
-  type StreamEncoder,
-} from '../canonical.js';
-
+import type { ValidationIssue } from '../../../shared/errors.js';
+import { parseInput } from '../../../shared/validation.js';
+import { textOf, type CanonicalImage, type CanonicalMessage, type CanonicalPart, type CanonicalRequest, type CanonicalTool, type CanonicalToolChoice, type ClientFieldNames } from '../../canonical.js';
+import { openUnion } from '../open-union.js';
 
 /** The `anthropic-version` clients of /v1/messages send (DESIGN.md: wire formats). */
 export const MESSAGES_API_VERSION = '2023-06-01';
 
 /**
  * The Anthropic Messages wire format, client side (what `POST /v1/messages` callers speak): request
- * validation into canonical form, and canonical responses and event streams rendered as Messages
- * bodies and SSE frames. Only documented fields go out, under our own id and the public model id.
+ * validation into canonical form. Answers are in answer.ts and stream.ts.
  */
-
-// ---------------------------------------------------------------------------------------------------
-// Requests
 
 /**
  * Content that may be a plain string or a list of blocks. A string becomes one text block before
@@ -231,6 +210,9 @@ export interface ParsedMessages {
   withheldTools: string[];
 }
 
+/** Where Messages carry the settings a translating provider may refuse. */
+const MESSAGES_FIELD_NAMES: ClientFieldNames = { responseFormat: 'output_config.format', toolChoice: 'tool_choice', topK: 'top_k', temperature: 'temperature' };
+
 /** A Messages request in canonical form; 422 (`validation_failed`) with the offending field's loc. */
 export function parseMessages(body: unknown): ParsedMessages {
   const request = parseInput(messagesRequestSchema, body);
@@ -280,7 +262,7 @@ export function parseMessages(body: unknown): ParsedMessages {
       topP: request.top_p ?? null,
       stop: request.stop_sequences ?? [],
       stream: request.stream === true,
-      source: 'anthropic-messages',
+      fieldNames: MESSAGES_FIELD_NAMES,
       responseFormat: format ? { type: 'json_schema', name: 'response', description: null, schema: format.schema, strict: true } : null,
       reasoning: effort ? { effort, summary: null } : null,
       thinking: think ? (think.type === 'enabled' ? { type: 'enabled', budgetTokens: think.budget_tokens } : { type: think.type }) : null,
@@ -299,259 +281,4 @@ export function parseMessages(body: unknown): ParsedMessages {
 /** A Messages request in canonical form; 422 (`validation_failed`) with the offending field's loc. */
 export function parseMessagesRequest(body: unknown): CanonicalRequest {
   return parseMessages(body).canonical;
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Responses
-
-export const STOP_TO_ANTHROPIC: Record<StopReason, string> = {
-  end: 'end_turn',
-  max_tokens: 'max_tokens',
-  tool_use: 'tool_use',
-  stop_sequence: 'stop_sequence',
-  refusal: 'refusal',
-};
-
-/** Our id with the prefix Anthropic's message ids carry. */
-export const messageId = (who: ResponseIdentity): string => `msg_${who.id}`;
-
-interface MessagesUsage {
-  input_tokens: number;
-  output_tokens: number;
-  cache_creation_input_tokens: number | null;
-  cache_read_input_tokens: number | null;
-}
-
-/**
- * Canonical usage the Anthropic way: `input_tokens` is the uncached remainder, cache reads and
- * writes are counted beside it (the canonical `inputTokens` includes both). A bucket the upstream
- * did not report stays null, which the SDK's `Usage` type allows, rather than claiming 0.
- */
-export function messagesUsage(usage: CanonicalUsage): MessagesUsage {
-  const read = usage.cacheReadTokens;
-  const written = usage.cacheWriteTokens;
-  return {
-    input_tokens: Math.max(0, usage.inputTokens - (read ?? 0) - (written ?? 0)),
-    output_tokens: usage.outputTokens,
-    cache_creation_input_tokens: written,
-    cache_read_input_tokens: read,
-  };
-}
-
-/**
- * Whether reasoning is shown as thinking blocks: when the client turned thinking on, as Anthropic
- * does (a chat upstream that reasons unasked does not make thinking blocks appear).
- */
-export function showsThinking(request: CanonicalRequest | undefined): boolean {
-  return request?.thinking?.type === 'enabled' || request?.thinking?.type === 'adaptive';
-}
-
-/**
- * A reasoning part as a thinking block. Anthropic's own thinking keeps its signature (or stays
- * redacted), so a tool loop with thinking on can send it back; another family's reasoning gets an
- * empty signature, which only matters if the client sent it to Anthropic itself.
- */
-function thinkingBlockOf(part: Extract<OutputPart, { type: 'reasoning' }>): object {
-  const opaque = part.opaque;
-  if (opaque?.family === 'anthropic' && 'redactedData' in opaque) return { type: 'redacted_thinking', data: opaque.redactedData };
-  const signature = opaque?.family === 'anthropic' && 'signature' in opaque ? opaque.signature : '';
-  return { type: 'thinking', thinking: part.text || part.summary.join('\n\n'), signature };
-}
-
-/** A canonical response as a Messages API `message`. */
-export function renderMessage(response: CanonicalResponse, who: ResponseIdentity, request?: CanonicalRequest): object {
-  const thinking = showsThinking(request);
-  const content: object[] = [];
-  for (const p of response.parts) {
-    if (p.type === 'text') content.push({ type: 'text', text: p.text });
-    else if (p.type === 'tool_call') content.push({ type: 'tool_use', id: p.id, name: p.name, input: toolInputOf(p.arguments) });
-    else if (thinking) content.push(thinkingBlockOf(p));
-  }
-  return {
-    id: messageId(who),
-    type: 'message',
-    role: 'assistant',
-    model: who.model,
-    content,
-    stop_reason: STOP_TO_ANTHROPIC[response.stopReason ?? 'end'],
-    stop_sequence: null,
-    usage: response.usage ? messagesUsage(response.usage) : { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: null, cache_read_input_tokens: null },
-  };
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Errors
-
-export type MessagesErrorType =
-  | 'invalid_request_error'
-  | 'authentication_error'
-  | 'billing_error'
-  | 'permission_error'
-  | 'not_found_error'
-  | 'request_too_large'
-  | 'rate_limit_error'
-  | 'timeout_error'
-  | 'api_error'
-  | 'overloaded_error';
-
-/** Which Anthropic error type each of our error codes is shown as (exhaustive: a new code must be mapped). */
-export const MESSAGES_ERROR_TYPE: Record<ErrorCode, MessagesErrorType> = {
-  validation_failed: 'invalid_request_error',
-  bad_request: 'invalid_request_error',
-  unauthenticated: 'authentication_error',
-  invalid_credentials: 'authentication_error',
-  forbidden: 'permission_error',
-  not_found: 'not_found_error',
-  conflict: 'invalid_request_error',
-  rate_limited: 'rate_limit_error',
-  insufficient_balance: 'billing_error',
-  spend_cap_reached: 'billing_error',
-  unavailable: 'overloaded_error',
-  payload_too_large: 'request_too_large',
-  unsupported_media_type: 'invalid_request_error',
-  bad_gateway: 'api_error',
-};
-
-/** The Messages API error body. */
-export function errorBody(type: MessagesErrorType, message: string): { type: 'error'; error: { type: MessagesErrorType; message: string } } {
-  return { type: 'error', error: { type, message } };
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Streams
-
-function frame(type: string, data: object): string {
-  return `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
-}
-
-/**
- * Canonical events as a Messages SSE stream.
- *
- * `message_start` is held back until the first canonical event, so that input usage an upstream
- * reports at the start (a `usage_start` event, from an Anthropic upstream) goes out in it as
- * Anthropic's own streams do; `start()` therefore returns nothing. Otherwise it carries zeros (and
- * null cache buckets), and either way the final `message_delta` carries the full billed usage: input,
- * output and both cache buckets, cumulative. The SDK's accumulator overwrites each non-null field
- * from `message_delta`, so `finalMessage().usage` is the billed usage. (LangChain reads input only
- * from `message_start` and output from `message_delta`: its streamed input count is right only when
- * the upstream reported input at the start.)
- *
- * Blocks: Anthropic streams one content block at a time with indices 0, 1, 2… in order, and SDKs
- * rely on that. A block opens at its part's first event (so a part that never produces text never
- * becomes an empty block) and closes at `part_end`, when the next part opens (some upstreams only
- * say parts ended at the very end), or at `finish`. Text arriving for a part already closed opens a
- * new text block; arguments arriving for a closed tool call still go out under its block index
- * (SDKs accumulate by index), so nothing the model produced is dropped. Reasoning becomes thinking
- * blocks (with their signature as a `signature_delta`) when the client turned thinking on.
- */
-export class MessagesStreamEncoder implements StreamEncoder {
-  private nextBlock = 0;
-  /** The block being streamed, if any, and the canonical part it renders. */
-  private open: { part: number; block: number; kind: 'text' | 'tool_use' | 'thinking' | 'redacted_thinking' } | null = null;
-  /** Canonical tool-call part -> its block index (a late argument delta needs it after the block closed). */
-  private readonly toolBlocks = new Map<number, number>();
-  private stopReason: StopReason | null = null;
-  private started = false;
-
-  constructor(
-    private readonly who: ResponseIdentity,
-    private readonly request?: CanonicalRequest,
-  ) {}
-
-  start(): string {
-    return '';
-  }
-
-  /** `message_start` (once), with the input usage known so far. */
-  private messageStart(usage: CanonicalUsage | null): string {
-    if (this.started) return '';
-    this.started = true;
-    const message = {
-      id: messageId(this.who),
-      type: 'message',
-      role: 'assistant',
-      model: this.who.model,
-      content: [],
-      stop_reason: null,
-      stop_sequence: null,
-      // Nothing is output yet (clients that sum a stream's usage events, like LangChain, add this to the final count).
-      usage: usage ? { ...messagesUsage(usage), output_tokens: 0 } : { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: null, cache_read_input_tokens: null },
-    };
-    return frame('message_start', { message }) + frame('ping', {});
-  }
-
-  event(event: CanonicalEvent): string {
-    if (event.type === 'usage_start') return this.messageStart(event.usage);
-    return this.messageStart(null) + this.body(event);
-  }
-
-  private body(event: CanonicalEvent): string {
-    switch (event.type) {
-      case 'text_delta': {
-        if (!event.text) return '';
-        const opening = this.open?.part === event.index ? '' : this.openBlock(event.index, 'text', { type: 'text', text: '' });
-        return opening + frame('content_block_delta', { index: this.open!.block, delta: { type: 'text_delta', text: event.text } });
-      }
-      case 'reasoning_delta': {
-        if (!event.text || !showsThinking(this.request)) return '';
-        const opening = this.open?.part === event.index ? '' : this.openBlock(event.index, 'thinking', { type: 'thinking', thinking: '', signature: '' });
-        if (this.open!.kind !== 'thinking') return opening;
-        return opening + frame('content_block_delta', { index: this.open!.block, delta: { type: 'thinking_delta', thinking: event.text } });
-      }
-      case 'reasoning_opaque': {
-        const opaque = event.opaque;
-        if (!showsThinking(this.request) || opaque.family !== 'anthropic') return '';
-        if ('redactedData' in opaque) return this.open?.part === event.index ? '' : this.openBlock(event.index, 'redacted_thinking', { type: 'redacted_thinking', data: opaque.redactedData });
-        const opening = this.open?.part === event.index ? '' : this.openBlock(event.index, 'thinking', { type: 'thinking', thinking: '', signature: '' });
-        if (this.open!.kind !== 'thinking') return opening;
-        return opening + frame('content_block_delta', { index: this.open!.block, delta: { type: 'signature_delta', signature: opaque.signature } });
-      }
-      case 'tool_call_start': {
-        const opening = this.openBlock(event.index, 'tool_use', { type: 'tool_use', id: event.id, name: event.name, input: {} });
-        this.toolBlocks.set(event.index, this.open!.block);
-        return opening;
-      }
-      case 'tool_call_delta': {
-        const block = this.toolBlocks.get(event.index);
-        // A delta for a call that never started has no id or name to open a block with.
-        if (block === undefined || !event.argumentsDelta) return '';
-        return frame('content_block_delta', { index: block, delta: { type: 'input_json_delta', partial_json: event.argumentsDelta } });
-      }
-      case 'part_end':
-        return this.open?.part === event.index ? this.closeOpen() : '';
-      case 'stop':
-        this.stopReason = event.reason;
-        return '';
-      case 'usage':
-      case 'usage_start':
-        // `finish` receives the usage that was billed, which is what the client is shown.
-        return '';
-    }
-  }
-
-  finish(usage: CanonicalUsage | null): string {
-    const delta = { stop_reason: STOP_TO_ANTHROPIC[this.stopReason ?? 'end'], stop_sequence: null };
-    // Without reported usage there is nothing honest to say about input; output_tokens is required.
-    const shown = usage ? messagesUsage(usage) : { input_tokens: null, output_tokens: 0, cache_creation_input_tokens: null, cache_read_input_tokens: null };
-    return this.messageStart(null) + this.closeOpen() + frame('message_delta', { delta, usage: shown }) + frame('message_stop', {});
-  }
-
-  fail(message: string, _code: string): string {
-    // Mid-stream failures are always ours or the route's (never the client's request): `api_error`.
-    // Like Anthropic's own, the error event ends the stream as is: no block stop, no message_stop.
-    return frame('error', { error: { type: 'api_error', message } });
-  }
-
-  private openBlock(part: number, kind: 'text' | 'tool_use' | 'thinking' | 'redacted_thinking', contentBlock: object): string {
-    const closing = this.closeOpen();
-    this.open = { part, block: this.nextBlock++, kind };
-    return closing + frame('content_block_start', { index: this.open.block, content_block: contentBlock });
-  }
-
-  private closeOpen(): string {
-    if (!this.open) return '';
-    const index = this.open.block;
-    this.open = null;
-    return frame('content_block_stop', { index });
-  }
 }

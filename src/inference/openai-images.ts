@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseInput } from '../../shared/validation.js';
+import { parseInput } from '../shared/validation.js';
 
 /**
  * The OpenAI image-generation wire format (`POST /v1/images/generations`). One image per request
