@@ -93,7 +93,7 @@ module.exports = {
       comment: 'Provider adapters speak the canonical (hub) format and upstreams only; client formats are translated elsewhere.',
       severity: 'error',
       from: { path: '^src/inference/providers/' },
-      to: { path: '^src/inference/(translate/|client-formats|same-format)' },
+      to: { path: '^src/inference/(formats/|client-formats)' },
     },
   ],
   options: {
