@@ -2,6 +2,7 @@ import type { Metrics } from '../metrics.js';
 import { Cancellation } from '../shared/cancellation.js';
 import { DomainError } from '../shared/errors.js';
 import type { Logger } from '../shared/logging.js';
+import type { AttemptSpan } from '../shared/tracing-api.js';
 import type { UpstreamClient } from '../upstreams/client.js';
 import type { UpstreamAnswer } from '../upstreams/upstream-body.js';
 import type { HealthVerdict } from '../upstreams/breaker.js';
@@ -93,11 +94,7 @@ export class UpstreamLegs {
     affinityKey?: () => string | null,
   ): Promise<T> {
     const choice = this.deps.routes.choose(admitted.model.id, call.principal.routeGroup, accepts, affinityKey);
-    if (!choice.routes.length) {
-      if (choice.busy) throw new DomainError('rate_limited', `The model ${admitted.model.id} is at capacity; retry shortly`, { retryAfterSeconds: 1, reason: 'upstream_busy' });
-      this.deps.log.error({ model: admitted.model.id, group: call.principal.routeGroup }, 'no upstream route serves this model');
-      throw new DomainError('unavailable', `The model ${admitted.model.id} is temporarily unavailable`, { retryAfterSeconds: 30, reason: 'no_route' });
-    }
+    if (!choice.routes.length) throw this.noRoute(choice.busy, admitted.model.id, call.principal.routeGroup);
     const upstreamCall = new Cancellation();
     const endUpstream = () => upstreamCall.cancel();
     signal.once('abort', endUpstream);
@@ -130,32 +127,15 @@ export class UpstreamLegs {
             span?.end({ outcome: 'aborted' });
             break;
           }
-          failure = attempt.abandoned ? new UpstreamFailure('timeout', route.upstream.id, 'abandoned: no first byte while other routes answered, and the route was taken out') : this.deps.upstreams.failureOf(error, route.upstream.id);
-          this.finish(attempt, route, attempt.abandoned ? 'abandoned' : failure.kind, verdictOf(failure), failure.retryAfterSeconds === null ? null : failure.retryAfterSeconds * 1000);
-          span?.end({ outcome: failure.kind, status: failure.status, retryAfterSeconds: failure.retryAfterSeconds });
-          // The request id is on this line through the logging scope; the detail is for the operator only.
-          this.deps.log.warn({ upstream: route.upstream.id, credential: route.credential.id, kind: failure.kind, status: failure.status, detail: failure.detail }, 'upstream call failed');
-          this.deps.metrics?.upstreamError(route.upstream.id, failure.kind);
+          failure = this.failed(attempt, route, error, span);
           if (!failure.retryable) break;
           continue;
         }
         // Past the first byte there is no failover: the relay owns the answer from here.
-        let verdict: HealthVerdict = 'none';
-        let ended = 'cancelled';
         try {
-          const outcome = await relay(response, route);
-          outcome.upstreamCredentialId = route.credential.id;
-          outcome.upstreamPrices = route.upstream.prices[admitted.model.id] ?? null;
-          // A stream the upstream cut (or answered malformed) is the route's failure; a client gone or a stop is not.
-          if (outcome.status === 'success') [verdict, ended] = ['ok', 'ok'];
-          else if (outcome.status === 'error' && !upstreamCall.cancelled && !this.stopped) [verdict, ended] = ['failure', 'stream_error'];
-          return outcome;
+          return await this.relayed(response, route, admitted, relay, { attempt, span, upstreamCall });
         } finally {
           upstreamCall.off('abort', endAttempt);
-          this.finish(attempt, route, ended, verdict);
-          span?.end({ outcome: ended === 'ok' ? 'ok' : ended === 'cancelled' ? 'aborted' : 'server_error', status: response.status, firstByteMs: attempt.firstByteAt - attempt.startedAt });
-          // An answer the relay did not read to its end (it failed first) ends its upstream call, which would wait paused.
-          response.body.destroy();
         }
       }
       if (this.stopped && !signal.cancelled) throw new DomainError('unavailable', 'The service is restarting; retry the request', { retryAfterSeconds: 1, reason: 'shutting_down' });
@@ -164,6 +144,51 @@ export class UpstreamLegs {
     } finally {
       signal.off('abort', endUpstream);
       this.running.delete(upstreamCall);
+    }
+  }
+
+  /** Every route is out (or, `busy`, full): nothing to try. */
+  private noRoute(busy: boolean, model: string, group: string): DomainError {
+    if (busy) return new DomainError('rate_limited', `The model ${model} is at capacity; retry shortly`, { retryAfterSeconds: 1, reason: 'upstream_busy' });
+    this.deps.log.error({ model, group }, 'no upstream route serves this model');
+    return new DomainError('unavailable', `The model ${model} is temporarily unavailable`, { retryAfterSeconds: 30, reason: 'no_route' });
+  }
+
+  /** An attempt failed before its first byte: health, the trace, the operator's log and metrics learn how. */
+  private failed(attempt: Attempt, route: RouteCandidate, error: unknown, span: AttemptSpan | undefined): UpstreamFailure {
+    const failure = attempt.abandoned ? new UpstreamFailure('timeout', route.upstream.id, 'abandoned: no first byte while other routes answered, and the route was taken out') : this.deps.upstreams.failureOf(error, route.upstream.id);
+    this.finish(attempt, route, attempt.abandoned ? 'abandoned' : failure.kind, verdictOf(failure), failure.retryAfterSeconds === null ? null : failure.retryAfterSeconds * 1000);
+    span?.end({ outcome: failure.kind, status: failure.status, retryAfterSeconds: failure.retryAfterSeconds });
+    // The request id is on this line through the logging scope; the detail is for the operator only.
+    this.deps.log.warn({ upstream: route.upstream.id, credential: route.credential.id, kind: failure.kind, status: failure.status, detail: failure.detail }, 'upstream call failed');
+    this.deps.metrics?.upstreamError(route.upstream.id, failure.kind);
+    return failure;
+  }
+
+  /** The relay owns an answer past its first byte; how it ended is the route's verdict (a client gone or a stop is not). */
+  private async relayed<T extends Outcome>(
+    response: UpstreamAnswer,
+    route: RouteCandidate,
+    admitted: Admitted,
+    relay: (response: UpstreamAnswer, route: RouteCandidate) => Promise<T>,
+    attemptOf: { attempt: Attempt; span: AttemptSpan | undefined; upstreamCall: Cancellation },
+  ): Promise<T> {
+    const { attempt, span, upstreamCall } = attemptOf;
+    let verdict: HealthVerdict = 'none';
+    let ended = 'cancelled';
+    try {
+      const outcome = await relay(response, route);
+      outcome.upstreamCredentialId = route.credential.id;
+      outcome.upstreamPrices = route.upstream.prices[admitted.model.id] ?? null;
+      // A stream the upstream cut (or answered malformed) is the route's failure.
+      if (outcome.status === 'success') [verdict, ended] = ['ok', 'ok'];
+      else if (outcome.status === 'error' && !upstreamCall.cancelled && !this.stopped) [verdict, ended] = ['failure', 'stream_error'];
+      return outcome;
+    } finally {
+      this.finish(attempt, route, ended, verdict);
+      span?.end({ outcome: ended === 'ok' ? 'ok' : ended === 'cancelled' ? 'aborted' : 'server_error', status: response.status, firstByteMs: attempt.firstByteAt - attempt.startedAt });
+      // An answer the relay did not read to its end (it failed first) ends its upstream call, which would wait paused.
+      response.body.destroy();
     }
   }
 
