@@ -124,84 +124,17 @@ export function parseVideoRequest(body: unknown, model: CatalogModel): VideoJobS
   const v = new Issues();
   for (const key of Object.keys(obj)) if (!BODY_KEYS.includes(key)) v.add([key], 'Extra inputs are not permitted', 'extra_forbidden');
 
-  // prompt
   const prompt = v.field(['prompt'], z.string().trim().max(MAX_PROMPT_CHARS, `String should have at most ${MAX_PROMPT_CHARS} characters`).optional(), obj.prompt);
   const promptInvalid = obj.prompt !== undefined && prompt === undefined;
-
-  // seconds: integer, or an integer string (the openai SDK sends strings)
-  const { min, max } = video.seconds;
-  let seconds = video.seconds.default ?? min;
-  if (obj.seconds !== undefined) {
-    const raw = typeof obj.seconds === 'string' && /^\s*\d{1,9}\s*$/.test(obj.seconds) ? Number(obj.seconds) : obj.seconds;
-    if (typeof raw !== 'number' || !Number.isInteger(raw)) v.add(['seconds'], 'Input should be a valid integer', 'int_parsing');
-    else if (raw < min || raw > max) v.add(['seconds'], min === max ? `Input should be ${min} for ${model.id}` : `Input should be between ${min} and ${max} for ${model.id}`, 'value_error');
-    else seconds = raw;
-  }
-
-  // size / resolution and aspect_ratio / ratio are aliases; both given must agree
-  const sizeKey = aliasOf(v, obj, 'size', 'resolution');
-  const ratioKey = aliasOf(v, obj, 'aspect_ratio', 'ratio');
-  let ratio: string | undefined;
-  if (ratioKey) {
-    const value = v.field([ratioKey], z.string().trim(), obj[ratioKey]);
-    if (value !== undefined && !video.ratios.includes(value)) v.add([ratioKey], `Input should be one of: ${video.ratios.join(', ')}`, 'literal_error');
-    else ratio = value;
-  }
-  let tier = video.resolutions.find((r) => Number.parseInt(r, 10) >= 720) ?? video.resolutions[0]!;
-  if (sizeKey) {
-    const value = v.field([sizeKey], z.string().trim().toLowerCase(), obj[sizeKey]);
-    if (value !== undefined) {
-      const exact = [...combos(video.resolutions, video.ratios)];
-      if (video.resolutions.includes(value)) tier = value;
-      else {
-        const match = exact.find((c) => `${c.width}x${c.height}` === value);
-        if (!match) {
-          const dims = exact.map((c) => `${c.width}x${c.height}`).join(', ');
-          v.add([sizeKey], `Input should be one of: ${video.resolutions.join(', ')} or exact dimensions ${dims} for ${model.id}`, 'literal_error');
-        } else if (ratioKey && ratio !== undefined && ratio !== match.ratio) {
-          v.add([sizeKey], `Input ${value} is ${match.ratio}, which conflicts with ${ratioKey} ${ratio}`, 'value_error');
-        } else {
-          tier = match.tier;
-          ratio = match.ratio;
-        }
-      }
-    }
-  }
-  ratio ??= video.ratios[0]!;
-
-  // settings: the alpha models' controls. Rule: a model takes settings only when its catalog audio is
-  // `native` (SPEC 4.7 "applies to the alpha models"); elsewhere every settings field is refused.
-  const settings = v.field(['settings'], settingsSchema.optional(), obj.settings);
-  const takesSettings = video.audio === 'native';
-  if (settings && !takesSettings) {
-    for (const key of Object.keys(settings)) v.add(['settings', key], `Extra inputs are not permitted: ${model.id} takes no settings (audio ${video.audio})`, 'extra_forbidden');
-  }
-  const audio = takesSettings ? (settings?.audio ?? 'off') : 'off';
-  const multiShot = takesSettings ? (settings?.multi_shot ?? false) : false;
-
+  const seconds = parseSeconds(v, obj.seconds, video, model.id);
+  const { tier, ratio } = parseShape(v, obj, video, model.id);
+  const { audio, multiShot } = parseSettings(v, obj.settings, video, model.id);
   // prompt_extend: only where the catalog offers it (the beta models)
   const promptExtend = v.field(['prompt_extend'], z.boolean().optional(), obj.prompt_extend);
   if (promptExtend !== undefined && !video.promptExtend) v.add(['prompt_extend'], `Extra inputs are not permitted: ${model.id} has no prompt extension`, 'extra_forbidden');
-
   // references, with the OpenAI-style input_reference as the first frame
   const references = parseReferences(v, obj.references, model, parseInputReference(v, obj.input_reference));
-
-  // mode follows from the references; it must be one the model offers
-  const images = references.filter((r) => r.type === 'image');
-  const mode: VideoMode = images.some((r) => r.role === 'first_frame')
-    ? 'image-to-video'
-    : images.some((r) => r.role === 'reference') && video.modes.includes('multi-reference')
-      ? 'multi-reference'
-      : 'text-to-video';
-  const referenceIssues = v.list.some((i) => i.loc[0] === 'references' || i.loc[0] === 'input_reference');
-  // A refused reference already explains an impossible mode; don't report it twice.
-  if (!video.modes.includes(mode) && !referenceIssues) {
-    const msg = mode === 'text-to-video' ? `Input should include a first_frame image for ${model.id} (modes: ${video.modes.join(', ')})` : `Input should fit one of ${model.id}'s modes: ${video.modes.join(', ')}`;
-    v.add(['references'], msg, 'value_error');
-  } else if (video.modes.includes(mode) && mode === 'text-to-video' && !prompt && !promptInvalid) {
-    // image-to-video and multi-reference may animate the references without words; text-to-video cannot.
-    v.add(['prompt'], 'Field required for text-to-video', 'missing');
-  }
+  const mode = videoMode(v, references, video, model.id, { given: Boolean(prompt), invalid: promptInvalid });
 
   if (v.list.length > 0) throw new DomainError('validation_failed', 'Request validation failed', { issues: v.list });
   const dims = videoDimensions(tier, ratio);
@@ -221,6 +154,81 @@ export function parseVideoRequest(body: unknown, model: CatalogModel): VideoJobS
     promptExtend: promptExtend ?? false,
     references,
   };
+}
+
+type VideoSpec = NonNullable<CatalogModel['video']>;
+
+/** seconds: an integer, or an integer string (the openai SDK sends strings), within the model's range. */
+function parseSeconds(v: Issues, given: unknown, video: VideoSpec, modelId: string): number {
+  const { min, max } = video.seconds;
+  if (given === undefined) return video.seconds.default ?? min;
+  const raw = typeof given === 'string' && /^\s*\d{1,9}\s*$/.test(given) ? Number(given) : given;
+  if (typeof raw !== 'number' || !Number.isInteger(raw)) v.add(['seconds'], 'Input should be a valid integer', 'int_parsing');
+  else if (raw < min || raw > max) v.add(['seconds'], min === max ? `Input should be ${min} for ${modelId}` : `Input should be between ${min} and ${max} for ${modelId}`, 'value_error');
+  else return raw;
+  return video.seconds.default ?? min;
+}
+
+/** size / resolution and aspect_ratio / ratio are aliases; both given must agree. */
+function parseShape(v: Issues, obj: Record<string, unknown>, video: VideoSpec, modelId: string): { tier: string; ratio: string } {
+  const sizeKey = aliasOf(v, obj, 'size', 'resolution');
+  const ratioKey = aliasOf(v, obj, 'aspect_ratio', 'ratio');
+  let ratio: string | undefined;
+  if (ratioKey) {
+    const value = v.field([ratioKey], z.string().trim(), obj[ratioKey]);
+    if (value !== undefined && !video.ratios.includes(value)) v.add([ratioKey], `Input should be one of: ${video.ratios.join(', ')}`, 'literal_error');
+    else ratio = value;
+  }
+  let tier = video.resolutions.find((r) => Number.parseInt(r, 10) >= 720) ?? video.resolutions[0]!;
+  const value = sizeKey ? v.field([sizeKey], z.string().trim().toLowerCase(), obj[sizeKey]) : undefined;
+  if (sizeKey && value !== undefined) {
+    const exact = [...combos(video.resolutions, video.ratios)];
+    const match = exact.find((c) => `${c.width}x${c.height}` === value);
+    if (video.resolutions.includes(value)) tier = value;
+    else if (!match) {
+      const dims = exact.map((c) => `${c.width}x${c.height}`).join(', ');
+      v.add([sizeKey], `Input should be one of: ${video.resolutions.join(', ')} or exact dimensions ${dims} for ${modelId}`, 'literal_error');
+    } else if (ratioKey && ratio !== undefined && ratio !== match.ratio) {
+      v.add([sizeKey], `Input ${value} is ${match.ratio}, which conflicts with ${ratioKey} ${ratio}`, 'value_error');
+    } else {
+      tier = match.tier;
+      ratio = match.ratio;
+    }
+  }
+  return { tier, ratio: ratio ?? video.ratios[0]! };
+}
+
+/**
+ * settings: the alpha models' controls. Rule: a model takes settings only when its catalog audio is
+ * `native` (SPEC 4.7 "applies to the alpha models"); elsewhere every settings field is refused.
+ */
+function parseSettings(v: Issues, given: unknown, video: VideoSpec, modelId: string): { audio: VideoJobSpec['audio']; multiShot: boolean } {
+  const settings = v.field(['settings'], settingsSchema.optional(), given);
+  const takesSettings = video.audio === 'native';
+  if (settings && !takesSettings) {
+    for (const key of Object.keys(settings)) v.add(['settings', key], `Extra inputs are not permitted: ${modelId} takes no settings (audio ${video.audio})`, 'extra_forbidden');
+  }
+  return { audio: takesSettings ? (settings?.audio ?? 'off') : 'off', multiShot: takesSettings ? (settings?.multi_shot ?? false) : false };
+}
+
+/** The mode follows from the references; it must be one the model offers, and text-to-video needs a prompt. */
+function videoMode(v: Issues, references: VideoJobSpec['references'], video: VideoSpec, modelId: string, prompt: { given: boolean; invalid: boolean }): VideoMode {
+  const images = references.filter((r) => r.type === 'image');
+  const mode: VideoMode = images.some((r) => r.role === 'first_frame')
+    ? 'image-to-video'
+    : images.some((r) => r.role === 'reference') && video.modes.includes('multi-reference')
+      ? 'multi-reference'
+      : 'text-to-video';
+  const referenceIssues = v.list.some((i) => i.loc[0] === 'references' || i.loc[0] === 'input_reference');
+  // A refused reference already explains an impossible mode; don't report it twice.
+  if (!video.modes.includes(mode) && !referenceIssues) {
+    const msg = mode === 'text-to-video' ? `Input should include a first_frame image for ${modelId} (modes: ${video.modes.join(', ')})` : `Input should fit one of ${modelId}'s modes: ${video.modes.join(', ')}`;
+    v.add(['references'], msg, 'value_error');
+  } else if (video.modes.includes(mode) && mode === 'text-to-video' && !prompt.given && !prompt.invalid) {
+    // image-to-video and multi-reference may animate the references without words; text-to-video cannot.
+    v.add(['prompt'], 'Field required for text-to-video', 'missing');
+  }
+  return mode;
 }
 
 /** What the job costs: per second x seconds, or one generation. */
