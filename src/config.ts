@@ -4,6 +4,8 @@ import path from 'node:path';
 import { z } from 'zod';
 import { resolveUpstreams, upstreamsSchema, type Upstream } from './upstreams/config.js';
 import { paymentsSchema, resolvePayments, type PaymentsSettings } from './payments/payments.config.js';
+import type { LoginThrottleSettings, MessengerSettings, RegisterThrottleSettings, SessionSettings } from './accounts/accounts.settings.js';
+import type { MailSettings } from './mail/mailer.js';
 
 /** Thrown at boot when the environment or the operator file is wrong; the message names the bad setting. */
 export class ConfigError extends Error {
@@ -155,9 +157,9 @@ export interface Config {
   embeddedPgPort: number;
   publicHttps: boolean;
   trustProxy?: string;
-  session: { idleMs: number; absoluteMs: number };
-  loginThrottle: { maxFailuresPerAccount: number; maxAttemptsPerAddress: number; windowMs: number };
-  registerThrottle: { maxPerAddress: number; windowMs: number };
+  session: SessionSettings;
+  loginThrottle: LoginThrottleSettings;
+  registerThrottle: RegisterThrottleSettings;
   shutdownGraceMs: number;
   /** graphql-ws limits (see src/graphql-ws.ts). */
   websocket: { maxPerAccount: number; maxPerAddress: number; anonymousSubscribeMs: number; idleMs: number; sessionRecheckMs: number };
@@ -180,9 +182,9 @@ export interface Config {
   environment: NodeJS.ProcessEnv;
   /** The operator's payments section with the checkout webhook secret resolved from the environment; never shown. */
   payments: PaymentsSettings;
-  mail: { smtpUrl?: string; from: string; language: 'ru' | 'en'; cooldownMs: number; maxPerHour: number };
+  mail: MailSettings;
   /** The messenger section with its webhook secret resolved; null when not configured. Never shown. */
-  messenger: { label: string; botUrl: string; webhookSecret: string; tokenTtlMs: number } | null;
+  messenger: MessengerSettings | null;
   /** Stored responses: how long one is kept after it is written. */
   responses: { ttlMs: number };
 }
