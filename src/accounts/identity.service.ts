@@ -9,7 +9,7 @@ import type { EmailLinkConfirmInput, EmailLinkStartInput, MessengerStatusQuery, 
 import type { LoginThrottleSettings, MessengerSettings } from './accounts.settings.js';
 import type { AccountView } from './account-view.js';
 import { EmailVerification, type EmailLinkStarted } from './email-verification.js';
-import { MessengerLinks, type MessengerLinkStartView, type MessengerLinkStatusView, type MessengerLinksView } from './messenger-link.js';
+import { MessengerLinking, type MessengerLinkStartView, type MessengerLinkStatusView, type MessengerLinksView } from './messenger-link.js';
 import { MessengerLogin, type MessengerSignIn } from './messenger-login.js';
 import { MessengerWebhook, type MessengerWebhookResult } from './messenger-webhook.js';
 
@@ -46,7 +46,7 @@ export interface IdentityDeps {
 export class IdentityService {
   readonly mailer: Mailer;
   private readonly email: EmailVerification;
-  private readonly messenger: MessengerLinks;
+  private readonly linking: MessengerLinking;
   private readonly login: MessengerLogin;
   private readonly webhook: MessengerWebhook;
 
@@ -54,9 +54,9 @@ export class IdentityService {
     const { mail, messenger, loginThrottle, brandName } = deps.settings;
     this.mailer = new Mailer({ orm: deps.orm, mail, log: deps.log });
     this.email = new EmailVerification({ ...deps, mailer: this.mailer, mail, brandName });
-    this.messenger = new MessengerLinks({ ...deps, messenger });
+    this.linking = new MessengerLinking({ ...deps, messenger });
     this.login = new MessengerLogin({ ...deps, messenger, loginThrottle });
-    this.webhook = new MessengerWebhook({ clock: deps.clock, messenger, links: this.messenger, login: this.login });
+    this.webhook = new MessengerWebhook({ clock: deps.clock, messenger, linking: this.linking, login: this.login });
   }
 
   // ---- e-mail verification and linking ----
@@ -88,27 +88,27 @@ export class IdentityService {
   // ---- messenger linking ----
 
   links(actor: Actor): Promise<MessengerLinksView> {
-    return this.messenger.linksOf(actor);
+    return this.linking.linksOf(actor);
   }
 
   startMessengerLink(actor: Actor): Promise<MessengerLinkStartView> {
-    return this.messenger.start(actor);
+    return this.linking.start(actor);
   }
 
   messengerLinkStatus(actor: Actor, raw: MessengerStatusQuery): Promise<MessengerLinkStatusView> {
-    return this.messenger.status(actor, raw);
+    return this.linking.status(actor, raw);
   }
 
   confirmMessengerLink(actor: Actor, raw: MessengerTokenInput): Promise<{ status: string; userId: string }> {
-    return this.messenger.confirm(actor, raw);
+    return this.linking.confirm(actor, raw);
   }
 
   unlinkMessenger(actor: Actor): Promise<void> {
-    return this.messenger.unlink(actor);
+    return this.linking.unlink(actor);
   }
 
   purgeExpiredLinks(): Promise<number> {
-    return this.messenger.purgeExpired();
+    return this.linking.purgeExpired();
   }
 
   // ---- signing in with the messenger ----

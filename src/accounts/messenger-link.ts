@@ -77,7 +77,7 @@ function linksView(user: User): MessengerLinksView {
  * Linking a messenger identity to an account (DESIGN.md: Messenger linking): started in the cabinet and
  * finished by the bot's signed webhook, or started in the bot and confirmed in the cabinet.
  */
-export class MessengerLinks {
+export class MessengerLinking {
   private readonly links: MessengerLinksRepository;
   private readonly accounts: AccountsRepository;
 

@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../shared/clock.js';
 import { messengerWebhookEvent } from './accounts.schemas.js';
 import type { MessengerSettings } from './accounts.settings.js';
-import type { MessengerLinks } from './messenger-link.js';
+import type { MessengerLinking } from './messenger-link.js';
 import { LOGIN_PREFIX, type MessengerLogin } from './messenger-login.js';
 
 /** A signature's timestamp may be this far from our clock (either way) before the event counts as stale. */
@@ -36,7 +36,7 @@ export function signatureProblem(secret: string, rawBody: Buffer, header: string
  * token. Unsigned, forged or stale events change nothing.
  */
 export class MessengerWebhook {
-  constructor(private readonly deps: { clock: Clock; messenger: MessengerSettings | null; links: MessengerLinks; login: MessengerLogin }) {}
+  constructor(private readonly deps: { clock: Clock; messenger: MessengerSettings | null; linking: MessengerLinking; login: MessengerLogin }) {}
 
   async handle(rawBody: Buffer, signatureHeader: string | undefined): Promise<MessengerWebhookResult> {
     const m = this.deps.messenger;
@@ -55,10 +55,10 @@ export class MessengerWebhook {
     const name = event.user.name ?? null;
     const token = match[1];
     if (!token) {
-      const issued = await this.deps.links.issueBotToken(event.user.id, name);
+      const issued = await this.deps.linking.issueBotToken(event.user.id, name);
       return { status: 200, outcome: 'token_issued', ...issued };
     }
     if (token.startsWith(LOGIN_PREFIX)) return { status: 200, outcome: await this.deps.login.confirm(token.slice(LOGIN_PREFIX.length), event.user.id, name) };
-    return { status: 200, outcome: await this.deps.links.finishCabinetLink(token, event.user.id, name) };
+    return { status: 200, outcome: await this.deps.linking.finishCabinetLink(token, event.user.id, name) };
   }
 }

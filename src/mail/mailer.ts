@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import nodemailer, { type Transporter } from 'nodemailer';
-import { newId } from '../shared/ids.js';
 import type { Logger } from '../shared/logging.js';
+import { OutboxRepository } from './outbox.repository.js';
 import type { MailContent, MailLanguage } from './templates.js';
 
 /** SMTP_URL, MAIL_* and EMAIL_CODE_*: how mail leaves, its default language, and how often an account may be sent a code. */
@@ -26,10 +26,12 @@ export interface OutgoingMail extends MailContent {
 export class Mailer {
   private readonly transport: Transporter;
   readonly kind: 'smtp' | 'outbox';
+  private readonly outbox: OutboxRepository;
 
   constructor(private readonly deps: { orm: MikroORM; mail: Pick<MailSettings, 'smtpUrl' | 'from'>; log: Logger }) {
     const { smtpUrl } = deps.mail;
     this.kind = smtpUrl ? 'smtp' : 'outbox';
+    this.outbox = new OutboxRepository(deps.orm);
     this.transport = smtpUrl ? nodemailer.createTransport(smtpUrl) : nodemailer.createTransport({ jsonTransport: true });
   }
 
@@ -38,7 +40,7 @@ export class Mailer {
     try {
       const info = await this.transport.sendMail({ from: this.deps.mail.from, to: mail.to, subject: mail.subject, text: mail.text });
       if (this.kind === 'outbox') {
-        await this.deps.orm.em.fork().execute('insert into email_outbox (id, to_address, subject, text_body) values (?, ?, ?, ?)', [newId(), mail.to, mail.subject, mail.text]);
+        await this.outbox.insert(mail);
       }
       this.deps.log.info({ transport: this.kind, to: mail.to, subject: mail.subject, messageId: info.messageId }, 'e-mail sent');
       return true;

@@ -31,10 +31,9 @@ export function sign(raw: string, secret = MESSENGER_SECRET, t = Math.floor(Date
 
 export const messengerUser = () => ({ id: String(Math.floor(Math.random() * 1e12)), name: `@tg_${randomUUID().slice(0, 6)}` });
 
-/** Starts the SMTP server and the gateway before the file's tests, stops both after them. */
-export function useIdentityGateway() {
-  const delivered: Delivered[] = [];
-  const smtp = new SMTPServer({
+/** An SMTP server that takes the gateway's credentials and keeps every message it is given in `delivered`. */
+function smtpServer(delivered: Delivered[]): SMTPServer {
+  return new SMTPServer({
     disabledCommands: ['STARTTLS'],
     allowInsecureAuth: true,
     onAuth(auth, _session, callback) {
@@ -50,6 +49,12 @@ export function useIdentityGateway() {
       });
     },
   });
+}
+
+/** Starts the SMTP server and the gateway before the file's tests, stops both after them. */
+export function useIdentityGateway() {
+  const delivered: Delivered[] = [];
+  const smtp = smtpServer(delivered);
   const configFile = operatorConfigFile({ messenger: { label: 'Telegram', botUrl: 'https://t.me/baikal_test_bot', webhookSecretEnv: 'TEST_MESSENGER_SECRET', tokenTtlMinutes: 15 } });
 
   const gw = {} as TestGateway;
