@@ -9,6 +9,8 @@ import { leaderboardSettings, type LeaderboardSettings } from './usage/leaderboa
 import type { StatusSettings } from './status/status.service.js';
 import type { VideoSettings } from './video/video.config.js';
 import type { ResponsesSettings } from './inference/responses-store.js';
+import type { LoginThrottleSettings, MessengerSettings, RegisterThrottleSettings, SessionSettings } from './accounts/accounts.settings.js';
+import type { MailSettings } from './mail/mailer.js';
 
 /** Thrown at boot when the environment or the operator file is wrong; the message names the bad setting. */
 export class ConfigError extends Error {
@@ -160,9 +162,9 @@ export interface Config {
   embeddedPgPort: number;
   publicHttps: boolean;
   trustProxy?: string;
-  session: { idleMs: number; absoluteMs: number };
-  loginThrottle: { maxFailuresPerAccount: number; maxAttemptsPerAddress: number; windowMs: number };
-  registerThrottle: { maxPerAddress: number; windowMs: number };
+  session: SessionSettings;
+  loginThrottle: LoginThrottleSettings;
+  registerThrottle: RegisterThrottleSettings;
   shutdownGraceMs: number;
   /** graphql-ws limits (see src/graphql-ws.ts). */
   websocket: { maxPerAccount: number; maxPerAddress: number; anonymousSubscribeMs: number; idleMs: number; sessionRecheckMs: number };
@@ -187,9 +189,9 @@ export interface Config {
   environment: NodeJS.ProcessEnv;
   /** The operator's payments section with the checkout webhook secret resolved from the environment; never shown. */
   payments: PaymentsSettings;
-  mail: { smtpUrl?: string; from: string; language: 'ru' | 'en'; cooldownMs: number; maxPerHour: number };
+  mail: MailSettings;
   /** The messenger section with its webhook secret resolved; null when not configured. Never shown. */
-  messenger: { label: string; botUrl: string; webhookSecret: string; tokenTtlMs: number } | null;
+  messenger: MessengerSettings | null;
   /** Stored responses: how long one is kept after it is written. */
   responses: ResponsesSettings;
 }

@@ -87,8 +87,15 @@ export interface ServiceDeps {
 
 export function createServices(deps: ServiceDeps): Services {
   const catalog = new CatalogService({ ...deps, catalogFile: deps.config.catalogFile });
-  const identity = new IdentityService(deps);
-  const accounts = new AccountsService({ ...deps, identity });
+  const identity = new IdentityService({
+    ...deps,
+    settings: { mail: deps.config.mail, messenger: deps.config.messenger, loginThrottle: deps.config.loginThrottle, brandName: deps.config.operator.brand.name },
+  });
+  const accounts = new AccountsService({
+    ...deps,
+    identity,
+    settings: { session: deps.config.session, loginThrottle: deps.config.loginThrottle, registerThrottle: deps.config.registerThrottle },
+  });
   const wallets = deps.shared ? new SharedWallets({ orm: deps.orm, shared: deps.shared, log: deps.log, leaseMs: deps.config.slotLeaseMs }) : new Wallets(deps);
   const baselines = { ...DEFAULT_LIMITS, concurrentPerAccount: deps.config.accountConcurrencyLimit };
   const limiter = deps.shared ? new SharedLimiter(deps.shared, deps.log, { leaseMs: deps.config.slotLeaseMs, baselines }) : new Limiter(baselines);

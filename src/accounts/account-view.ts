@@ -1,3 +1,4 @@
+import type { KeyView } from '../keys/keys.service.js';
 import { formatUsd, money } from '../shared/money.js';
 import type { User } from './user.entity.js';
 
@@ -25,4 +26,43 @@ export function toAccountView(user: User): AccountView {
     balanceUsd: balanceOf(user),
     isAdmin: user.isAdmin,
   };
+}
+
+/** One row of an account's ledger as the cabinet lists it (a usage batch's debit is shown as the requests it covers). */
+export interface TransactionView {
+  id: string;
+  userId: string;
+  amountUsd: string;
+  kind: string;
+  apiKeyId: string | null;
+  provider: string | null;
+  model: string | null;
+  promptTokens: number | null;
+  completionTokens: number | null;
+  createdAt: Date;
+}
+
+/** One account as an operator sees it in the cabinet: identity, balances, credit line, activity. */
+export interface AdminAccountView {
+  userId: string;
+  username: string | null;
+  email: string | null;
+  emailVerified: boolean;
+  isAdmin: boolean;
+  balanceUsd: string;
+  paidBalanceUsd: string;
+  bonusBalanceUsd: string;
+  creditLimitUsd: string;
+  trustedPartnerUntil: Date | null;
+  concurrencyLimit: number | null;
+  activeKeys: number;
+  activeSessions: number;
+  createdAt: Date;
+}
+
+/** A key with the limits an operator may override (revoked keys too). */
+export interface AdminKeyView extends KeyView {
+  rpmLimit: number | null;
+  concurrencyLimit: number | null;
+  revokedAt: Date | null;
 }

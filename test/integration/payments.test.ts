@@ -37,7 +37,7 @@ afterAll(() => removeOperatorConfigFile(configFile));
 const INVOICE_FIELDS = ['amount_requested', 'bonus_rate', 'bonus_usd', 'created_at', 'currency', 'id', 'method', 'paid_at', 'payment_url', 'status', 'updated_at', 'usd_credit'];
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
-/** Invoices need a verified e-mail (README "Identity", covered in identity.test.ts): these accounts have one. */
+/** Invoices need a verified e-mail (README "Identity", covered in identity-email.test.ts): these accounts have one. */
 async function newFundedAccount(g: typeof gw, paidUsd?: string) {
   const account = await newUnverifiedAccount(g, paidUsd);
   await g.db.query('update users set email_verified = true where id = $1', [account.userId]);
