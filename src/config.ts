@@ -231,40 +231,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`WORKERS=${e.WORKERS} needs REDIS_URL: several processes share limits and holds only through Redis; set REDIS_URL or WORKERS=1`);
   }
   const workers = e.WORKERS ?? (e.REDIS_URL ? availableParallelism() : 1);
-
-  let operatorRaw: unknown = {};
-  if (e.BAIKAL_CONFIG) {
-    try {
-      operatorRaw = JSON.parse(readFileSync(e.BAIKAL_CONFIG, 'utf8'));
-    } catch (error) {
-      throw new ConfigError(`BAIKAL_CONFIG: cannot read ${e.BAIKAL_CONFIG}: ${(error as Error).message}`);
-    }
-  }
-  const operator = operatorFileSchema.safeParse(operatorRaw);
-  if (!operator.success) throw new ConfigError(`Invalid operator config ${e.BAIKAL_CONFIG}: ${formatIssues('', operator.error, operatorRaw)}`);
-
-  let upstreams: Upstream[];
-  try {
-    upstreams = resolveUpstreams(operator.data.upstreams, env);
-  } catch (error) {
-    throw new ConfigError((error as Error).message);
-  }
-
-  let payments: PaymentsSettings;
-  try {
-    payments = resolvePayments(operator.data.payments, env);
-  } catch (error) {
-    throw new ConfigError((error as Error).message);
-  }
-
-  let messenger: Config['messenger'] = null;
-  const m = operator.data.messenger;
-  if (m) {
-    const secret = env[m.webhookSecretEnv];
-    if (!secret || secret.length < 16) throw new ConfigError(`messenger.webhookSecretEnv: environment variable ${m.webhookSecretEnv} must hold a secret of at least 16 characters`);
-    messenger = { label: m.label, botUrl: m.botUrl, webhookSecret: secret, tokenTtlMs: m.tokenTtlMinutes * 60_000 };
-  }
-
+  const operator = readOperatorFile(e.BAIKAL_CONFIG);
+  const upstreams = asConfigError(() => resolveUpstreams(operator.upstreams, env));
+  const payments = asConfigError(() => resolvePayments(operator.payments, env));
+  const messenger = messengerSettings(operator.messenger, env);
 
   return {
     port: e.PORT,
@@ -303,12 +273,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     video: { workers: e.VIDEO_WORKERS, pollMs: e.VIDEO_POLL_MS, leaseMs: e.VIDEO_LEASE_MS, deadlineMs: e.VIDEO_DEADLINE_MINUTES * 60_000 },
     status: { probeIntervalMs: Math.round(e.STATUS_PROBE_SECONDS * 1000), probeTimeoutMs: e.STATUS_PROBE_TIMEOUT_MS },
     usageFlushMs: e.USAGE_FLUSH_MS,
-    operator: operator.data,
+    operator,
     configFile: e.BAIKAL_CONFIG,
     catalogFile: e.BAIKAL_CATALOG,
     upstreams,
-    managedUpstreams: { dataDir: path.resolve(e.DATA_DIR), production: e.NODE_ENV === 'production', definitions: operator.data.upstreams },
-    leaderboard: leaderboardSettings((operator.data as { leaderboard?: { timezone?: unknown; prize?: unknown } }).leaderboard),
+    managedUpstreams: { dataDir: path.resolve(e.DATA_DIR), production: e.NODE_ENV === 'production', definitions: operator.upstreams },
+    leaderboard: leaderboardSettings((operator as { leaderboard?: { timezone?: unknown; prize?: unknown } }).leaderboard),
     environment: env,
     payments,
     mail: {
@@ -321,4 +291,36 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     messenger,
     responses: { ttlMs: Math.round(e.RESPONSES_TTL_DAYS * 86_400_000) },
   };
+}
+
+/** The operator file (BAIKAL_CONFIG), validated; `{}` when none is named. */
+function readOperatorFile(file: string | undefined): OperatorConfig {
+  let raw: unknown = {};
+  if (file) {
+    try {
+      raw = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (error) {
+      throw new ConfigError(`BAIKAL_CONFIG: cannot read ${file}: ${(error as Error).message}`);
+    }
+  }
+  const operator = operatorFileSchema.safeParse(raw);
+  if (!operator.success) throw new ConfigError(`Invalid operator config ${file}: ${formatIssues('', operator.error, raw)}`);
+  return operator.data;
+}
+
+/** A section's own resolution failure (a credential variable unset, say) is a configuration error naming it. */
+function asConfigError<T>(resolve: () => T): T {
+  try {
+    return resolve();
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+}
+
+/** The messenger section with its webhook secret read from the variable it names; null when not configured. */
+function messengerSettings(section: OperatorConfig['messenger'], env: NodeJS.ProcessEnv): MessengerSettings | null {
+  if (!section) return null;
+  const secret = env[section.webhookSecretEnv];
+  if (!secret || secret.length < 16) throw new ConfigError(`messenger.webhookSecretEnv: environment variable ${section.webhookSecretEnv} must hold a secret of at least 16 characters`);
+  return { label: section.label, botUrl: section.botUrl, webhookSecret: secret, tokenTtlMs: section.tokenTtlMinutes * 60_000 };
 }
