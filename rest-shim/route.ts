@@ -32,11 +32,15 @@ export interface RouteDeclaration {
   params?: SpecNames;
   /** Whether the body may be left out (`{}` is then what the service sees). */
   optionalBody?: boolean;
+  /** Whether the body may also come as multipart/form-data. */
+  multipart?: boolean;
+  /** The error shape on /v1: OpenAI's, Anthropic's, or either (chosen by the `anthropic-version` header); the cabinet's when absent. */
+  errors?: 'openai' | 'anthropic' | 'either';
   answers: Record<number, Answer>;
 }
 
-/** A declared route with its router's mount, its full path in OpenAPI syntax (`/keys/{key_id}`) and its group's tag. */
-export type Route<D extends RouteDeclaration = RouteDeclaration> = D & { mount: string; path: string; tag: string };
+/** A declared route with its router's mount, its full path in OpenAPI syntax (`/keys/{key_id}`), its group's tag and its operation id. */
+export type Route<D extends RouteDeclaration = RouteDeclaration> = D & { mount: string; path: string; tag: string; operationId: string };
 
 /**
  * The routes one router serves below `mount`, by name. Each keeps its exact declaration type, so a
@@ -44,7 +48,7 @@ export type Route<D extends RouteDeclaration = RouteDeclaration> = D & { mount: 
  */
 export function routes<const T extends Record<string, RouteDeclaration>>(mount: string, tag: string, declarations: T): { [K in keyof T]: Route<T[K]> } {
   const full = (at: string) => (mount + (at === '/' ? '' : at)).replace(/:([A-Za-z0-9_]+)/g, '{$1}') || '/';
-  return Object.fromEntries(Object.entries(declarations).map(([name, route]) => [name, { ...route, mount, path: full(route.at), tag }])) as { [K in keyof T]: Route<T[K]> };
+  return Object.fromEntries(Object.entries(declarations).map(([name, route]) => [name, { ...route, mount, path: full(route.at), tag, operationId: tag + name[0]!.toUpperCase() + name.slice(1) }])) as { [K in keyof T]: Route<T[K]> };
 }
 
 /** Registers a declared route's handler on its router (the method and path come from the declaration). */

@@ -17,6 +17,7 @@ import { v1Router } from '../rest-shim/v1/router.js';
 import { apiCors } from '../rest-shim/v1/cors.js';
 import { inferenceEndpoints } from '../rest-shim/v1/inference-endpoints.js';
 import { logRequest } from '../rest-shim/request-log.js';
+import { openApiRouter } from '../rest-shim/openapi/router.js';
 import { cabinetPages, loadCabinet, sendPage, wantsPage } from './cabinet.js';
 import type { Config } from './config.js';
 import { serveGraphqlWs } from './graphql-ws.js';
@@ -185,6 +186,8 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   app.use('/v1', v1Router(services));
   // A browser opening /graphql where introspection is on gets the bundled GraphiQL (same origin, same cookie).
   app.get('/graphql', (req, res, next) => (wantsPage(req) && !production && cabinet?.graphiql ? sendPage(res, cabinet.graphiql) : next()));
+  // The interface description (GET /openapi.json) and its bundled reference page (GET /docs/api).
+  app.use(openApiRouter(sessionCookieName(config)));
   app.use('/graphql', json, withContext, expressMiddleware(apollo, { context: async ({ res }) => res.locals.ctx as RequestContext }));
   // tRPC's adapter makes a fetch Request of `http://<Host><url>`: an empty Host made it a 400, a Host with userinfo
   // (`a:b@c`) a 500. It reads only the path and query; the context (and its CSRF check on the real Host) is built first.

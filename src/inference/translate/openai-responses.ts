@@ -147,7 +147,7 @@ const textFormat = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('json_schema'), name: z.string().min(1), schema: z.record(z.string(), z.unknown()), description: z.string().nullish(), strict: z.boolean().nullish() }),
 ]);
 
-const responsesRequestSchema = z
+export const responsesRequestSchema = z
   .looseObject({
     model: z.string().min(1).max(128),
     // A string input is one user message.
