@@ -154,6 +154,19 @@ describe('GET /openapi.json', () => {
     expect(Object.keys(document.paths['/v1/chat/completions'].post.responses['200'].content)).toEqual(['application/json', 'text/event-stream']);
   });
 
+  it('describes only routes the gateway serves: every operation, called without a credential, answers as itself (never as an unknown path)', async () => {
+    const unserved: string[] = [];
+    for (const [route, operations] of Object.entries<Record<string, unknown>>(document.paths)) {
+      const url = route.replace(/\{[^}]+\}/g, '00000000-0000-4000-8000-000000000000');
+      for (const method of Object.keys(operations)) {
+        const response = await fetch(gw.url + url, { method: method.toUpperCase(), ...(method === 'post' ? { headers: { 'content-type': 'application/json' }, body: '{}' } : {}) });
+        const text = await response.text();
+        if (response.status === 404 && /"(Unknown endpoint|Not found)"/.test(text)) unserved.push(`${method} ${route}`);
+      }
+    }
+    expect(unserved).toEqual([]);
+  });
+
   it('is the source of the committed client types (test/openapi/gateway-api.ts)', async () => {
     const generated = TYPES_HEADER + astToString(await openapiTS(structuredClone(document)));
     if (process.env.UPDATE_OPENAPI_TYPES === '1') await writeFile(TYPES_FILE, generated);
