@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { AnnouncementListView } from '../src/announcements/announcements.service.js';
 import { ANNOUNCEMENT_LANGUAGES, announcementIdInput, listAnnouncementsInput } from '../src/announcements/announcements.schemas.js';
 import { timestamp } from './answer-fields.js';
-import { authed, from, SpecNames } from './handler.js';
+import { authed, SpecNames, withInput } from './handler.js';
 import { routes, serve } from './route.js';
 
 export const announcementListAnswer = z
@@ -54,7 +54,7 @@ export function announcementsRouter(): Router {
   const { list, readAll, read } = ANNOUNCEMENT_ROUTES;
 
   serve(router, list, authed(async (actor, ctx, req, res) => {
-    const view = await from('query', () => ctx.services.announcements.list(actor, list.query.in('query', req.query)));
+    const view = await withInput('query', list.query, req.query, (query) => ctx.services.announcements.list(actor, query));
     res.json(announcementListJson(view));
   }));
 
@@ -64,8 +64,7 @@ export function announcementsRouter(): Router {
   }));
 
   serve(router, read, authed(async (actor, ctx, req, res) => {
-    const { announcementId } = read.params.in('path', req.params);
-    const { id, read: marked } = await from('path', () => ctx.services.announcements.markRead(actor, announcementId), read.params);
+    const { id, read: marked } = await withInput('path', read.params, req.params, ({ announcementId }) => ctx.services.announcements.markRead(actor, announcementId));
     res.json({ ok: true, id, read: marked });
   }));
 

@@ -16,7 +16,7 @@ import {
   verifyEmailInput,
 } from '../src/accounts/accounts.schemas.js';
 import { timestamp } from './answer-fields.js';
-import { authed, from, handle, SpecNames } from './handler.js';
+import { authed, handle, SpecNames, withInput } from './handler.js';
 import {
   accountAnswer,
   accountJson,
@@ -120,14 +120,14 @@ export function authRouter(): Router {
   const r = AUTH_ROUTES;
 
   serve(router, r.register, handle(async (ctx, req, res) => {
-    const signedIn = await from('body', () => ctx.services.accounts.register(ctx.caller, r.register.body.in('body', req.body)));
+    const signedIn = await withInput('body', r.register.body, req.body, (input) => ctx.services.accounts.register(ctx.caller, input));
     ctx.sessionCookie.set(signedIn.sessionToken, signedIn.expiresAt);
     res.setHeader('x-session-token', signedIn.sessionToken);
     res.status(201).json(accountJson(signedIn.account));
   }));
 
   serve(router, r.login, handle(async (ctx, req, res) => {
-    const signedIn = await from('body', () => ctx.services.accounts.login(ctx.caller, r.login.body.in('body', req.body)));
+    const signedIn = await withInput('body', r.login.body, req.body, (input) => ctx.services.accounts.login(ctx.caller, input));
     ctx.sessionCookie.set(signedIn.sessionToken, signedIn.expiresAt);
     res.setHeader('x-session-token', signedIn.sessionToken);
     res.status(200).json(accountJson(signedIn.account));
@@ -148,7 +148,7 @@ export function authRouter(): Router {
   }));
 
   serve(router, r.transactions, authed(async (actor, ctx, req, res) => {
-    const rows = await from('query', () => ctx.services.accounts.transactions(actor, r.transactions.query.in('query', req.query)));
+    const rows = await withInput('query', r.transactions.query, req.query, (query) => ctx.services.accounts.transactions(actor, query));
     res.json(rows.map(transactionJson));
   }));
 
@@ -162,20 +162,20 @@ function identityRoutes(router: Router): void {
   const r = AUTH_ROUTES;
 
   serve(router, r.verifyEmail, authed(async (actor, ctx, req, res) => {
-    res.json(accountJson(await from('body', () => ctx.services.identity.verifyEmail(actor, r.verifyEmail.body.in('body', req.body)))));
+    res.json(accountJson(await withInput('body', r.verifyEmail.body, req.body, (input) => ctx.services.identity.verifyEmail(actor, input))));
   }));
 
   serve(router, r.resendVerification, authed(async (actor, ctx, req, res) => {
-    res.status(202).json(await from('body', () => ctx.services.identity.resendVerification(actor, r.resendVerification.body.in('body', req.body ?? {}))));
+    res.status(202).json(await withInput('body', r.resendVerification.body, req.body ?? {}, (input) => ctx.services.identity.resendVerification(actor, input)));
   }));
 
   serve(router, r.startEmailLink, authed(async (actor, ctx, req, res) => {
-    const started = await from('body', () => ctx.services.identity.startEmailLink(actor, r.startEmailLink.body.in('body', req.body)));
+    const started = await withInput('body', r.startEmailLink.body, req.body, (input) => ctx.services.identity.startEmailLink(actor, input));
     res.status(202).json({ ok: started.ok, expires_at: started.expiresAt.toISOString() });
   }));
 
   serve(router, r.confirmEmailLink, authed(async (actor, ctx, req, res) => {
-    res.json(await from('body', () => ctx.services.identity.confirmEmailLink(actor, r.confirmEmailLink.body.in('body', req.body))));
+    res.json(await withInput('body', r.confirmEmailLink.body, req.body, (input) => ctx.services.identity.confirmEmailLink(actor, input)));
   }));
 
   serve(router, r.links, authed(async (actor, ctx, _req, res) => {
@@ -189,11 +189,11 @@ function identityRoutes(router: Router): void {
 
   serve(router, r.messengerLinkStatus, authed(async (actor, ctx, req, res) => {
     const token = typeof req.query.token === 'string' ? req.query.token : undefined;
-    res.json(messengerLinkStatusJson(await from('query', () => ctx.services.identity.messengerLinkStatus(actor, r.messengerLinkStatus.query.in('query', { token })))));
+    res.json(messengerLinkStatusJson(await withInput('query', r.messengerLinkStatus.query, { token }, (query) => ctx.services.identity.messengerLinkStatus(actor, query))));
   }));
 
   serve(router, r.confirmMessengerLink, authed(async (actor, ctx, req, res) => {
-    const confirmed = await from('body', () => ctx.services.identity.confirmMessengerLink(actor, r.confirmMessengerLink.body.in('body', req.body)));
+    const confirmed = await withInput('body', r.confirmMessengerLink.body, req.body, (input) => ctx.services.identity.confirmMessengerLink(actor, input));
     res.json({ status: confirmed.status, user_id: confirmed.userId });
   }));
 
@@ -225,7 +225,7 @@ function messengerSignIn(router: Router): void {
     if (token && token.length >= 32 && token.length <= 256 && !(bound && constantTimeEqual(bound, token))) {
       throw new DomainError('forbidden', 'Finish signing in in the browser that started it', { reason: 'login_not_bound' });
     }
-    const signedIn = await from('query', () => ctx.services.accounts.signInWithMessenger(ctx.caller, r.messengerCallback.query.in('query', { token })));
+    const signedIn = await withInput('query', r.messengerCallback.query, { token }, (query) => ctx.services.accounts.signInWithMessenger(ctx.caller, query));
     res.clearCookie(MESSENGER_LOGIN_COOKIE, { path: '/auth/messenger' });
     ctx.sessionCookie.set(signedIn.sessionToken, signedIn.expiresAt);
     res.setHeader('x-session-token', signedIn.sessionToken);

@@ -32,7 +32,7 @@ export class SpecNames<S extends z.ZodObject = z.ZodObject> {
 
   /**
    * The client's object (a body, query or path parameters) with the domain's names, as the service's
-   * input type; call it before `from`, whose locations it needs none of. Nothing is checked here
+   * input type; its own issues are located already (`withInput` calls it outside `from`). Nothing is checked here
    * beyond the twins: the service validates (exactly once, with SPEC.md's 422 shape).
    */
   in(source: InputSource, raw: unknown): z.input<S> {
@@ -76,12 +76,21 @@ function unchecked<S extends z.ZodType>(raw: unknown): z.input<S> {
 }
 
 /** Runs a service call, prefixing validation locations with the input's source (in SPEC names). */
-export async function from<T>(source: InputSource, call: () => Promise<T>, names?: SpecNames): Promise<T> {
+async function from<T>(source: InputSource, call: () => Promise<T>, names: SpecNames): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    throw error instanceof DomainError ? error.withLocs((loc) => [source, ...(names ? names.loc(loc) : loc)]) : error;
+    throw error instanceof DomainError ? error.withLocs((loc) => [source, ...names.loc(loc)]) : error;
   }
+}
+
+/**
+ * Hands a client's input to a service call under the service's names, and reports the service's issues
+ * located under `source` in SPEC names: the REST side of every input, typed as the service's own.
+ */
+export async function withInput<S extends z.ZodObject, T>(source: InputSource, names: SpecNames<S>, raw: unknown, call: (input: z.input<S>) => Promise<T>): Promise<T> {
+  const input = names.in(source, raw);
+  return from(source, () => call(input), names);
 }
 
 type Handler = (ctx: RequestContext, req: Request, res: Response) => Promise<void>;

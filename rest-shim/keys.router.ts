@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { createKeyInput, keyIdInput } from '../src/keys/keys.schemas.js';
-import { authed, from, SpecNames } from './handler.js';
+import { authed, SpecNames, withInput } from './handler.js';
 import { createdKeyAnswer, createdKeyJson, keyAnswer, keyJson } from './mappers.js';
 import { routes, serve } from './route.js';
 
@@ -29,14 +29,12 @@ export function keysRouter(): Router {
   }));
 
   serve(router, create, authed(async (actor, ctx, req, res) => {
-    const input = create.body.in('body', req.body ?? {});
-    const created = await from('body', () => ctx.services.keys.create(actor, input), create.body);
+    const created = await withInput('body', create.body, req.body ?? {}, (input) => ctx.services.keys.create(actor, input));
     res.status(201).json(createdKeyJson(created));
   }));
 
   serve(router, revoke, authed(async (actor, ctx, req, res) => {
-    const { keyId } = revoke.params.in('path', req.params);
-    await from('path', () => ctx.services.keys.revoke(actor, keyId), revoke.params);
+    await withInput('path', revoke.params, req.params, ({ keyId }) => ctx.services.keys.revoke(actor, keyId));
     res.status(204).end();
   }));
 

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { leaderboardQuery, type LeaderboardEntry } from '../src/usage/analytics.service.js';
 import { decimal } from './answer-fields.js';
-import { from, handle, SpecNames } from './handler.js';
+import { handle, SpecNames, withInput } from './handler.js';
 import { routes, serve } from './route.js';
 
 const entryAnswer = z.object({ rank: z.int(), user: z.string(), tokens: z.int(), saved_usd: decimal.nullable(), is_me: z.boolean() });
@@ -37,7 +37,7 @@ export function leaderboardRouter(): Router {
   const router = Router();
   const { daily } = LEADERBOARD_ROUTES;
   serve(router, daily, handle(async (ctx, req, res) => {
-    const board = await from('query', () => ctx.services.analytics.leaderboard(ctx.actor ?? null, daily.query.in('query', req.query)));
+    const board = await withInput('query', daily.query, req.query, (query) => ctx.services.analytics.leaderboard(ctx.actor ?? null, query));
     const answer: z.infer<typeof leaderboardAnswer> = {
       date: board.date,
       timezone: board.timezone,

@@ -4,7 +4,7 @@ import type { InvoiceView, PaymentConfigView } from '../src/payments/payments.se
 import { acceptAgreementInput, createInvoiceInput, invoiceIdInput, listInvoicesInput, paymentConfigInput } from '../src/payments/payments.schemas.js';
 import type { Services } from '../src/services.js';
 import { decimal, timestamp } from './answer-fields.js';
-import { authed, from, SpecNames } from './handler.js';
+import { authed, SpecNames, withInput } from './handler.js';
 import { routes, serve } from './route.js';
 
 export const invoiceAnswer = z
@@ -147,30 +147,27 @@ export function paymentsRouter(): Router {
   const { config, acceptAgreement, invoices, createInvoice, invoice } = PAYMENT_ROUTES;
 
   serve(router, config, authed(async (actor, ctx, req, res) => {
-    const view = await from('query', () => ctx.services.payments.config(actor, config.query.in('query', req.query)));
+    const view = await withInput('query', config.query, req.query, (query) => ctx.services.payments.config(actor, query));
     res.json(paymentConfigJson(view));
   }));
 
   serve(router, acceptAgreement, authed(async (actor, ctx, req, res) => {
-    const input = acceptAgreement.body.in('body', req.body ?? {});
-    const accepted = await from('body', () => ctx.services.payments.acceptAgreement(actor, input, ctx.caller.clientAddress));
+    const accepted = await withInput('body', acceptAgreement.body, req.body ?? {}, (input) => ctx.services.payments.acceptAgreement(actor, input, ctx.caller.clientAddress));
     res.json({ accepted: accepted.accepted, terms_version: accepted.termsVersion, privacy_version: accepted.privacyVersion });
   }));
 
   serve(router, invoices, authed(async (actor, ctx, req, res) => {
-    const items = await from('query', () => ctx.services.payments.listInvoices(actor, invoices.query.in('query', req.query)));
+    const items = await withInput('query', invoices.query, req.query, (query) => ctx.services.payments.listInvoices(actor, query));
     res.json({ items: items.map(invoiceJson) });
   }));
 
   serve(router, createInvoice, authed(async (actor, ctx, req, res) => {
-    const input = createInvoice.body.in('body', req.body ?? {});
-    const created = await from('body', () => ctx.services.payments.createInvoice(actor, input), createInvoice.body);
+    const created = await withInput('body', createInvoice.body, req.body ?? {}, (input) => ctx.services.payments.createInvoice(actor, input));
     res.status(201).json(invoiceJson(created));
   }));
 
   serve(router, invoice, authed(async (actor, ctx, req, res) => {
-    const { invoiceId } = invoice.params.in('path', req.params);
-    res.json(invoiceJson(await from('path', () => ctx.services.payments.getInvoice(actor, invoiceId), invoice.params)));
+    res.json(invoiceJson(await withInput('path', invoice.params, req.params, ({ invoiceId }) => ctx.services.payments.getInvoice(actor, invoiceId))));
   }));
 
   return router;

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { usageListQuery, usageSummaryQuery, usageTimeseriesQuery, type AnalyticsService, type TotalsView, type UsageEventView, type UsageSummaryView } from '../src/usage/analytics.service.js';
 import { decimal, timestamp } from './answer-fields.js';
-import { authed, from, SpecNames } from './handler.js';
+import { authed, SpecNames, withInput } from './handler.js';
 import { routes, serve } from './route.js';
 
 export const usageEventAnswer = z
@@ -198,23 +198,20 @@ export function usageRouter(): Router {
   const { list, summary, timeseries, event } = USAGE_ROUTES;
 
   serve(router, list, authed(async (actor, ctx, req, res) => {
-    const query = list.query.in('query', req.query);
-    const page = await from('query', () => ctx.services.analytics.list(actor, query), list.query);
+    const page = await withInput('query', list.query, req.query, (query) => ctx.services.analytics.list(actor, query));
     res.json({ items: page.items.map(usageEventJson), limit: page.limit });
   }));
 
   serve(router, summary, authed(async (actor, ctx, req, res) => {
-    res.json(usageSummaryJson(await from('query', () => ctx.services.analytics.summary(actor, summary.query.in('query', req.query)))));
+    res.json(usageSummaryJson(await withInput('query', summary.query, req.query, (query) => ctx.services.analytics.summary(actor, query))));
   }));
 
   serve(router, timeseries, authed(async (actor, ctx, req, res) => {
-    const query = timeseries.query.in('query', req.query);
-    res.json(usageTimeseriesJson(await from('query', () => ctx.services.analytics.timeseries(actor, query), timeseries.query)));
+    res.json(usageTimeseriesJson(await withInput('query', timeseries.query, req.query, (query) => ctx.services.analytics.timeseries(actor, query))));
   }));
 
   serve(router, event, authed(async (actor, ctx, req, res) => {
-    const { requestId } = event.params.in('path', req.params);
-    res.json(usageEventJson(await from('path', () => ctx.services.analytics.event(actor, requestId))));
+    res.json(usageEventJson(await withInput('path', event.params, req.params, ({ requestId }) => ctx.services.analytics.event(actor, requestId))));
   }));
 
   return router;
