@@ -4,7 +4,7 @@ import type { AnnouncementListView } from '../src/announcements/announcements.se
 import { ANNOUNCEMENT_LANGUAGES, announcementIdInput, listAnnouncementsInput } from '../src/announcements/announcements.schemas.js';
 import { timestamp } from './answer-fields.js';
 import { authed, SpecNames, withInput } from './handler.js';
-import { routes, serve } from './route.js';
+import { reply, routes, serve } from './route.js';
 
 export const announcementListAnswer = z
   .object({
@@ -55,17 +55,17 @@ export function announcementsRouter(): Router {
 
   serve(router, list, authed(async (actor, ctx, req, res) => {
     const view = await withInput('query', list.query, req.query, (query) => ctx.services.announcements.list(actor, query));
-    res.json(announcementListJson(view));
+    reply(res, list, 200, announcementListJson(view));
   }));
 
   serve(router, readAll, authed(async (actor, ctx, _req, res) => {
     const { marked } = await ctx.services.announcements.markAllRead(actor);
-    res.json({ ok: true, marked });
+    reply(res, readAll, 200, { ok: true, marked });
   }));
 
   serve(router, read, authed(async (actor, ctx, req, res) => {
     const { id, read: marked } = await withInput('path', read.params, req.params, ({ announcementId }) => ctx.services.announcements.markRead(actor, announcementId));
-    res.json({ ok: true, id, read: marked });
+    reply(res, read, 200, { ok: true, id, read: marked });
   }));
 
   return router;

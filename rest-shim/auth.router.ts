@@ -29,7 +29,7 @@ import {
   transactionAnswer,
   transactionJson,
 } from './mappers.js';
-import { routes, serve } from './route.js';
+import { reply, routes, serve } from './route.js';
 
 /** The cookie binding a messenger sign-in to the browser that started it. */
 const MESSENGER_LOGIN_COOKIE = 'baikal_messenger_login';
@@ -123,18 +123,18 @@ export function authRouter(): Router {
     const signedIn = await withInput('body', r.register.body, req.body, (input) => ctx.services.accounts.register(ctx.caller, input));
     ctx.sessionCookie.set(signedIn.sessionToken, signedIn.expiresAt);
     res.setHeader('x-session-token', signedIn.sessionToken);
-    res.status(201).json(accountJson(signedIn.account));
+    reply(res, r.register, 201, accountJson(signedIn.account));
   }));
 
   serve(router, r.login, handle(async (ctx, req, res) => {
     const signedIn = await withInput('body', r.login.body, req.body, (input) => ctx.services.accounts.login(ctx.caller, input));
     ctx.sessionCookie.set(signedIn.sessionToken, signedIn.expiresAt);
     res.setHeader('x-session-token', signedIn.sessionToken);
-    res.status(200).json(accountJson(signedIn.account));
+    reply(res, r.login, 200, accountJson(signedIn.account));
   }));
 
   serve(router, r.me, authed(async (actor, ctx, _req, res) => {
-    res.json(accountJson(await ctx.services.accounts.me(actor)));
+    reply(res, r.me, 200, accountJson(await ctx.services.accounts.me(actor)));
   }));
 
   serve(router, r.logout, authed(async (actor, ctx, _req, res) => {
@@ -144,12 +144,12 @@ export function authRouter(): Router {
   }));
 
   serve(router, r.summary, authed(async (actor, ctx, _req, res) => {
-    res.json(accountSummaryJson(await ctx.services.accounts.summary(actor)));
+    reply(res, r.summary, 200, accountSummaryJson(await ctx.services.accounts.summary(actor)));
   }));
 
   serve(router, r.transactions, authed(async (actor, ctx, req, res) => {
     const rows = await withInput('query', r.transactions.query, req.query, (query) => ctx.services.accounts.transactions(actor, query));
-    res.json(rows.map(transactionJson));
+    reply(res, r.transactions, 200, rows.map(transactionJson));
   }));
 
   identityRoutes(router);
@@ -162,39 +162,39 @@ function identityRoutes(router: Router): void {
   const r = AUTH_ROUTES;
 
   serve(router, r.verifyEmail, authed(async (actor, ctx, req, res) => {
-    res.json(accountJson(await withInput('body', r.verifyEmail.body, req.body, (input) => ctx.services.identity.verifyEmail(actor, input))));
+    reply(res, r.verifyEmail, 200, accountJson(await withInput('body', r.verifyEmail.body, req.body, (input) => ctx.services.identity.verifyEmail(actor, input))));
   }));
 
   serve(router, r.resendVerification, authed(async (actor, ctx, req, res) => {
-    res.status(202).json(await withInput('body', r.resendVerification.body, req.body ?? {}, (input) => ctx.services.identity.resendVerification(actor, input)));
+    reply(res, r.resendVerification, 202, await withInput('body', r.resendVerification.body, req.body ?? {}, (input) => ctx.services.identity.resendVerification(actor, input)));
   }));
 
   serve(router, r.startEmailLink, authed(async (actor, ctx, req, res) => {
     const started = await withInput('body', r.startEmailLink.body, req.body, (input) => ctx.services.identity.startEmailLink(actor, input));
-    res.status(202).json({ ok: started.ok, expires_at: started.expiresAt.toISOString() });
+    reply(res, r.startEmailLink, 202, { ok: started.ok, expires_at: started.expiresAt.toISOString() });
   }));
 
   serve(router, r.confirmEmailLink, authed(async (actor, ctx, req, res) => {
-    res.json(await withInput('body', r.confirmEmailLink.body, req.body, (input) => ctx.services.identity.confirmEmailLink(actor, input)));
+    reply(res, r.confirmEmailLink, 200, await withInput('body', r.confirmEmailLink.body, req.body, (input) => ctx.services.identity.confirmEmailLink(actor, input)));
   }));
 
   serve(router, r.links, authed(async (actor, ctx, _req, res) => {
-    res.json(messengerLinksJson(await ctx.services.identity.links(actor)));
+    reply(res, r.links, 200, messengerLinksJson(await ctx.services.identity.links(actor)));
   }));
 
   serve(router, r.startMessengerLink, authed(async (actor, ctx, _req, res) => {
     const started = await ctx.services.identity.startMessengerLink(actor);
-    res.json({ token: started.token, bot_url: started.botUrl, expires_at: started.expiresAt.toISOString() });
+    reply(res, r.startMessengerLink, 200, { token: started.token, bot_url: started.botUrl, expires_at: started.expiresAt.toISOString() });
   }));
 
   serve(router, r.messengerLinkStatus, authed(async (actor, ctx, req, res) => {
     const token = typeof req.query.token === 'string' ? req.query.token : undefined;
-    res.json(messengerLinkStatusJson(await withInput('query', r.messengerLinkStatus.query, { token }, (query) => ctx.services.identity.messengerLinkStatus(actor, query))));
+    reply(res, r.messengerLinkStatus, 200, messengerLinkStatusJson(await withInput('query', r.messengerLinkStatus.query, { token }, (query) => ctx.services.identity.messengerLinkStatus(actor, query))));
   }));
 
   serve(router, r.confirmMessengerLink, authed(async (actor, ctx, req, res) => {
     const confirmed = await withInput('body', r.confirmMessengerLink.body, req.body, (input) => ctx.services.identity.confirmMessengerLink(actor, input));
-    res.json({ status: confirmed.status, user_id: confirmed.userId });
+    reply(res, r.confirmMessengerLink, 200, { status: confirmed.status, user_id: confirmed.userId });
   }));
 
   serve(router, r.unlinkMessenger, authed(async (actor, ctx, _req, res) => {
@@ -215,7 +215,7 @@ function messengerSignIn(router: Router): void {
   serve(router, r.startMessengerLogin, handle(async (ctx, req, res) => {
     const started = await ctx.services.identity.startMessengerLogin(ctx.caller);
     res.cookie(MESSENGER_LOGIN_COOKIE, started.token, { httpOnly: true, sameSite: 'strict', secure: req.secure, path: '/auth/messenger', expires: started.expiresAt });
-    res.json({ token: started.token, bot_url: started.botUrl, expires_at: started.expiresAt.toISOString() });
+    reply(res, r.startMessengerLogin, 200, { token: started.token, bot_url: started.botUrl, expires_at: started.expiresAt.toISOString() });
   }));
 
   serve(router, r.messengerCallback, handle(async (ctx, req, res) => {
@@ -229,7 +229,7 @@ function messengerSignIn(router: Router): void {
     res.clearCookie(MESSENGER_LOGIN_COOKIE, { path: '/auth/messenger' });
     ctx.sessionCookie.set(signedIn.sessionToken, signedIn.expiresAt);
     res.setHeader('x-session-token', signedIn.sessionToken);
-    res.status(200).json(accountJson(signedIn.account));
+    reply(res, r.messengerCallback, 200, accountJson(signedIn.account));
   }));
 }
 

@@ -1,8 +1,8 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import type { Readiness, ReadinessReport } from '../src/readiness.js';
+import type { Readiness } from '../src/readiness.js';
 import { timestamp } from './answer-fields.js';
-import { routes, serve } from './route.js';
+import { reply, routes, serve } from './route.js';
 
 export const SERVICE_VERSION = '1.0.0';
 
@@ -25,9 +25,6 @@ const readinessAnswer = z
   })
   .meta({ id: 'Readiness', description: 'Whether this process should receive traffic (503 until it is ready and once it drains).' });
 
-/** The readiness report is the service's own type; this keeps the answer schema in step with it. */
-const readinessJson = (report: ReadinessReport): z.infer<typeof readinessAnswer> => report;
-
 /** SPEC.md 4.5: /status, /health, /live (string values only) and /ready (503 until ready and once draining). */
 export const HEALTH_ROUTES = routes('', 'health', {
   live: { method: 'get', at: '/live', summary: 'Liveness: the process answers', access: 'public', answers: { 200: { description: 'Alive', json: z.object({ status: z.literal('ok') }) } } },
@@ -46,27 +43,26 @@ export function healthRouter(readiness: Readiness, startedAt: Date): Router {
   const router = Router();
 
   serve(router, HEALTH_ROUTES.live, (_req, res) => {
-    res.json({ status: 'ok' });
+    reply(res, HEALTH_ROUTES.live, 200, { status: 'ok' });
   });
 
   serve(router, HEALTH_ROUTES.health, (_req, res) => {
-    res.json({ status: 'ok', service: 'baikal', version: SERVICE_VERSION });
+    reply(res, HEALTH_ROUTES.health, 200, { status: 'ok', service: 'baikal', version: SERVICE_VERSION });
   });
 
   serve(router, HEALTH_ROUTES.status, (_req, res) => {
-    const answer: z.infer<typeof statusAnswer> = {
+    reply(res, HEALTH_ROUTES.status, 200, {
       status: readiness.draining ? 'draining' : readiness.migrated ? 'ok' : 'starting',
       service: 'baikal',
       version: SERVICE_VERSION,
       started_at: startedAt.toISOString(),
       uptime_seconds: String(Math.floor((Date.now() - startedAt.getTime()) / 1000)),
-    };
-    res.json(answer);
+    });
   });
 
   serve(router, HEALTH_ROUTES.ready, async (_req, res) => {
     const report = await readiness.check();
-    res.status(report.ready ? 200 : 503).json(readinessJson(report));
+    reply(res, HEALTH_ROUTES.ready, report.ready ? 200 : 503, report);
   });
 
   return router;

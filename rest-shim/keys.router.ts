@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { createKeyInput, keyIdInput } from '../src/keys/keys.schemas.js';
 import { authed, SpecNames, withInput } from './handler.js';
 import { createdKeyAnswer, createdKeyJson, keyAnswer, keyJson } from './mappers.js';
-import { routes, serve } from './route.js';
+import { reply, routes, serve } from './route.js';
 
 /** SPEC.md 4.2. */
 export const KEY_ROUTES = routes('/keys', 'keys', {
@@ -25,12 +25,12 @@ export function keysRouter(): Router {
   const { list, create, revoke } = KEY_ROUTES;
 
   serve(router, list, authed(async (actor, ctx, _req, res) => {
-    res.json((await ctx.services.keys.list(actor)).map(keyJson));
+    reply(res, list, 200, (await ctx.services.keys.list(actor)).map(keyJson));
   }));
 
   serve(router, create, authed(async (actor, ctx, req, res) => {
     const created = await withInput('body', create.body, req.body ?? {}, (input) => ctx.services.keys.create(actor, input));
-    res.status(201).json(createdKeyJson(created));
+    reply(res, create, 201, createdKeyJson(created));
   }));
 
   serve(router, revoke, authed(async (actor, ctx, req, res) => {

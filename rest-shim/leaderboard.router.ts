@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { leaderboardQuery, type LeaderboardEntry } from '../src/usage/analytics.service.js';
 import { decimal } from './answer-fields.js';
 import { handle, SpecNames, withInput } from './handler.js';
-import { routes, serve } from './route.js';
+import { reply, routes, serve } from './route.js';
 
 const entryAnswer = z.object({ rank: z.int(), user: z.string(), tokens: z.int(), saved_usd: decimal.nullable(), is_me: z.boolean() });
 
@@ -38,7 +38,7 @@ export function leaderboardRouter(): Router {
   const { daily } = LEADERBOARD_ROUTES;
   serve(router, daily, handle(async (ctx, req, res) => {
     const board = await withInput('query', daily.query, req.query, (query) => ctx.services.analytics.leaderboard(ctx.actor ?? null, query));
-    const answer: z.infer<typeof leaderboardAnswer> = {
+    reply(res, daily, 200, {
       date: board.date,
       timezone: board.timezone,
       prize: board.prize,
@@ -46,8 +46,7 @@ export function leaderboardRouter(): Router {
       total_saved_usd: board.totalSavedUsd,
       items: board.items.map(entryJson),
       me: board.me ? entryJson(board.me) : null,
-    };
-    res.json(answer);
+    });
   }));
   return router;
 }

@@ -5,7 +5,7 @@ import { acceptAgreementInput, createInvoiceInput, invoiceIdInput, listInvoicesI
 import type { Services } from '../src/services.js';
 import { decimal, timestamp } from './answer-fields.js';
 import { authed, SpecNames, withInput } from './handler.js';
-import { routes, serve } from './route.js';
+import { reply, routes, serve } from './route.js';
 
 export const invoiceAnswer = z
   .object({
@@ -148,26 +148,26 @@ export function paymentsRouter(): Router {
 
   serve(router, config, authed(async (actor, ctx, req, res) => {
     const view = await withInput('query', config.query, req.query, (query) => ctx.services.payments.config(actor, query));
-    res.json(paymentConfigJson(view));
+    reply(res, config, 200, paymentConfigJson(view));
   }));
 
   serve(router, acceptAgreement, authed(async (actor, ctx, req, res) => {
     const accepted = await withInput('body', acceptAgreement.body, req.body ?? {}, (input) => ctx.services.payments.acceptAgreement(actor, input, ctx.caller.clientAddress));
-    res.json({ accepted: accepted.accepted, terms_version: accepted.termsVersion, privacy_version: accepted.privacyVersion });
+    reply(res, acceptAgreement, 200, { accepted: accepted.accepted, terms_version: accepted.termsVersion, privacy_version: accepted.privacyVersion });
   }));
 
   serve(router, invoices, authed(async (actor, ctx, req, res) => {
     const items = await withInput('query', invoices.query, req.query, (query) => ctx.services.payments.listInvoices(actor, query));
-    res.json({ items: items.map(invoiceJson) });
+    reply(res, invoices, 200, { items: items.map(invoiceJson) });
   }));
 
   serve(router, createInvoice, authed(async (actor, ctx, req, res) => {
     const created = await withInput('body', createInvoice.body, req.body ?? {}, (input) => ctx.services.payments.createInvoice(actor, input));
-    res.status(201).json(invoiceJson(created));
+    reply(res, createInvoice, 201, invoiceJson(created));
   }));
 
   serve(router, invoice, authed(async (actor, ctx, req, res) => {
-    res.json(invoiceJson(await withInput('path', invoice.params, req.params, ({ invoiceId }) => ctx.services.payments.getInvoice(actor, invoiceId))));
+    reply(res, invoice, 200, invoiceJson(await withInput('path', invoice.params, req.params, ({ invoiceId }) => ctx.services.payments.getInvoice(actor, invoiceId))));
   }));
 
   return router;

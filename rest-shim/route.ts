@@ -1,4 +1,4 @@
-import type { RequestHandler, Router } from 'express';
+import type { RequestHandler, Response, Router } from 'express';
 import type { z } from 'zod';
 import type { SpecNames } from './handler.js';
 
@@ -61,4 +61,12 @@ export function mountOf(table: Record<string, Route>): string {
   const [first] = Object.values(table);
   if (!first) throw new Error('A route table without routes has no mount');
   return first.mount;
+}
+
+/** The JSON body a declared answer takes: its schema's type. */
+type AnswerBody<A> = A extends { json: infer S extends z.ZodType } ? z.infer<S> : never;
+
+/** Sends a declared JSON answer: the body must be of the type the route declares for that status (as the document shows it). */
+export function reply<R extends RouteDeclaration, S extends keyof R['answers'] & number>(res: Response, _route: R, status: S, body: AnswerBody<R['answers'][S]>): void {
+  res.status(status).json(body);
 }

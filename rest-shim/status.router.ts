@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { ServiceStatusView } from '../src/status/status.service.js';
 import { timestamp } from './answer-fields.js';
 import { handle } from './handler.js';
-import { routes, serve } from './route.js';
+import { reply, routes, serve } from './route.js';
 
 const availability = z.enum(['active', 'unavailable']);
 
@@ -58,7 +58,7 @@ export const STATUS_ROUTES = routes('/catalog', 'catalog', {
 export function statusRouter(): Router {
   const router = Router();
   serve(router, STATUS_ROUTES.status, handle(async (ctx, _req, res) => {
-    res.json(serviceStatusJson(await ctx.services.status.get()));
+    reply(res, STATUS_ROUTES.status, 200, serviceStatusJson(await ctx.services.status.get()));
   }));
   return router;
 }

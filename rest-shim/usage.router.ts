@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { usageListQuery, usageSummaryQuery, usageTimeseriesQuery, type AnalyticsService, type TotalsView, type UsageEventView, type UsageSummaryView } from '../src/usage/analytics.service.js';
 import { decimal, timestamp } from './answer-fields.js';
 import { authed, SpecNames, withInput } from './handler.js';
-import { routes, serve } from './route.js';
+import { reply, routes, serve } from './route.js';
 
 export const usageEventAnswer = z
   .object({
@@ -199,19 +199,19 @@ export function usageRouter(): Router {
 
   serve(router, list, authed(async (actor, ctx, req, res) => {
     const page = await withInput('query', list.query, req.query, (query) => ctx.services.analytics.list(actor, query));
-    res.json({ items: page.items.map(usageEventJson), limit: page.limit });
+    reply(res, list, 200, { items: page.items.map(usageEventJson), limit: page.limit });
   }));
 
   serve(router, summary, authed(async (actor, ctx, req, res) => {
-    res.json(usageSummaryJson(await withInput('query', summary.query, req.query, (query) => ctx.services.analytics.summary(actor, query))));
+    reply(res, summary, 200, usageSummaryJson(await withInput('query', summary.query, req.query, (query) => ctx.services.analytics.summary(actor, query))));
   }));
 
   serve(router, timeseries, authed(async (actor, ctx, req, res) => {
-    res.json(usageTimeseriesJson(await withInput('query', timeseries.query, req.query, (query) => ctx.services.analytics.timeseries(actor, query))));
+    reply(res, timeseries, 200, usageTimeseriesJson(await withInput('query', timeseries.query, req.query, (query) => ctx.services.analytics.timeseries(actor, query))));
   }));
 
   serve(router, event, authed(async (actor, ctx, req, res) => {
-    res.json(usageEventJson(await withInput('path', event.params, req.params, ({ requestId }) => ctx.services.analytics.event(actor, requestId))));
+    reply(res, event, 200, usageEventJson(await withInput('path', event.params, req.params, ({ requestId }) => ctx.services.analytics.event(actor, requestId))));
   }));
 
   return router;
