@@ -43,8 +43,9 @@ export interface RouteDeclaration {
 export type Route<D extends RouteDeclaration = RouteDeclaration> = D & { mount: string; path: string; tag: string; operationId: string };
 
 /**
- * The routes one router serves below `mount`, by name. Each keeps its exact declaration type, so a
- * handler reading `ROUTES.create.body.in(...)` gets the service's input type.
+ * The routes one router serves below `mount`, by name. Each keeps its exact declaration type: a handler
+ * gets the service's own input type from `withInput(…, ROUTES.create.body, …)`, and `reply` holds its
+ * answers to the declared schemas.
  */
 export function routes<const T extends Record<string, RouteDeclaration>>(mount: string, tag: string, declarations: T): { [K in keyof T]: Route<T[K]> } {
   const full = (at: string) => (mount + (at === '/' ? '' : at)).replace(/:([A-Za-z0-9_]+)/g, '{$1}') || '/';
