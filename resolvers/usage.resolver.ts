@@ -2,7 +2,7 @@ import { Arg, Ctx, FieldResolver, ID, Int, Query, Resolver, Root } from 'type-gr
 import { DateTimeISOResolver } from 'graphql-scalars';
 import { domainInput } from './args.js';
 import { requireActor, type RequestContext } from '../src/context.js';
-import type { TotalsView, UsageEventView } from '../src/usage/analytics.service.js';
+import type { TotalsView, UsageEventView, UsageListQuery, UsageTimeseriesQuery } from '../src/usage/analytics.service.js';
 import { DailyLeaderboard, UsageBreakdown, UsageEvent, UsageKeyRef, UsageSummary, UsageTimeseries } from './types/usage.types.js';
 
 
@@ -48,11 +48,12 @@ export class UsageResolver {
     @Arg('to', () => DateTimeISOResolver, { nullable: true }) to?: Date | null,
     @Arg('model', () => String, { nullable: true }) model?: string | null,
     @Arg('group', () => String, { nullable: true }) group?: string | null,
-    @Arg('status', () => String, { nullable: true }) status?: string | null,
+    // Typed as the service's input: GraphQL takes any string, and the service refuses one it does not know (422).
+    @Arg('status', () => String, { nullable: true }) status?: UsageListQuery['status'] | null,
     @Arg('providerFamily', () => String, { nullable: true }) providerFamily?: string | null,
     @Arg('limit', () => Int, { nullable: true }) limit?: number | null,
   ): Promise<UsageEvent[]> {
-    const list = await ctx.services.analytics.list(requireActor(ctx), domainInput({ from: iso(from), to: iso(to), model, group, status: status as never, providerFamily, limit }));
+    const list = await ctx.services.analytics.list(requireActor(ctx), domainInput({ from: iso(from), to: iso(to), model, group, status, providerFamily, limit }));
     return list.items.map(toUsageEvent);
   }
 
@@ -76,14 +77,14 @@ export class UsageResolver {
     @Ctx() ctx: RequestContext,
     @Arg('from', () => DateTimeISOResolver) from: Date,
     @Arg('to', () => DateTimeISOResolver) to: Date,
-    @Arg('bucket', () => String, { nullable: true, description: 'minute, hour (default) or day.' }) bucket?: string | null,
+    @Arg('bucket', () => String, { nullable: true, description: 'minute, hour (default) or day.' }) bucket?: UsageTimeseriesQuery['bucket'] | null,
     @Arg('model', () => String, { nullable: true }) model?: string | null,
     @Arg('group', () => String, { nullable: true }) group?: string | null,
     @Arg('providerFamily', () => String, { nullable: true }) providerFamily?: string | null,
   ): Promise<UsageTimeseries> {
     return ctx.services.analytics.timeseries(
       requireActor(ctx),
-      domainInput({ from: from.toISOString(), to: to.toISOString(), bucket: bucket as never, model, group, providerFamily }),
+      domainInput({ from: from.toISOString(), to: to.toISOString(), bucket, model, group, providerFamily }),
     );
   }
 

@@ -1,27 +1,40 @@
 import { Router } from 'express';
-import { authed, from, SpecNames } from './handler.js';
-import { createdKeyJson, keyJson } from './mappers.js';
-
-/** SPEC.md's names for the key inputs' multi-word fields. */
-const KEY_FIELDS = new SpecNames(['provider_family', 'route_group', 'pricing_plan', 'monthly_spend_cap']);
-const KEY_PATH = new SpecNames(['key_id']);
+import { z } from 'zod';
+import { createKeyInput, keyIdInput } from '../src/keys/keys.schemas.js';
+import { authed, SpecNames, withInput } from './handler.js';
+import { createdKeyAnswer, createdKeyJson, keyAnswer, keyJson } from './mappers.js';
+import { reply, routes, serve } from './route.js';
 
 /** SPEC.md 4.2. */
+export const KEY_ROUTES = routes('/keys', 'keys', {
+  list: { method: 'get', at: '/', summary: 'The account’s API keys', access: 'session', answers: { 200: { description: 'Array of Key', json: z.array(keyAnswer) } } },
+  create: {
+    method: 'post',
+    at: '/',
+    summary: 'Create an API key (the raw key is shown once)',
+    access: 'session',
+    body: new SpecNames(createKeyInput),
+    optionalBody: true,
+    answers: { 201: { description: 'Key created', json: createdKeyAnswer } },
+  },
+  revoke: { method: 'delete', at: '/:key_id', summary: 'Revoke an API key', access: 'session', params: new SpecNames(keyIdInput), answers: { 204: { description: 'Revoked' } } },
+});
+
 export function keysRouter(): Router {
   const router = Router();
+  const { list, create, revoke } = KEY_ROUTES;
 
-  router.get('/', authed(async (actor, ctx, _req, res) => {
-    res.json((await ctx.services.keys.list(actor)).map(keyJson));
+  serve(router, list, authed(async (actor, ctx, _req, res) => {
+    reply(res, list, 200, (await ctx.services.keys.list(actor)).map(keyJson));
   }));
 
-  router.post('/', authed(async (actor, ctx, req, res) => {
-    const input = KEY_FIELDS.in('body', req.body ?? {});
-    const created = await from('body', () => ctx.services.keys.create(actor, input as never), KEY_FIELDS);
-    res.status(201).json(createdKeyJson(created));
+  serve(router, create, authed(async (actor, ctx, req, res) => {
+    const created = await withInput('body', create.body, req.body ?? {}, (input) => ctx.services.keys.create(actor, input));
+    reply(res, create, 201, createdKeyJson(created));
   }));
 
-  router.delete('/:key_id', authed(async (actor, ctx, req, res) => {
-    await from('path', () => ctx.services.keys.revoke(actor, String(req.params.key_id)), KEY_PATH);
+  serve(router, revoke, authed(async (actor, ctx, req, res) => {
+    await withInput('path', revoke.params, req.params, ({ keyId }) => ctx.services.keys.revoke(actor, keyId));
     res.status(204).end();
   }));
 

@@ -1,12 +1,29 @@
+import { z } from 'zod';
 import type { AccountView } from '../src/accounts/account-view.js';
 import type { AccountSummaryView, TransactionView } from '../src/accounts/accounts.service.js';
 import type { MessengerLinkStatusView, MessengerLinksView } from '../src/accounts/identity.service.js';
+import { videoSpec } from '../src/catalog/catalog.schemas.js';
 import type { CatalogModelView, CatalogView, PricingView } from '../src/catalog/catalog.service.js';
 import type { CreatedKeyView, KeyView } from '../src/keys/keys.service.js';
+import { decimal, timestamp } from './answer-fields.js';
 
-/** Service views -> SPEC.md section 2 JSON shapes (snake_case, decimals as strings, ISO timestamps). */
+/**
+ * Service views -> SPEC.md section 2 JSON shapes (snake_case, decimals as strings, ISO timestamps).
+ * Each mapper returns its answer schema's type, so the interface description cannot drift from it.
+ */
 
-export function accountJson(view: AccountView) {
+export const accountAnswer = z
+  .object({
+    user_id: z.string(),
+    username: z.string().nullable(),
+    email: z.string().nullable(),
+    email_verified: z.boolean(),
+    balance_usd: decimal,
+    is_admin: z.boolean(),
+  })
+  .meta({ id: 'Account', description: 'SPEC.md Account (register, login, me, verify-email).' });
+
+export function accountJson(view: AccountView): z.infer<typeof accountAnswer> {
   return {
     user_id: view.userId,
     username: view.username,
@@ -17,7 +34,11 @@ export function accountJson(view: AccountView) {
   };
 }
 
-export function accountSummaryJson(view: AccountSummaryView) {
+export const accountSummaryAnswer = z
+  .object({ user_id: z.string(), email: z.string().nullable(), balance_usd: decimal, active_keys: z.int(), usage_usd: decimal, topup_usd: decimal })
+  .meta({ id: 'AccountSummary', description: 'SPEC.md Account summary.' });
+
+export function accountSummaryJson(view: AccountSummaryView): z.infer<typeof accountSummaryAnswer> {
   return {
     user_id: view.userId,
     email: view.email,
@@ -28,7 +49,22 @@ export function accountSummaryJson(view: AccountSummaryView) {
   };
 }
 
-export function transactionJson(view: TransactionView) {
+export const transactionAnswer = z
+  .object({
+    id: z.string(),
+    user_id: z.string(),
+    amount_usd: decimal,
+    kind: z.string(),
+    api_key_id: z.string().nullable(),
+    provider: z.string().nullable(),
+    model: z.string().nullable(),
+    prompt_tokens: z.int().nullable(),
+    completion_tokens: z.int().nullable(),
+    created_at: timestamp,
+  })
+  .meta({ id: 'Transaction', description: 'SPEC.md Transaction: one ledger row of the account.' });
+
+export function transactionJson(view: TransactionView): z.infer<typeof transactionAnswer> {
   return {
     id: view.id,
     user_id: view.userId,
@@ -43,7 +79,19 @@ export function transactionJson(view: TransactionView) {
   };
 }
 
-export function keyJson(view: KeyView) {
+const keyFields = {
+  id: z.string(),
+  label: z.string().nullable(),
+  provider_family: z.string(),
+  route_group: z.string(),
+  pricing_plan: z.string(),
+  monthly_spend_cap: decimal.nullable(),
+  created_at: timestamp,
+};
+
+export const keyAnswer = z.object({ ...keyFields, last_used: timestamp.nullable() }).meta({ id: 'Key', description: 'SPEC.md Key (list item).' });
+
+export function keyJson(view: KeyView): z.infer<typeof keyAnswer> {
   return {
     id: view.id,
     label: view.label,
@@ -56,7 +104,11 @@ export function keyJson(view: KeyView) {
   };
 }
 
-export function createdKeyJson(view: CreatedKeyView) {
+export const createdKeyAnswer = z
+  .object({ ...keyFields, key: z.string().describe('The raw key: shown once, never again') })
+  .meta({ id: 'KeyCreated', description: 'SPEC.md Key created: the raw key in place of last_used.' });
+
+export function createdKeyJson(view: CreatedKeyView): z.infer<typeof createdKeyAnswer> {
   return {
     id: view.id,
     key: view.key,
@@ -69,7 +121,18 @@ export function createdKeyJson(view: CreatedKeyView) {
   };
 }
 
-function pricingJson(view: PricingView) {
+const pricingAnswer = z
+  .object({
+    input_usd_per_1m: decimal.nullable(),
+    output_usd_per_1m: decimal.nullable(),
+    cache_read_usd_per_1m: decimal.nullable(),
+    cache_write_usd_per_1m: decimal.nullable(),
+    usd_per_generation: decimal.nullable(),
+    usd_per_second: decimal.nullable(),
+  })
+  .meta({ id: 'Pricing', description: 'Public prices: tokens in USD per 1M, or USD per generation, or per second of video.' });
+
+function pricingJson(view: PricingView): z.infer<typeof pricingAnswer> {
   return {
     input_usd_per_1m: view.inputUsdPer1m,
     output_usd_per_1m: view.outputUsdPer1m,
@@ -80,7 +143,18 @@ function pricingJson(view: PricingView) {
   };
 }
 
-function videoJson(video: CatalogModelView['video']) {
+/** A video model's parameters: the catalog's own field schemas, under SPEC names. */
+const videoAnswer = z.object({
+  modes: videoSpec.shape.modes,
+  seconds: videoSpec.shape.seconds,
+  resolutions: videoSpec.shape.resolutions,
+  aspect_ratios: videoSpec.shape.ratios,
+  audio: videoSpec.shape.audio,
+  references: videoSpec.shape.references,
+  prompt_extend: videoSpec.shape.promptExtend,
+});
+
+function videoJson(video: CatalogModelView['video']): z.infer<typeof videoAnswer> | null {
   if (!video) return null;
   return {
     modes: video.modes,
@@ -93,8 +167,35 @@ function videoJson(video: CatalogModelView['video']) {
   };
 }
 
+const namedAnswer = z.object({ id: z.string(), label: z.string() });
+
+export const catalogAnswer = z
+  .object({
+    object: z.literal('list'),
+    version: z.int(),
+    families: z.array(namedAnswer),
+    groups: z.array(namedAnswer),
+    data: z.array(
+      z.object({
+        id: z.string(),
+        object: z.literal('model'),
+        label: z.string(),
+        provider_family: z.string(),
+        kind: z.enum(['text', 'image', 'video']),
+        endpoints: z.array(z.string()),
+        capabilities: z.object({ tools: z.boolean(), vision: z.boolean(), streaming: z.boolean() }),
+        context_window: z.int().nullable(),
+        max_output_tokens: z.int().nullable(),
+        groups: z.array(z.object({ id: z.string(), label: z.string(), pricing_plan: z.string(), pricing: pricingAnswer })),
+        official_pricing: pricingAnswer.nullable(),
+        video: videoAnswer.nullable(),
+      }),
+    ),
+  })
+  .meta({ id: 'Catalog', description: 'The public catalog (an open object in SPEC.md): models with their groups and public prices per 1M tokens.' });
+
 /** The public catalog (an open object in SPEC.md): models with their groups and public prices per 1M tokens. */
-export function catalogJson(view: CatalogView) {
+export function catalogJson(view: CatalogView): z.infer<typeof catalogAnswer> {
   return {
     object: 'list',
     version: view.version,
@@ -117,8 +218,18 @@ export function catalogJson(view: CatalogView) {
   };
 }
 
+const messengerLinksFields = {
+  linked: z.boolean(),
+  messenger_label: z.string().nullable(),
+  has_password: z.boolean(),
+  email: z.string().nullable(),
+  email_verified: z.boolean(),
+};
+
+export const messengerLinksAnswer = z.object(messengerLinksFields).meta({ id: 'MessengerLinks', description: 'SPEC.md Messenger link (account).' });
+
 /** SPEC.md "Messenger link (account)". */
-export function messengerLinksJson(view: MessengerLinksView) {
+export function messengerLinksJson(view: MessengerLinksView): z.infer<typeof messengerLinksAnswer> {
   return {
     linked: view.linked,
     messenger_label: view.messengerLabel,
@@ -128,8 +239,19 @@ export function messengerLinksJson(view: MessengerLinksView) {
   };
 }
 
+export const messengerLinkStatusAnswer = z
+  .object({
+    ...messengerLinksFields,
+    status: z.string().nullable(),
+    expires_at: timestamp.nullable(),
+    initiated_by: z.string().nullable(),
+    error_code: z.string().nullable(),
+    bot_url: z.string().nullable(),
+  })
+  .meta({ id: 'MessengerLinkStatus', description: 'SPEC.md Messenger link status.' });
+
 /** SPEC.md "Messenger link status". */
-export function messengerLinkStatusJson(view: MessengerLinkStatusView) {
+export function messengerLinkStatusJson(view: MessengerLinkStatusView): z.infer<typeof messengerLinkStatusAnswer> {
   return {
     ...messengerLinksJson(view),
     status: view.status,

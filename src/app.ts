@@ -17,6 +17,7 @@ import { v1Router } from '../rest-shim/v1/router.js';
 import { apiCors } from '../rest-shim/v1/cors.js';
 import { inferenceEndpoints } from '../rest-shim/v1/inference-endpoints.js';
 import { logRequest } from '../rest-shim/request-log.js';
+import { openApiRouter } from '../rest-shim/openapi/router.js';
 import { cabinetPages, loadCabinet, sendPage, wantsPage } from './cabinet.js';
 import type { Config } from './config.js';
 import { serveGraphqlWs } from './graphql-ws.js';
@@ -108,6 +109,8 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   app.use('/v1', v1Router(services));
   // A browser opening /graphql where introspection is on gets the bundled GraphiQL (same origin, same cookie).
   app.get('/graphql', (req, res, next) => (wantsPage(req) && !production && cabinet?.graphiql ? sendPage(res, cabinet.graphiql) : next()));
+  // The interface description (GET /openapi.json) and its bundled reference page (GET /docs/api).
+  app.use(openApiRouter(sessionCookieName(config.publicHttps)));
   app.use('/graphql', json, withContext, expressMiddleware(apollo, { context: async ({ res }) => res.locals.ctx as RequestContext }));
   app.use('/trpc', json, withContext, neutralHost, createExpressMiddleware({ router: appRouter, createContext: ({ res }) => res.locals.ctx as RequestContext }));
   // The checkout webhook is signed over its raw bytes: it must see the body before any JSON parser.

@@ -7,7 +7,7 @@ import { requireKey } from './auth.js';
 import { sendOpenAiError } from './errors.js';
 
 /** `GET /v1/responses/{id}/input_items` query (OpenAI's paging); other parameters (e.g. `include`) are ignored. */
-const inputItemsQuery = z.looseObject({
+export const inputItemsQuery = z.looseObject({
   limit: intParam(1, 100, 20),
   order: z.enum(['asc', 'desc']).default('desc'),
   after: z.string().min(1).max(256).optional(),

@@ -4,8 +4,8 @@ import type { Services } from '../../src/services.js';
 import { MESSAGES_ERRORS } from '../../src/inference/formats/anthropic-messages/errors.js';
 import type { ErrorShape } from '../../src/inference/formats/client-format.js';
 import { DomainError } from '../../src/shared/errors.js';
-import type { VideoTaskView } from '../../src/video/video.service.js';
 import { sendVideoContent } from '../videos.router.js';
+import { keyStatusJson, videoCreatedJson, videoPaths, videoPollJson } from './answers.js';
 import { optionalKey, requireKey, requireMessagesKey } from './auth.js';
 import { errorShapeOfPath, sendError, sendOpenAiError } from './errors.js';
 import { anthropicList, anthropicModel, openAiModel, visibleModels, wantsAnthropicShape } from './models.js';
@@ -79,20 +79,7 @@ export function v1Router(services: Services): Router {
   }));
 
   router.get('/me', handle(async (req, res) => {
-    const status = await services.keyStatus.of(await requireKey(req, services.keys));
-    res.json({
-      object: 'api_key',
-      id: status.keyId,
-      provider_family: status.providerFamily,
-      route_group: status.routeGroup,
-      pricing_plan: status.pricingPlan,
-      monthly_spend_cap: status.monthlySpendCap,
-      month_spend_usd: status.monthSpendUsd,
-      account: { id: status.userId, username: status.username },
-      balance_usd: status.balanceUsd,
-      available_usd: status.availableUsd,
-      can_spend: status.canSpend,
-    });
+    res.json(keyStatusJson(await services.keyStatus.of(await requireKey(req, services.keys))));
   }));
 
   // Video jobs (SPEC.md 4.6-4.8): submit, poll, and the finished MP4 with HTTP Range support.
@@ -104,7 +91,7 @@ export function v1Router(services: Services): Router {
     try {
       const body = read.kind === 'form' ? videoBodyFromForm(read.body) : read.body;
       const task = await services.video.submit(principal, String(res.locals.requestId ?? ''), body);
-      res.status(201).location(videoPaths(task.id).poll).json({ id: task.id, status: task.status, model: task.model, seconds: task.seconds, poll_url: videoPaths(task.id).poll, content_url: videoPaths(task.id).content });
+      res.status(201).location(videoPaths(task.id).poll).json(videoCreatedJson(task));
     } catch (error) {
       throw error instanceof DomainError ? error.withLocPrefix(['body']) : error;
     }
@@ -152,24 +139,4 @@ function errorShapeOf(req: Request): ErrorShape {
   const path = req.path.toLowerCase();
   if (/^\/(bridge\/)?models(\/|$)/.test(path) && wantsAnthropicShape(req)) return MESSAGES_ERRORS;
   return errorShapeOfPath(`/v1${path}`);
-}
-
-function videoPaths(id: string) {
-  return { poll: `/v1/videos/${id}`, content: `/v1/videos/${id}/content` };
-}
-
-/** SPEC.md 4.7 poll response: id, status, content_url when completed, error when failed (plus progress and times). */
-function videoPollJson(task: VideoTaskView) {
-  return {
-    id: task.id,
-    object: 'video',
-    status: task.status,
-    model: task.model,
-    seconds: task.seconds,
-    progress: task.progress,
-    created_at: Math.floor(task.createdAt.getTime() / 1000),
-    completed_at: task.completedAt ? Math.floor(task.completedAt.getTime() / 1000) : null,
-    ...(task.status === 'completed' ? { content_url: videoPaths(task.id).content } : {}),
-    ...(task.error ? { error: task.error } : {}),
-  };
 }

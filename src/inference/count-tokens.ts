@@ -17,7 +17,7 @@ import { clientErrorOf, UpstreamFailure } from '../upstreams/failures.js';
  * and anything else a Messages request may hold are accepted as they are, since they only count
  * towards the input. `max_tokens` is not required (nothing is generated).
  */
-const countTokensBody = z.looseObject({
+export const countTokensBody = z.looseObject({
   model: z.string().min(1),
   messages: z.array(z.looseObject({ role: z.string().min(1), content: z.union([z.string(), z.array(z.unknown())]) })),
   system: z.union([z.string(), z.array(z.unknown())]).optional(),

@@ -1,4 +1,5 @@
 import { initTRPC, TRPCError } from '@trpc/server';
+import type { z } from 'zod';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server';
 import { requireActor, type RequestContext } from '../context.js';
 import { DomainError, unreachable, type ErrorCode } from '../shared/errors.js';
@@ -72,9 +73,21 @@ export const publicProcedure = t.procedure.use(domainErrors);
 export const authedProcedure = publicProcedure.use(({ ctx, next }) => next({ ctx: { ...ctx, actor: requireActor(ctx) } }));
 
 /**
- * Input typing without a second validation pass: services validate (and report SPEC.md-shaped
- * issues) themselves; this only gives clients the input type.
+ * A procedure's input, typed by the zod schema the service validates it with: clients get the
+ * schema's input type, and the service gets the input as sent. Nothing is parsed here: the service
+ * parses it exactly once (SPEC.md-shaped issues, UNPROCESSABLE_CONTENT through `domainErrors`), so a
+ * procedure cannot validate differently from the REST and GraphQL surfaces over the same service.
  */
-export function typedInput<T>() {
-  return (raw: unknown) => raw as T;
+export function serviceInput<S extends z.ZodType>(_schema: S): (raw: unknown) => z.input<S> {
+  return unchecked;
+}
+
+/** As `serviceInput`, for services that take an absent input as `{}`. */
+export function optionalServiceInput<S extends z.ZodType>(_schema: S): (raw: unknown) => z.input<S> | undefined {
+  return unchecked;
+}
+
+/** The one place a client's raw input takes the service's input type (the service checks it first thing). */
+function unchecked<T>(raw: unknown): T {
+  return raw as T;
 }

@@ -1,23 +1,23 @@
-import type {
-  EmailLinkConfirmInput,
-  EmailLinkStartInput,
-  LoginInput,
-  MessengerStatusQuery,
-  MessengerTokenInput,
-  RegisterInput,
-  ResendVerificationInput,
-  TransactionsQuery,
-  VerifyEmailInput,
+import {
+  emailLinkConfirmInput,
+  emailLinkStartInput,
+  loginInput,
+  messengerStatusQuery,
+  messengerTokenInput,
+  registerInput,
+  resendVerificationInput,
+  transactionsQuery,
+  verifyEmailInput,
 } from '../../accounts/accounts.schemas.js';
-import { authedProcedure, publicProcedure, router, typedInput } from '../trpc.js';
+import { authedProcedure, optionalServiceInput, publicProcedure, router, serviceInput } from '../trpc.js';
 
 export const accountsRouter = router({
-  register: publicProcedure.input(typedInput<RegisterInput>()).mutation(async ({ ctx, input }) => {
+  register: publicProcedure.input(serviceInput(registerInput)).mutation(async ({ ctx, input }) => {
     const signedIn = await ctx.services.accounts.register(ctx.caller, input);
     ctx.sessionCookie.set(signedIn.sessionToken, signedIn.expiresAt);
     return signedIn;
   }),
-  login: publicProcedure.input(typedInput<LoginInput>()).mutation(async ({ ctx, input }) => {
+  login: publicProcedure.input(serviceInput(loginInput)).mutation(async ({ ctx, input }) => {
     const signedIn = await ctx.services.accounts.login(ctx.caller, input);
     ctx.sessionCookie.set(signedIn.sessionToken, signedIn.expiresAt);
     return signedIn;
@@ -30,18 +30,18 @@ export const accountsRouter = router({
   me: authedProcedure.query(({ ctx }) => ctx.services.accounts.me(ctx.actor)),
   summary: authedProcedure.query(({ ctx }) => ctx.services.accounts.summary(ctx.actor)),
   transactions: authedProcedure
-    .input(typedInput<TransactionsQuery | undefined>())
+    .input(optionalServiceInput(transactionsQuery))
     .query(({ ctx, input }) => ctx.services.accounts.transactions(ctx.actor, input ?? {})),
-  verifyEmail: authedProcedure.input(typedInput<VerifyEmailInput>()).mutation(({ ctx, input }) => ctx.services.identity.verifyEmail(ctx.actor, input)),
+  verifyEmail: authedProcedure.input(serviceInput(verifyEmailInput)).mutation(({ ctx, input }) => ctx.services.identity.verifyEmail(ctx.actor, input)),
   resendVerification: authedProcedure
-    .input(typedInput<ResendVerificationInput | undefined>())
+    .input(optionalServiceInput(resendVerificationInput))
     .mutation(({ ctx, input }) => ctx.services.identity.resendVerification(ctx.actor, input ?? {})),
-  startEmailLink: authedProcedure.input(typedInput<EmailLinkStartInput>()).mutation(({ ctx, input }) => ctx.services.identity.startEmailLink(ctx.actor, input)),
-  confirmEmailLink: authedProcedure.input(typedInput<EmailLinkConfirmInput>()).mutation(({ ctx, input }) => ctx.services.identity.confirmEmailLink(ctx.actor, input)),
+  startEmailLink: authedProcedure.input(serviceInput(emailLinkStartInput)).mutation(({ ctx, input }) => ctx.services.identity.startEmailLink(ctx.actor, input)),
+  confirmEmailLink: authedProcedure.input(serviceInput(emailLinkConfirmInput)).mutation(({ ctx, input }) => ctx.services.identity.confirmEmailLink(ctx.actor, input)),
   links: authedProcedure.query(({ ctx }) => ctx.services.identity.links(ctx.actor)),
-  messengerLinkStatus: authedProcedure.input(typedInput<MessengerStatusQuery>()).query(({ ctx, input }) => ctx.services.identity.messengerLinkStatus(ctx.actor, input)),
+  messengerLinkStatus: authedProcedure.input(serviceInput(messengerStatusQuery)).query(({ ctx, input }) => ctx.services.identity.messengerLinkStatus(ctx.actor, input)),
   startMessengerLink: authedProcedure.mutation(({ ctx }) => ctx.services.identity.startMessengerLink(ctx.actor)),
-  confirmMessengerLink: authedProcedure.input(typedInput<MessengerTokenInput>()).mutation(({ ctx, input }) => ctx.services.identity.confirmMessengerLink(ctx.actor, input)),
+  confirmMessengerLink: authedProcedure.input(serviceInput(messengerTokenInput)).mutation(({ ctx, input }) => ctx.services.identity.confirmMessengerLink(ctx.actor, input)),
   unlinkMessenger: authedProcedure.mutation(async ({ ctx }) => {
     await ctx.services.identity.unlinkMessenger(ctx.actor);
     return { ok: true as const };

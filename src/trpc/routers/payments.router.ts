@@ -1,16 +1,19 @@
-import type { AcceptAgreementInput, CreateInvoiceInput, ListInvoicesInput, PaymentConfigInput } from '../../payments/payments.schemas.js';
-import { authedProcedure, router, typedInput } from '../trpc.js';
+import { z } from 'zod';
+import { acceptAgreementInput, createInvoiceInput, invoiceIdInput, listInvoicesInput, markInvoicePaidInput, paymentConfigInput } from '../../payments/payments.schemas.js';
+import { authedProcedure, optionalServiceInput, router, serviceInput } from '../trpc.js';
+
+/** An invoice by id: the service's own id field, named `id` on this surface. */
+const byId = z.object({ id: invoiceIdInput.shape.invoiceId });
+const markPaidInput = byId.extend({ reference: markInvoicePaidInput.shape.reference });
 
 export const paymentsRouter = router({
-  config: authedProcedure.input(typedInput<PaymentConfigInput | undefined>()).query(({ ctx, input }) => ctx.services.payments.config(ctx.actor, input ?? {})),
+  config: authedProcedure.input(optionalServiceInput(paymentConfigInput)).query(({ ctx, input }) => ctx.services.payments.config(ctx.actor, input ?? {})),
   acceptAgreement: authedProcedure
-    .input(typedInput<AcceptAgreementInput | undefined>())
+    .input(optionalServiceInput(acceptAgreementInput))
     .mutation(({ ctx, input }) => ctx.services.payments.acceptAgreement(ctx.actor, input ?? {}, ctx.caller.clientAddress)),
-  invoices: authedProcedure.input(typedInput<ListInvoicesInput | undefined>()).query(({ ctx, input }) => ctx.services.payments.listInvoices(ctx.actor, input ?? {})),
-  invoice: authedProcedure.input(typedInput<{ id: string }>()).query(({ ctx, input }) => ctx.services.payments.getInvoice(ctx.actor, input?.id)),
-  createInvoice: authedProcedure.input(typedInput<CreateInvoiceInput>()).mutation(({ ctx, input }) => ctx.services.payments.createInvoice(ctx.actor, input)),
+  invoices: authedProcedure.input(optionalServiceInput(listInvoicesInput)).query(({ ctx, input }) => ctx.services.payments.listInvoices(ctx.actor, input ?? {})),
+  invoice: authedProcedure.input(serviceInput(byId)).query(({ ctx, input }) => ctx.services.payments.getInvoice(ctx.actor, input?.id)),
+  createInvoice: authedProcedure.input(serviceInput(createInvoiceInput)).mutation(({ ctx, input }) => ctx.services.payments.createInvoice(ctx.actor, input)),
   /** Admin: marks an invoice paid (manual provider). */
-  markInvoicePaid: authedProcedure
-    .input(typedInput<{ id: string; reference?: string }>())
-    .mutation(({ ctx, input }) => ctx.services.payments.markPaid(ctx.actor, input?.id, input?.reference)),
+  markInvoicePaid: authedProcedure.input(serviceInput(markPaidInput)).mutation(({ ctx, input }) => ctx.services.payments.markPaid(ctx.actor, input?.id, input?.reference)),
 });
