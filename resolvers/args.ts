@@ -10,3 +10,9 @@ export function domainInput<T extends object, Keep extends keyof T = never>(args
   const kept = new Set<PropertyKey>(keep);
   return Object.fromEntries(Object.entries(args ?? {}).filter(([key, value]) => value !== undefined && (value !== null || kept.has(key)))) as DomainInput<T, Keep>;
 }
+
+/**
+ * `true` only when two input types name the same fields: a GraphQL input class and the service input (zod) it
+ * stands for are written twice, and this ties them (`const match: SameFields<GraphQLInput, ServiceInput> = true`).
+ */
+export type SameFields<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never] ? true : false;

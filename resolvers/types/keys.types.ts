@@ -1,5 +1,7 @@
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { DateTimeISOResolver } from 'graphql-scalars';
+import type { CreateKeyInput as ServiceCreateKeyInput } from '../../src/keys/keys.schemas.js';
+import type { SameFields } from '../args.js';
 
 /** The fields every view of a key shares. */
 @ObjectType()
@@ -67,6 +69,9 @@ export class CreateKeyInput {
   @Field(() => String, { nullable: true, description: 'USD per calendar month (UTC), a decimal string.' })
   monthlySpendCap?: string | null;
 }
+
+/** The GraphQL input names exactly the service's fields: one added to the zod schema alone fails to compile here. */
+export const createKeyFieldsMatch: SameFields<CreateKeyInput, ServiceCreateKeyInput> = true;
 
 @ObjectType({ description: 'A key as the inference path sees it, with its limit overrides (admin view).' })
 export class KeyLimits {
