@@ -31,14 +31,47 @@ type Handler = (req: Request, res: Response) => Promise<void>;
 /** The inference surface. Authentication is by API key only; no cabinet session is ever read here. */
 export function v1Router(services: Services): Router {
   const router = Router();
-  const handle = (fn: Handler) => (req: Request, res: Response, next: NextFunction) => {
+  router.use(modelRoutes(services));
+  router.post('/messages/count_tokens', handle(countTokens(services)));
+  router.get('/me', handle(async (req, res) => {
+    res.json(keyStatusJson(await services.keyStatus.of(await requireKey(req, services.keys))));
+  }));
+  router.use(videoRoutes(services));
+  // Stored Responses: GET /v1/responses/{id} (+ /input_items) and DELETE /v1/responses/{id}.
+  router.use(responsesRoutes(services));
+
+  for (const path of UNSUPPORTED) {
+    router.all(path, (_req, res) => {
+      sendOpenAiError(res, new DomainError('not_found', 'This endpoint is not supported by this gateway', { reason: 'unsupported_endpoint' }));
+    });
+  }
+  router.use((req, res) => {
+    sendError(res, errorShapeOf(req), new DomainError('not_found', 'Unknown endpoint', { reason: 'not_found' }));
+  });
+  router.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) {
+      // A stream already under way ends its own way; nothing more can be said in this response.
+      if (!res.writableEnded) res.end();
+      return;
+    }
+    if (error instanceof DomainError) return sendError(res, errorShapeOf(req), error);
+    next(error);
+  });
+  return router;
+}
+
+function handle(fn: Handler) {
+  return (req: Request, res: Response, next: NextFunction) => {
     fn(req, res).catch(next);
   };
+}
 
-  /**
-   * Public models (plus the ones a presented key may use) with their groups and prices: OpenAI's list
-   * shape, or Anthropic's (paginated) for Anthropic-style callers. The bridge lists only its own models.
-   */
+/**
+ * Public models (plus the ones a presented key may use) with their groups and prices: OpenAI's list
+ * shape, or Anthropic's (paginated) for Anthropic-style callers. The bridge lists only its own models.
+ */
+function modelRoutes(services: Services): Router {
+  const router = Router();
   const listModels = (only?: (model: CatalogModel) => boolean): Handler => async (req, res) => {
     const key = await optionalKey(req, services.keys);
     const catalog = services.catalog.snapshot;
@@ -59,12 +92,15 @@ export function v1Router(services: Services): Router {
   router.get('/models/:model_id', handle(getModel()));
   router.get('/bridge/models', handle(listModels(onBridge)));
   router.get('/bridge/models/:model_id', handle(getModel(onBridge)));
+  return router;
+}
 
-  /**
-   * Anthropic's token counting: authenticated and scoped like /v1/messages (x-api-key and
-   * anthropic-version; the key checked before the body is read), never billed.
-   */
-  router.post('/messages/count_tokens', handle(async (req, res) => {
+/**
+ * Anthropic's token counting: authenticated and scoped like /v1/messages (x-api-key and
+ * anthropic-version; the key checked before the body is read), never billed.
+ */
+function countTokens(services: Services): Handler {
+  return async (req, res) => {
     const principal = await requireMessagesKey(req, services.keys);
     const body = await readJsonBody(req);
     // A client that goes away stops the upstream call.
@@ -76,13 +112,12 @@ export function v1Router(services: Services): Router {
     } catch (error) {
       throw error instanceof DomainError ? error.withLocPrefix(['body']) : error;
     }
-  }));
+  };
+}
 
-  router.get('/me', handle(async (req, res) => {
-    res.json(keyStatusJson(await services.keyStatus.of(await requireKey(req, services.keys))));
-  }));
-
-  // Video jobs (SPEC.md 4.6-4.8): submit, poll, and the finished MP4 with HTTP Range support.
+/** Video jobs (SPEC.md 4.6-4.8): submit, poll, and the finished MP4 with HTTP Range support. */
+function videoRoutes(services: Services): Router {
+  const router = Router();
   router.post('/videos', handle(async (req, res) => {
     // The key is checked before the body is read, so an unauthenticated caller cannot make us read 25 MiB.
     const principal = await requireKey(req, services.keys);
@@ -105,28 +140,6 @@ export function v1Router(services: Services): Router {
     const principal = await requireKey(req, services.keys);
     await sendVideoContent(services, principal.userId, String(req.params.task_id), req, res);
   }));
-
-  // Stored Responses: GET /v1/responses/{id} (+ /input_items) and DELETE /v1/responses/{id}.
-  router.use(responsesRoutes(services));
-
-  for (const path of UNSUPPORTED) {
-    router.all(path, (_req, res) => {
-      sendOpenAiError(res, new DomainError('not_found', 'This endpoint is not supported by this gateway', { reason: 'unsupported_endpoint' }));
-    });
-  }
-
-  router.use((req, res) => {
-    sendError(res, errorShapeOf(req), new DomainError('not_found', 'Unknown endpoint', { reason: 'not_found' }));
-  });
-  router.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
-    if (res.headersSent) {
-      // A stream already under way ends its own way; nothing more can be said in this response.
-      if (!res.writableEnded) res.end();
-      return;
-    }
-    if (error instanceof DomainError) return sendError(res, errorShapeOf(req), error);
-    next(error);
-  });
   return router;
 }
 

@@ -18,6 +18,7 @@ import {
   truncatedJson,
   TOOL_INPUT,
   wordDeltas,
+  type Directives,
   type RouteContext,
 } from './common.js';
 import type { PromptPart } from './prompt-cache.js';
@@ -196,18 +197,57 @@ export async function handleMessages(req: IncomingMessage, res: ServerResponse, 
   const invalid = invalidField(body, version, ctx.options.strictFields === true) ?? thinkingProblem(body, ctx);
   if (invalid) return fail(400, `${invalid} ${ctx.detail}`);
 
-  const messages: { content?: unknown }[] = body.messages;
-  const sim = forThisSimulator(parseDirectives(messages), ctx);
+  const sim = forThisSimulator(parseDirectives(body.messages), ctx);
   // An Anthropic outage shows as 529 overloaded_error.
   if (await simulateFailure(sim, ctx, 529, fail, res)) return;
 
-  // Only tools the request offers can be called; a directive naming an unknown tool falls back to text.
+  const answer = answerOf(body, sim, ctx);
+  const usage = usageOf(req, body, sim, ctx, outputTokensOf(answer.content));
+  const message = { id: newId('msg_'), type: 'message', role: 'assistant', model: body.model, content: answer.content, stop_reason: answer.stopReason, stop_sequence: answer.stopSequence, usage };
+  if (!body.stream) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    return void res.end(sim.badJson ? truncatedJson(message) : JSON.stringify(message));
+  }
+  return streamMessage(res, sim, ctx, message, answer.schema !== undefined);
+}
+
+interface Answer {
+  content: Block[];
+  stopReason: string;
+  stopSequence: string | null;
+  /** The JSON schema the answer follows (`output_config.format` or `output_format`), if any. */
+  schema: unknown;
+}
+
+/** The tool calls the directives ask for (only tools the request offers: an unknown name falls back to text), or the forced one. */
+function toolCalls(body: any, sim: Directives): Block[] {
   const offered = (name: string) => Array.isArray(body.tools) && body.tools.some((t: any) => t?.name === name);
   const schemaOf = (name: string) => body.tools.find((t: any) => t?.name === name)?.input_schema ?? { type: 'object' };
   const calls: Block[] = sim.tools.filter(offered).map((name) => ({ type: 'tool_use', id: newId('toolu_'), name, input: sim.schemaArgs ? (schemaInstance(schemaOf(name)) as object) : TOOL_INPUT }));
   // A forced tool (tool_choice tool/any) is called with input valid for its schema, as the model must.
   const forced = calls.length ? undefined : forcedTool<{ name: string; input_schema: unknown }>(Array.isArray(body.tools) ? body.tools.filter((t: any) => t?.input_schema) : [], body.tool_choice);
   if (forced) calls.push({ type: 'tool_use', id: newId('toolu_'), name: forced.name, input: schemaInstance(forced.input_schema) as object });
+  return calls;
+}
+
+/** Words up to `max_tokens`, ended where a stop sequence first appears, as the model would. */
+function wordsAnswer(body: any, sim: Directives): Omit<Answer, 'schema'> {
+  let words = answerWords(Math.min(sim.words, body.max_tokens));
+  let stopReason = sim.words > body.max_tokens ? 'max_tokens' : 'end_turn';
+  let stopSequence: string | null = null;
+  const stops: string[] = Array.isArray(body.stop_sequences) ? body.stop_sequences : [];
+  const at = words.findIndex((word) => stops.includes(word));
+  if (at >= 0) {
+    stopSequence = words[at]!;
+    words = words.slice(0, at);
+    stopReason = 'stop_sequence';
+  }
+  return { content: words.length ? [{ type: 'text', text: words.join(' ') }] : [], stopReason, stopSequence };
+}
+
+/** The answer's blocks: thinking first when it is on, then tool calls, JSON for a schema, or words. */
+function answerOf(body: any, sim: Directives, ctx: RouteContext): Answer {
+  const calls = toolCalls(body, sim);
   const thinking: Block[] =
     body.thinking?.type === 'enabled' || body.thinking?.type === 'adaptive'
       ? [
@@ -216,41 +256,29 @@ export async function handleMessages(req: IncomingMessage, res: ServerResponse, 
         ]
       : [];
   const schema = body.output_config?.format?.type === 'json_schema' ? body.output_config.format.schema : body.output_format?.type === 'json_schema' ? body.output_format.schema : undefined;
-  let content: Block[];
-  let stopReason: string;
-  let stopSequence: string | null = null;
-  if (calls.length) {
-    content = sim.textFirst ? [{ type: 'text', text: TEXT_FIRST }, ...calls] : calls;
-    stopReason = 'tool_use';
-  } else if (schema !== undefined) {
-    content = [{ type: 'text', text: JSON.stringify(schemaInstance(schema)) }];
-    stopReason = 'end_turn';
-  } else {
-    let words = answerWords(Math.min(sim.words, body.max_tokens));
-    stopReason = sim.words > body.max_tokens ? 'max_tokens' : 'end_turn';
-    // A stop sequence ends the answer where it first appears, as the model would.
-    const stops: string[] = Array.isArray(body.stop_sequences) ? body.stop_sequences : [];
-    const at = words.findIndex((word) => stops.includes(word));
-    if (at >= 0) {
-      stopSequence = words[at]!;
-      words = words.slice(0, at);
-      stopReason = 'stop_sequence';
-    }
-    content = words.length ? [{ type: 'text', text: words.join(' ') }] : [];
-  }
-  content = [...thinking, ...content];
-  const outputTokens = content.reduce(
+  const answer: Omit<Answer, 'schema'> = calls.length
+    ? { content: sim.textFirst ? [{ type: 'text', text: TEXT_FIRST }, ...calls] : calls, stopReason: 'tool_use', stopSequence: null }
+    : schema !== undefined
+      ? { content: [{ type: 'text', text: JSON.stringify(schemaInstance(schema)) }], stopReason: 'end_turn', stopSequence: null }
+      : wordsAnswer(body, sim);
+  return { ...answer, content: [...thinking, ...answer.content], schema };
+}
+
+function outputTokensOf(content: Block[]): number {
+  return content.reduce(
     (sum, block) =>
       sum + (block.type === 'text' ? countTokens(block.text) : block.type === 'thinking' ? countTokens(block.thinking) : block.type === 'redacted_thinking' ? 8 : countTokens(JSON.stringify(block.input)) + 2),
     0,
   );
+}
 
-  // Anthropic's input_tokens excludes what was read from or written to the cache: the three add up to the prompt.
-  const promptTokens = countTokens(messageText(body.system)) + promptTokensOf(messages);
+/** Anthropic's input_tokens excludes what was read from or written to the cache: the three add up to the prompt. */
+function usageOf(req: IncomingMessage, body: any, sim: Directives, ctx: RouteContext, outputTokens: number) {
+  const promptTokens = countTokens(messageText(body.system)) + promptTokensOf(body.messages);
   const cache = ctx.promptCache.use(ctx.credentialOf(req), body.model, promptParts(body));
   const cacheRead = Math.min(Math.max(sim.cached, cache.cached), promptTokens);
   const cacheWrite = Math.min(Math.max(sim.cacheWrite, cache.written), promptTokens - cacheRead);
-  const usage = {
+  return {
     input_tokens: promptTokens - cacheRead - cacheWrite,
     cache_creation_input_tokens: cacheWrite,
     cache_read_input_tokens: cacheRead,
@@ -258,13 +286,31 @@ export async function handleMessages(req: IncomingMessage, res: ServerResponse, 
     output_tokens: outputTokens,
     service_tier: 'standard',
   };
-  const message = { id: newId('msg_'), type: 'message', role: 'assistant', model: body.model, content, stop_reason: stopReason, stop_sequence: stopSequence, usage };
+}
 
-  if (!body.stream) {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    return void res.end(sim.badJson ? truncatedJson(message) : JSON.stringify(message));
-  }
+interface Message {
+  content: Block[];
+  stop_reason: string;
+  stop_sequence: string | null;
+  usage: { output_tokens: number };
+}
 
+/** A block as content_block_start announces it: empty, its deltas follow. */
+function blockStart(block: Block): object {
+  if (block.type === 'text') return { type: 'text', text: '' };
+  if (block.type === 'thinking') return { type: 'thinking', thinking: '', signature: '' };
+  return block.type === 'redacted_thinking' ? block : { ...block, input: {} };
+}
+
+function blockDeltas(block: Block, structured: boolean): object[] {
+  if (block.type === 'text') return (structured ? jsonFragments(block.text) : wordDeltas(block.text)).map((text) => ({ type: 'text_delta', text }));
+  if (block.type === 'thinking') return [...wordDeltas(block.thinking).map((thinking) => ({ type: 'thinking_delta', thinking })), { type: 'signature_delta', signature: block.signature }];
+  if (block.type === 'redacted_thinking') return [];
+  return jsonFragments(JSON.stringify(block.input)).map((partial_json) => ({ type: 'input_json_delta', partial_json }));
+}
+
+/** The named-event stream, with the fault directives (cut-after, bad-sse) applied where a real stream would break. */
+async function streamMessage(res: ServerResponse, sim: Directives, ctx: RouteContext, message: Message, structured: boolean): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   const write = pacedWriter(res, sim.chunkDelay);
   type Event = { type: string; [field: string]: unknown };
@@ -272,22 +318,12 @@ export async function handleMessages(req: IncomingMessage, res: ServerResponse, 
   const send = (data: Event) => write(frame(data));
 
   // The stream opens with the input side of usage; output_tokens only becomes final in message_delta.
-  if (!(await send({ type: 'message_start', message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } }))) return;
+  if (!(await send({ type: 'message_start', message: { ...message, content: [], stop_reason: null, usage: { ...message.usage, output_tokens: 1 } } }))) return;
   let deltas = 0;
-  for (const [index, block] of content.entries()) {
-    const start =
-      block.type === 'text' ? { type: 'text', text: '' } : block.type === 'thinking' ? { type: 'thinking', thinking: '', signature: '' } : block.type === 'redacted_thinking' ? block : { ...block, input: {} };
-    if (!(await send({ type: 'content_block_start', index, content_block: start }))) return;
+  for (const [index, block] of message.content.entries()) {
+    if (!(await send({ type: 'content_block_start', index, content_block: blockStart(block) }))) return;
     if (index === 0 && !(await send({ type: 'ping' }))) return;
-    const pieces: object[] =
-      block.type === 'text'
-        ? (schema !== undefined ? jsonFragments(block.text) : wordDeltas(block.text)).map((text) => ({ type: 'text_delta', text }))
-        : block.type === 'thinking'
-          ? [...wordDeltas(block.thinking).map((thinking) => ({ type: 'thinking_delta', thinking })), { type: 'signature_delta', signature: block.signature }]
-          : block.type === 'redacted_thinking'
-            ? []
-            : jsonFragments(JSON.stringify(block.input)).map((partial_json) => ({ type: 'input_json_delta', partial_json }));
-    for (const delta of pieces) {
+    for (const delta of blockDeltas(block, structured)) {
       if (sim.cutAfter !== undefined && deltas >= sim.cutAfter) return cutConnection(res);
       if (!(await send({ type: 'content_block_delta', index, delta }))) return;
       if (deltas++ === 0 && sim.badSse === 'mid' && !(await write(malformedFrame(ctx.detail)))) return;
@@ -298,7 +334,7 @@ export async function handleMessages(req: IncomingMessage, res: ServerResponse, 
     await write(malformedFrame(ctx.detail));
     return void res.end();
   }
-  if (!(await send({ type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: stopSequence }, usage: { output_tokens: outputTokens } }))) return;
+  if (!(await send({ type: 'message_delta', delta: { stop_reason: message.stop_reason, stop_sequence: message.stop_sequence }, usage: { output_tokens: message.usage.output_tokens } }))) return;
   res.end(frame({ type: 'message_stop' }));
 }
 

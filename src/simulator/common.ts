@@ -4,9 +4,9 @@ import { schemaInstance } from './schema-instance.js';
 
 /**
  * What every route of the simulator shares: its options and records, the directives read from a
- * prompt, token counting, answer text, pacing, failures and error bodies. The routes
- * (openai-simulator.ts, openai-responses.ts, anthropic-messages.ts, video-jobs.ts) import it; it
- * imports none of them.
+ * prompt, token counting, answer text, pacing, failures and error bodies. The server (openai-simulator.ts)
+ * and the routes (openai-chat.ts, openai-images.ts, openai-responses.ts, anthropic-messages.ts, video-jobs.ts)
+ * import it; it imports none of them.
  */
 export interface SimulatorOptions {
   /** The credential the simulator requires (`Authorization: Bearer`, or `x-api-key` on the Anthropic route). */

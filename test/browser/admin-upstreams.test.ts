@@ -1,17 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import { Decimal } from 'decimal.js';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/simulator/openai-simulator.js';
+import { launchChromium, reactStateHolds as pageHolds, requireChromium, SCREENSHOTS, usd } from '../helpers/browser.js';
 import { graphql, registerRest } from '../helpers/clients.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { createKey, fund } from '../helpers/inference.js';
-import { ROOT, spawnGateway, type ServerProcess } from '../helpers/process.js';
+import { spawnGateway, type ServerProcess } from '../helpers/process.js';
 import { hexKey } from '../helpers/upstreams.js';
 import { AdminMarginDocument, AdminUpstreamUsageDocument } from '../graphql/generated.js';
 
@@ -21,8 +21,6 @@ import { AdminMarginDocument, AdminUpstreamUsageDocument } from '../graphql/gene
  * credentials' badges turning unhealthy live when the simulator fails (no reload); the Test button; the
  * margin page equal to adminMargin; and no secret ever in the page, its state or anything the API sent it.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SCREENSHOTS = path.join(ROOT, 'test-results/cabinet-screenshots');
 const UPSTREAM = 'lake-sim';
 const MODEL = 'gen-5.6-luna';
 /** A planted secret ending in `end` (so each credential's `…last4` differs). */
@@ -51,7 +49,7 @@ describe('admin pages: upstreams and margin, in Chromium', () => {
   const problems: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not at ${CHROMIUM}: install Debian's chromium package (apt-get install chromium) or set CHROMIUM_PATH`);
+    requireChromium();
     simulator = await startSimulator({ apiKey: SECRET_A, apiKeys: [SECRET_B, SECRET_ENV], name: 'lake' });
     db = await createTestDatabase();
     dataDir = await mkdtemp(`${tmpdir()}/baikal-admin-upstreams-`);
@@ -65,7 +63,7 @@ describe('admin pages: upstreams and margin, in Chromium', () => {
     customerId = customer.account.user_id as string;
     await fund({ url: gateway.url }, admin, customerId, '50');
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+    browser = await launchChromium();
     const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
     page = await context.newPage();
     page.on('console', (message) => {
@@ -110,40 +108,8 @@ describe('admin pages: upstreams and margin, in Chromium', () => {
       body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: prompt }], max_tokens: 40 }),
     });
   };
-  /** Every string React holds for the page (props and hook state of every component), searched for the secrets. */
-  const reactStateHolds = (secrets: string[]) =>
-    page.evaluate((needles) => {
-      const root = document.getElementById('root') as unknown as Record<string, unknown>;
-      const containerKey = Object.keys(root).find((key) => key.startsWith('__reactContainer$'));
-      const found: string[] = [];
-      const seen = new Set<unknown>();
-      const search = (value: unknown, depth: number) => {
-        if (depth > 8 || value === null || value === undefined) return;
-        if (typeof value === 'string') {
-          for (const needle of needles) if (value.includes(needle)) found.push(needle);
-          return;
-        }
-        if (typeof value !== 'object' || seen.has(value)) return;
-        seen.add(value);
-        if ((value as { nodeType?: number }).nodeType !== undefined) return; // DOM nodes are searched as HTML
-        for (const key of Object.keys(value as object)) {
-          if (key === '_owner' || key === 'return' || key === 'stateNode' || key === '_debugOwner') continue;
-          search((value as Record<string, unknown>)[key], depth + 1);
-        }
-      };
-      type Fiber = { child: Fiber | null; sibling: Fiber | null; memoizedState: unknown; memoizedProps: unknown };
-      const walk = (fiber: Fiber | null) => {
-        for (let node = fiber; node; node = node.sibling) {
-          search(node.memoizedProps, 0);
-          search(node.memoizedState, 0);
-          walk(node.child);
-        }
-      };
-      walk((root[containerKey!] as { child: Fiber | null }).child ?? null);
-      const inputs = [...document.querySelectorAll('input')].map((input) => (input as unknown as { value: string }).value);
-      for (const value of inputs) for (const needle of needles) if (value.includes(needle)) found.push(`input:${needle}`);
-      return [...new Set(found)];
-    }, secrets);
+  /** Every string React holds for the page and every input's value, searched for the secrets. */
+  const reactStateHolds = (secrets: string[]) => pageHolds(page, secrets);
   const noSecretInHtml = async () => {
     const html = await page.content();
     for (const secret of SECRETS) expect(html).not.toContain(secret);
@@ -404,15 +370,8 @@ describe('admin pages: upstreams and margin, in Chromium', () => {
   }, 30_000);
 });
 
-/** The cabinet's rendering of a decimal USD amount (ui.tsx formatUsd). */
-function usd(value: string): string {
-  const negative = value.startsWith('-');
-  const [whole, fraction = ''] = value.replace(/^-/, '').split('.');
-  return `${negative ? '-' : ''}$${whole!.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${fraction.replace(/0+$/, '').padEnd(2, '0')}`;
-}
-
 /** The page's globals, inside `page.evaluate` (the test project has no DOM types). */
-declare const document: { documentElement: { lang: string }; getElementById(id: string): unknown; querySelectorAll(selector: string): Iterable<unknown> };
+declare const document: { documentElement: { lang: string } };
 declare const window: unknown;
 declare const localStorage: { setItem(key: string, value: string): void } & Record<string, string>;
 declare const sessionStorage: Record<string, string>;

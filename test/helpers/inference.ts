@@ -49,19 +49,18 @@ const IMAGE_MODELS = defaultCatalog.models.filter((m) => m.endpoints.includes('/
 export const ANTHROPIC_SERVED = ['lm-opus-5', 'lm-fable-5', 'lm-fable-5-cache', 'bridge-opus-5'];
 export const TRANSLATED_FAMILY_B = 'lm-sonnet-5';
 
+type StackOptions = { nativeResponses?: string[]; strictFields?: boolean; operator?: Record<string, unknown>; upstream?: Record<string, unknown> };
+
+/** The stack's upstream ids, each with the run's tag (a canary too). */
+function upstreamIds(tag: string) {
+  return { primaryId: `canary-primary-${tag}`, backupId: `canary-backup-${tag}`, anthropicId: `canary-anthropic-${tag}`, nativeId: `canary-native-${tag}` };
+}
+
 /**
- * The built gateway as a separate process (as `npm start` runs it), with its own database and two
- * upstream simulators: `primary` (chosen first) and `backup` (its fallback), each with canary
- * credentials, model names and error texts.
+ * The operator file's content. The backup's weight makes the primary the first choice in practice; it is the
+ * primary's fallback. The primary simulator also speaks the Messages API, as the Anthropic-kind upstream of family b.
  */
-export async function startInferenceStack(extraEnv: Record<string, string> = {}, options: { nativeResponses?: string[]; strictFields?: boolean; operator?: Record<string, unknown>; upstream?: Record<string, unknown> } = {}): Promise<InferenceStack> {
-  const tag = randomBytes(6).toString('hex');
-  const errorDetail = `CANARY-upstream-internal.example acct_canary_${tag}`;
-  const canaryPrimary = `sk-canary-primary-${tag}`;
-  const canaryBackup = `sk-canary-backup-${tag}`;
-  const primary = await startSimulator({ apiKey: canaryPrimary, errorDetail, name: 'primary', strictFields: options.strictFields });
-  const backup = await startSimulator({ apiKey: canaryBackup, errorDetail, name: 'backup' });
-  const upstreamModelPrefix = `canary-model-${tag}-`;
+function operatorConfig(primary: Simulator, backup: Simulator, ids: ReturnType<typeof upstreamIds>, upstreamModelPrefix: string, options: StackOptions): object {
   // Models moved to an upstream that serves the Responses API natively (on the primary simulator).
   const native = options.nativeResponses ?? [];
   const openAiModels = [...CHAT_MODELS, TRANSLATED_FAMILY_B, ...IMAGE_MODELS].filter((m) => !native.includes(m));
@@ -76,26 +75,34 @@ export async function startInferenceStack(extraEnv: Record<string, string> = {},
     fallback,
     ...options.upstream,
   });
-  const primaryId = `canary-primary-${tag}`;
-  const backupId = `canary-backup-${tag}`;
-  const anthropicId = `canary-anthropic-${tag}`;
-  const nativeId = `canary-native-${tag}`;
+  return {
+    upstreams: [
+      upstream(ids.primaryId, primary, 'CANARY_PRIMARY_KEY', 1, [ids.backupId]),
+      upstream(ids.backupId, backup, 'CANARY_BACKUP_KEY', 1e-9, []),
+      upstream(ids.anthropicId, primary, 'CANARY_PRIMARY_KEY', 1, [], 'anthropic', ANTHROPIC_SERVED),
+      ...(native.length ? [{ ...upstream(ids.nativeId, primary, 'CANARY_PRIMARY_KEY', 1, [], 'openai-compatible', native), nativeResponses: true }] : []),
+    ],
+    ...options.operator,
+  };
+}
+
+/**
+ * The built gateway as a separate process (as `npm start` runs it), with its own database and two
+ * upstream simulators: `primary` (chosen first) and `backup` (its fallback), each with canary
+ * credentials, model names and error texts.
+ */
+export async function startInferenceStack(extraEnv: Record<string, string> = {}, options: StackOptions = {}): Promise<InferenceStack> {
+  const tag = randomBytes(6).toString('hex');
+  const errorDetail = `CANARY-upstream-internal.example acct_canary_${tag}`;
+  const canaryPrimary = `sk-canary-primary-${tag}`;
+  const canaryBackup = `sk-canary-backup-${tag}`;
+  const primary = await startSimulator({ apiKey: canaryPrimary, errorDetail, name: 'primary', strictFields: options.strictFields });
+  const backup = await startSimulator({ apiKey: canaryBackup, errorDetail, name: 'backup' });
+  const upstreamModelPrefix = `canary-model-${tag}-`;
+  const ids = upstreamIds(tag);
   const dir = await mkdtemp(path.join(tmpdir(), 'baikal-inference-'));
   const configFile = path.join(dir, 'baikal.json');
-  // The backup's weight makes the primary the first choice in practice; it is the primary's fallback.
-  // The primary simulator also speaks the Messages API, as the Anthropic-kind upstream of family b.
-  await writeFile(
-    configFile,
-    JSON.stringify({
-      upstreams: [
-        upstream(primaryId, primary, 'CANARY_PRIMARY_KEY', 1, [backupId]),
-        upstream(backupId, backup, 'CANARY_BACKUP_KEY', 1e-9, []),
-        upstream(anthropicId, primary, 'CANARY_PRIMARY_KEY', 1, [], 'anthropic', ANTHROPIC_SERVED),
-        ...(native.length ? [{ ...upstream(nativeId, primary, 'CANARY_PRIMARY_KEY', 1, [], 'openai-compatible', native), nativeResponses: true }] : []),
-      ],
-      ...options.operator,
-    }),
-  );
+  await writeFile(configFile, JSON.stringify(operatorConfig(primary, backup, ids, upstreamModelPrefix, options)));
 
   const db = await createTestDatabase();
   const env = {
@@ -116,6 +123,7 @@ export async function startInferenceStack(extraEnv: Record<string, string> = {},
     await Promise.all([db.drop(), primary.close(), backup.close(), rm(dir, { recursive: true, force: true })]);
     throw error;
   }
+  const { primaryId, backupId, anthropicId, nativeId } = ids;
   const canaries: Canaries = {
     credential: canaryPrimary,
     backupCredential: canaryBackup,

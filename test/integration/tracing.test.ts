@@ -70,6 +70,112 @@ const ERROR = 2;
 
 const CHAT_REQUEST: RequestTraceStart = { requestId: 'req_trace_1', endpoint: '/v1/chat/completions', operation: 'chat', model: 'gen-5.6-luna', stream: true };
 
+/**
+ * One chat request as the pipeline traces it: admission, an attempt that timed out (its operator detail carries the
+ * canary), an answered attempt given a secret where a credential's name belongs, settlement, the end with usage.
+ */
+function recordTwoAttempts(tracing: Tracing) {
+  const request = tracing.request(CHAT_REQUEST);
+  expect(request.traceId).toMatch(/^[0-9a-f]{32}$/);
+  const admission = request.admission();
+  admission.end();
+
+  const first = request.attempt({ upstreamId: 'alpha', kind: upstreamKind('openai-compatible'), upstreamModel: 'luna-large-2026', credentialId: 'ALPHA_KEY', serverAddress: 'alpha.example.net' });
+  // A real failure as src/upstreams makes it: its operator detail carries the upstream's words (the canary).
+  const failure = new UpstreamFailure('timeout', 'alpha', `UND_ERR_HEADERS_TIMEOUT: upstream said ${CANARY}`, 504, 7);
+  first.end({
+    outcome: failureKind(failure.kind),
+    status: failure.status,
+    retryAfterSeconds: failure.retryAfterSeconds,
+    // @ts-expect-error there is no parameter for an upstream's words: they cannot reach a span
+    detail: failure.detail,
+  });
+
+  // A secret passed where a credential's NAME belongs is not recorded.
+  const second = request.attempt({ upstreamId: 'beta', kind: upstreamKind('anthropic'), upstreamModel: 'claude-luna-5', credentialId: `sk-ant-${CANARY}` });
+  second.end({ outcome: 'ok', status: 200, firstByteMs: 250 });
+
+  const settlement = request.settlement();
+  settlement.end();
+  const usage: CanonicalUsage = { inputTokens: 1200, outputTokens: 34, cacheReadTokens: 1000, cacheWriteTokens: null, reasoningTokens: 5 };
+  request.end({ status: 200, errorCode: null, usage, amountUsd: 123_000_000n, upstreamCostUsd: '0.0061' });
+  return request;
+}
+
+/** The request's root span (a server span with GenAI and our attributes), parent of every other span. */
+function expectRootSpan(spans: DecodedSpan[], traceId: string | undefined): void {
+  const root = only(spans, 'chat gen-5.6-luna');
+  expect(root.parentSpanId).toBe('');
+  expect(root.traceId).toBe(traceId);
+  expect(root.kind).toBe(SERVER);
+  expect(root.status).toBe(UNSET);
+  expect(root.attributes).toEqual({
+    'gen_ai.operation.name': 'chat',
+    'gen_ai.request.model': 'gen-5.6-luna',
+    'gen_ai.request.stream': true,
+    'gen_ai.response.model': 'gen-5.6-luna',
+    'gen_ai.usage.input_tokens': 1200,
+    'gen_ai.usage.output_tokens': 34,
+    'gen_ai.usage.cache_read.input_tokens': 1000,
+    'gen_ai.usage.reasoning.output_tokens': 5,
+    'http.route': '/v1/chat/completions',
+    'http.response.status_code': 200,
+    'baikal.request.id': 'req_trace_1',
+    'baikal.operation': 'chat',
+    'baikal.attempts': 2,
+    'baikal.cost.amount_usd': 0.0123,
+    'baikal.cost.upstream_usd': 0.0061,
+  });
+
+  for (const child of spans.filter((s) => s !== root)) {
+    expect(child.traceId, child.name).toBe(root.traceId);
+    expect(child.parentSpanId, child.name).toBe(root.spanId);
+    expect(child.start, child.name).toBeGreaterThanOrEqual(root.start);
+    expect(child.end, child.name).toBeLessThanOrEqual(root.end);
+  }
+  expect(new Set(spans.map((s) => s.spanId)).size).toBe(5);
+}
+
+/** The two attempts: client spans in order, the timed-out one an error with the failure's kind and Retry-After. */
+function expectAttemptSpans(spans: DecodedSpan[]): void {
+  const attempts = spans.filter((s) => s.name === 'baikal.upstream_attempt').sort((a, b) => Number(a.attributes['baikal.attempt.number']) - Number(b.attributes['baikal.attempt.number']));
+  const [timedOut, answered] = attempts as [DecodedSpan, DecodedSpan];
+  expect(timedOut.kind).toBe(CLIENT);
+  expect(timedOut.status).toBe(ERROR);
+  expect(timedOut.attributes).toEqual({
+    'gen_ai.operation.name': 'chat',
+    'gen_ai.provider.name': 'openai',
+    'gen_ai.request.model': 'luna-large-2026',
+    'gen_ai.request.stream': true,
+    'server.address': 'alpha.example.net',
+    'http.response.status_code': 504,
+    'error.type': 'timeout',
+    'baikal.upstream.id': 'alpha',
+    'baikal.upstream.kind': 'openai-compatible',
+    'baikal.upstream.credential': 'ALPHA_KEY',
+    'baikal.upstream.retry_after_s': 7,
+    'baikal.attempt.number': 1,
+    'baikal.attempt.outcome': 'timeout',
+  });
+  expect(answered.kind).toBe(CLIENT);
+  expect(answered.status).toBe(UNSET);
+  expect(answered.attributes).toEqual({
+    'gen_ai.operation.name': 'chat',
+    'gen_ai.provider.name': 'anthropic',
+    'gen_ai.request.model': 'claude-luna-5',
+    'gen_ai.request.stream': true,
+    'gen_ai.response.time_to_first_chunk': 0.25,
+    'http.response.status_code': 200,
+    'baikal.upstream.id': 'beta',
+    'baikal.upstream.kind': 'anthropic',
+    'baikal.upstream.credential': 'unrecognized',
+    'baikal.upstream.first_byte_ms': 250,
+    'baikal.attempt.number': 2,
+    'baikal.attempt.outcome': 'ok',
+  });
+  expect(timedOut.end).toBeLessThanOrEqual(answered.start);
+}
+
 describe('traces over OTLP/HTTP', () => {
   it('exports a request with a failed and a successful attempt, GenAI attributes, and nothing it was not meant to', async () => {
     const receiver = await startReceiver();
@@ -80,31 +186,7 @@ describe('traces over OTLP/HTTP', () => {
     );
     expect(tracing.enabled).toBe(true);
 
-    const request = tracing.request(CHAT_REQUEST);
-    expect(request.traceId).toMatch(/^[0-9a-f]{32}$/);
-    const admission = request.admission();
-    admission.end();
-
-    const first = request.attempt({ upstreamId: 'alpha', kind: upstreamKind('openai-compatible'), upstreamModel: 'luna-large-2026', credentialId: 'ALPHA_KEY', serverAddress: 'alpha.example.net' });
-    // A real failure as src/upstreams makes it: its operator detail carries the upstream's words (the canary).
-    const failure = new UpstreamFailure('timeout', 'alpha', `UND_ERR_HEADERS_TIMEOUT: upstream said ${CANARY}`, 504, 7);
-    first.end({
-      outcome: failureKind(failure.kind),
-      status: failure.status,
-      retryAfterSeconds: failure.retryAfterSeconds,
-      // @ts-expect-error there is no parameter for an upstream's words: they cannot reach a span
-      detail: failure.detail,
-    });
-
-    // A secret passed where a credential's NAME belongs is not recorded.
-    const second = request.attempt({ upstreamId: 'beta', kind: upstreamKind('anthropic'), upstreamModel: 'claude-luna-5', credentialId: `sk-ant-${CANARY}` });
-    second.end({ outcome: 'ok', status: 200, firstByteMs: 250 });
-
-    const settlement = request.settlement();
-    settlement.end();
-    const usage: CanonicalUsage = { inputTokens: 1200, outputTokens: 34, cacheReadTokens: 1000, cacheWriteTokens: null, reasoningTokens: 5 };
-    request.end({ status: 200, errorCode: null, usage, amountUsd: 123_000_000n, upstreamCostUsd: '0.0061' });
-
+    const request = recordTwoAttempts(tracing);
     await tracing.shutdown();
 
     expect(receiver.received.length).toBeGreaterThan(0);
@@ -118,37 +200,7 @@ describe('traces over OTLP/HTTP', () => {
     expect(resources[0]).toMatchObject({ 'service.name': 'baikal', 'deployment.environment.name': 'test', 'telemetry.sdk.language': 'nodejs' });
     expect(new Set(scopes)).toEqual(new Set(['baikal']));
 
-    const root = only(spans, 'chat gen-5.6-luna');
-    expect(root.parentSpanId).toBe('');
-    expect(root.traceId).toBe(request.traceId);
-    expect(root.kind).toBe(SERVER);
-    expect(root.status).toBe(UNSET);
-    expect(root.attributes).toEqual({
-      'gen_ai.operation.name': 'chat',
-      'gen_ai.request.model': 'gen-5.6-luna',
-      'gen_ai.request.stream': true,
-      'gen_ai.response.model': 'gen-5.6-luna',
-      'gen_ai.usage.input_tokens': 1200,
-      'gen_ai.usage.output_tokens': 34,
-      'gen_ai.usage.cache_read.input_tokens': 1000,
-      'gen_ai.usage.reasoning.output_tokens': 5,
-      'http.route': '/v1/chat/completions',
-      'http.response.status_code': 200,
-      'baikal.request.id': 'req_trace_1',
-      'baikal.operation': 'chat',
-      'baikal.attempts': 2,
-      'baikal.cost.amount_usd': 0.0123,
-      'baikal.cost.upstream_usd': 0.0061,
-    });
-
-    for (const child of spans.filter((s) => s !== root)) {
-      expect(child.traceId, child.name).toBe(root.traceId);
-      expect(child.parentSpanId, child.name).toBe(root.spanId);
-      expect(child.start, child.name).toBeGreaterThanOrEqual(root.start);
-      expect(child.end, child.name).toBeLessThanOrEqual(root.end);
-    }
-    expect(new Set(spans.map((s) => s.spanId)).size).toBe(5);
-
+    expectRootSpan(spans, request.traceId);
     const stages = [only(spans, 'baikal.admission'), only(spans, 'baikal.settlement')];
     for (const stage of stages) {
       expect(stage.kind).toBe(INTERNAL);
@@ -156,42 +208,7 @@ describe('traces over OTLP/HTTP', () => {
       expect(stage.attributes).toEqual({});
     }
 
-    const attempts = spans.filter((s) => s.name === 'baikal.upstream_attempt').sort((a, b) => Number(a.attributes['baikal.attempt.number']) - Number(b.attributes['baikal.attempt.number']));
-    const [timedOut, answered] = attempts as [DecodedSpan, DecodedSpan];
-    expect(timedOut.kind).toBe(CLIENT);
-    expect(timedOut.status).toBe(ERROR);
-    expect(timedOut.attributes).toEqual({
-      'gen_ai.operation.name': 'chat',
-      'gen_ai.provider.name': 'openai',
-      'gen_ai.request.model': 'luna-large-2026',
-      'gen_ai.request.stream': true,
-      'server.address': 'alpha.example.net',
-      'http.response.status_code': 504,
-      'error.type': 'timeout',
-      'baikal.upstream.id': 'alpha',
-      'baikal.upstream.kind': 'openai-compatible',
-      'baikal.upstream.credential': 'ALPHA_KEY',
-      'baikal.upstream.retry_after_s': 7,
-      'baikal.attempt.number': 1,
-      'baikal.attempt.outcome': 'timeout',
-    });
-    expect(answered.kind).toBe(CLIENT);
-    expect(answered.status).toBe(UNSET);
-    expect(answered.attributes).toEqual({
-      'gen_ai.operation.name': 'chat',
-      'gen_ai.provider.name': 'anthropic',
-      'gen_ai.request.model': 'claude-luna-5',
-      'gen_ai.request.stream': true,
-      'gen_ai.response.time_to_first_chunk': 0.25,
-      'http.response.status_code': 200,
-      'baikal.upstream.id': 'beta',
-      'baikal.upstream.kind': 'anthropic',
-      'baikal.upstream.credential': 'unrecognized',
-      'baikal.upstream.first_byte_ms': 250,
-      'baikal.attempt.number': 2,
-      'baikal.attempt.outcome': 'ok',
-    });
-    expect(timedOut.end).toBeLessThanOrEqual(answered.start);
+    expectAttemptSpans(spans);
 
     // Nothing planted reached the collector, in any form; the collector's token went as a header only.
     for (const r of receiver.received) {

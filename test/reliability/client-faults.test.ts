@@ -62,49 +62,113 @@ function messageOf(r: RecordedRequest): string {
   return typeof content === 'string' ? content : JSON.stringify(content ?? '');
 }
 
+type AbortKey = { key: string; keyId: string; messages: boolean };
+
+/** 8 keys of 4 accounts (three chat accounts, one of family b for Messages), two keys each, no per-minute limit. */
+async function abortKeys(): Promise<AbortKey[]> {
+  const chatAccounts = await Promise.all([0, 1, 2].map(() => apiAccount(stack, admin, '20')));
+  const messagesAccount = await apiAccount(stack, admin, '20', { provider_family: 'family_b' });
+  const keys = [
+    ...chatAccounts.map((a) => ({ key: a.key, keyId: a.keyId, messages: false })),
+    { key: messagesAccount.key, keyId: messagesAccount.keyId, messages: true },
+    ...(await Promise.all(chatAccounts.map((a) => createKey(stack, a.token)))).map((k) => ({ key: k.key, keyId: k.id, messages: false })),
+    { ...(await createKey(stack, messagesAccount.token, { provider_family: 'family_b' })), messages: true },
+  ].map((k) => ({ key: k.key, keyId: 'keyId' in k ? k.keyId : (k as { id: string }).id, messages: k.messages }));
+  // The per-minute window is not under test here (1,000 requests in well under a minute on 8 keys).
+  for (const k of keys) await setKeyLimits(stack, admin, k.keyId, { rpmLimit: 100_000 });
+  return keys;
+}
+
+/** TOTAL streams from CLIENTS clients at once, each with a random plan: read it all, leave before the headers, or after k frames. */
+async function streamAndLeave(keys: AbortKey[], random: () => number): Promise<Attempt[]> {
+  const tag = randomBytes(4).toString('hex');
+  const attempts: Attempt[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async (_, worker) => {
+      const key = keys[worker % keys.length]!;
+      for (let i = next++; i < TOTAL; i = next++) {
+        const words = 4 + Math.floor(random() * 40);
+        const roll = random();
+        const plan: Plan =
+          roll < 0.15 ? { kind: 'complete' } : roll < 0.35 ? { kind: 'before_headers', afterMs: 30 + Math.floor(random() * 150) } : { kind: 'after_frames', frames: Math.floor(random() * (words + 3)) };
+        const latency = plan.kind === 'before_headers' ? 400 : 0;
+        const marker = `r${i}-${tag}`;
+        const prompt = `${marker} [sim:words=${words} chunk-delay=${5 + Math.floor(random() * 15)} latency=${latency}]`;
+        const rid = requestId(`abort${i}`);
+        const body = key.messages
+          ? { model: 'lm-opus-5', max_tokens: 100, stream: true, messages: [{ role: 'user', content: prompt }] }
+          : { model: 'gen-5.6-luna', max_tokens: 100, stream: true, messages: [{ role: 'user', content: prompt }] };
+        const result = await rawCall(stack.url, key.key, body, {
+          path: key.messages ? '/v1/messages' : '/v1/chat/completions',
+          requestId: rid,
+          received: stack.received,
+          ...(plan.kind === 'before_headers' ? { abortAfterMs: plan.afterMs } : plan.kind === 'after_frames' ? { abortAfterFrames: plan.frames } : {}),
+        });
+        attempts.push({ i, rid, marker, prompt, messages: key.messages, words, plan, result });
+      }
+    }),
+  );
+  return attempts;
+}
+
+/** The upstream call of every client that left was cancelled within 1 s (or had already ended). */
+async function expectUpstreamsCancelled(aborted: Attempt[], forwarded: Attempt[]): Promise<{ cancelDelays: number[]; upstreamCancelled: number }> {
+  await waitFor('every upstream call to end', () => forwarded.every((a) => upstreamOf(a.marker)!.endedAt !== undefined), 5_000);
+  const cancelDelays = aborted.flatMap((a) => {
+    const upstream = upstreamOf(a.marker);
+    return upstream ? [Math.max(0, upstream.endedAt! - a.result.abortedAt!)] : [];
+  });
+  const slowCancels = aborted.filter((a) => {
+    const upstream = upstreamOf(a.marker);
+    return upstream && upstream.endedAt! - a.result.abortedAt! >= 1_000;
+  });
+  expect(slowCancels.map((a) => ({ i: a.i, plan: a.plan, delayMs: upstreamOf(a.marker)!.endedAt! - a.result.abortedAt!, upstreamAborted: upstreamOf(a.marker)!.aborted }))).toEqual([]);
+  return { cancelDelays, upstreamCancelled: aborted.filter((a) => upstreamOf(a.marker)?.aborted).length };
+}
+
+/** Settled exactly once, completed streams billed exactly, nothing delivered left unbilled; answers the events and the unbilled. */
+async function expectSettledOnce(attempts: Attempt[], forwarded: Attempt[], aborted: Attempt[]) {
+  // Every request that reached an upstream has one usage event; none has two.
+  await waitFor('usage events of every forwarded request', async () => {
+    const [{ n }] = (await stack.db.query<{ n: number }>('select count(*)::int n from usage_events where request_id = any($1)', [forwarded.map((a) => a.rid)])) as [{ n: number }];
+    return n >= forwarded.length;
+  });
+  const events = await eventsByRequest(stack.db, attempts.map((a) => a.rid));
+  expect(attempts.filter((a) => (events.get(a.rid)?.length ?? 0) > 1).map((a) => a.rid)).toEqual([]);
+  expect(forwarded.filter((a) => events.get(a.rid)?.length !== 1).map((a) => a.rid)).toEqual([]);
+  // A request that left before the gateway forwarded it may have no event only if it was never admitted.
+  const unforwardedWithEvent = attempts.filter((a) => !upstreamOf(a.marker) && events.has(a.rid));
+  for (const a of unforwardedWithEvent) expect(events.get(a.rid)![0]).toMatchObject({ status: 'cancelled', amount_usd: expect.anything() });
+
+  // Completed streams: the whole answer, billed exactly at the upstream's usage.
+  for (const a of attempts.filter((x) => x.plan.kind === 'complete')) {
+    const event = events.get(a.rid)![0]!;
+    expect(a.result.content, a.rid).toBe(answer(a.words));
+    expect(event).toMatchObject({ status: 'success', completion_tokens: a.words });
+    expect(new Decimal(event.amount_usd).toFixed(10), a.rid).toBe(tokenCost(a.messages ? OPUS : LUNA, promptTokensOf([{ content: a.prompt }]), a.words).toFixed(10));
+  }
+  // Clients that got tokens pay at least for what they got, never nothing.
+  const delivered = attempts.filter((a) => a.result.content.length > 0);
+  const unbilled = delivered.filter((a) => {
+    const event = events.get(a.rid)?.[0];
+    return !event || !(new Decimal(event.amount_usd).greaterThan(0) && event.completion_tokens >= countTokens(a.result.content));
+  });
+  expect(unbilled.map((a) => ({ rid: a.rid, got: a.result.content, event: events.get(a.rid)?.[0] }))).toEqual([]);
+  // And each event is in a state that matches what happened to its client.
+  for (const a of aborted) {
+    const event = events.get(a.rid)?.[0];
+    if (event) expect(['cancelled', 'success'], a.rid).toContain(event.status);
+  }
+  return { events, unbilled };
+}
+
 describe('clients that disconnect at random points', () => {
   it(`${TOTAL} streams over 8 keys of 4 accounts, ${CLIENTS} at a time: upstream cancelled within 1 s, slots back to zero within 5 s, each request settled once, nothing delivered left unbilled`, async () => {
     const random = prng(SEED);
-    const tag = randomBytes(4).toString('hex');
-    const chatAccounts = await Promise.all([0, 1, 2].map(() => apiAccount(stack, admin, '20')));
-    const messagesAccount = await apiAccount(stack, admin, '20', { provider_family: 'family_b' });
-    const keys = [
-      ...chatAccounts.map((a) => ({ key: a.key, keyId: a.keyId, messages: false })),
-      { key: messagesAccount.key, keyId: messagesAccount.keyId, messages: true },
-      ...(await Promise.all(chatAccounts.map((a) => createKey(stack, a.token)))).map((k) => ({ key: k.key, keyId: k.id, messages: false })),
-      { ...(await createKey(stack, messagesAccount.token, { provider_family: 'family_b' })), messages: true },
-    ].map((k) => ({ key: k.key, keyId: 'keyId' in k ? k.keyId : (k as { id: string }).id, messages: k.messages }));
-    // The per-minute window is not under test here (1,000 requests in well under a minute on 8 keys).
-    for (const k of keys) await setKeyLimits(stack, admin, k.keyId, { rpmLimit: 100_000 });
-
-    const attempts: Attempt[] = [];
-    let next = 0;
+    const keys = await abortKeys();
     const startedAt = Date.now();
-    await Promise.all(
-      Array.from({ length: CLIENTS }, async (_, worker) => {
-        const key = keys[worker % keys.length]!;
-        for (let i = next++; i < TOTAL; i = next++) {
-          const words = 4 + Math.floor(random() * 40);
-          const roll = random();
-          const plan: Plan =
-            roll < 0.15 ? { kind: 'complete' } : roll < 0.35 ? { kind: 'before_headers', afterMs: 30 + Math.floor(random() * 150) } : { kind: 'after_frames', frames: Math.floor(random() * (words + 3)) };
-          const latency = plan.kind === 'before_headers' ? 400 : 0;
-          const marker = `r${i}-${tag}`;
-          const prompt = `${marker} [sim:words=${words} chunk-delay=${5 + Math.floor(random() * 15)} latency=${latency}]`;
-          const rid = requestId(`abort${i}`);
-          const body = key.messages
-            ? { model: 'lm-opus-5', max_tokens: 100, stream: true, messages: [{ role: 'user', content: prompt }] }
-            : { model: 'gen-5.6-luna', max_tokens: 100, stream: true, messages: [{ role: 'user', content: prompt }] };
-          const result = await rawCall(stack.url, key.key, body, {
-            path: key.messages ? '/v1/messages' : '/v1/chat/completions',
-            requestId: rid,
-            received: stack.received,
-            ...(plan.kind === 'before_headers' ? { abortAfterMs: plan.afterMs } : plan.kind === 'after_frames' ? { abortAfterFrames: plan.frames } : {}),
-          });
-          attempts.push({ i, rid, marker, prompt, messages: key.messages, words, plan, result });
-        }
-      }),
-    );
+    const attempts = await streamAndLeave(keys, random);
     const clientsDoneAt = Date.now();
 
     // Slots and holds: back to zero within 5 s of the last client.
@@ -114,52 +178,10 @@ describe('clients that disconnect at random points', () => {
     expect(attempts.filter((a) => a.result.status !== 200 && !(a.result.status === 0 && a.result.abortedAt))).toEqual([]);
     expect(attempts.filter((a) => a.result.error).map((a) => a.result.error)).toEqual([]);
 
-    // The upstream call of every client that left was cancelled within 1 s (or had already ended).
     const aborted = attempts.filter((a) => a.result.abortedAt !== undefined);
     const forwarded = attempts.filter((a) => upstreamOf(a.marker));
-    await waitFor('every upstream call to end', () => forwarded.every((a) => upstreamOf(a.marker)!.endedAt !== undefined), 5_000);
-    const cancelDelays = aborted.flatMap((a) => {
-      const upstream = upstreamOf(a.marker);
-      return upstream ? [Math.max(0, upstream.endedAt! - a.result.abortedAt!)] : [];
-    });
-    const slowCancels = aborted.filter((a) => {
-      const upstream = upstreamOf(a.marker);
-      return upstream && upstream.endedAt! - a.result.abortedAt! >= 1_000;
-    });
-    expect(slowCancels.map((a) => ({ i: a.i, plan: a.plan, delayMs: upstreamOf(a.marker)!.endedAt! - a.result.abortedAt!, upstreamAborted: upstreamOf(a.marker)!.aborted }))).toEqual([]);
-    const upstreamCancelled = aborted.filter((a) => upstreamOf(a.marker)?.aborted).length;
-
-    // Settled exactly once: every request that reached an upstream has one usage event; none has two.
-    await waitFor('usage events of every forwarded request', async () => {
-      const [{ n }] = (await stack.db.query<{ n: number }>('select count(*)::int n from usage_events where request_id = any($1)', [forwarded.map((a) => a.rid)])) as [{ n: number }];
-      return n >= forwarded.length;
-    });
-    const events = await eventsByRequest(stack.db, attempts.map((a) => a.rid));
-    expect(attempts.filter((a) => (events.get(a.rid)?.length ?? 0) > 1).map((a) => a.rid)).toEqual([]);
-    expect(forwarded.filter((a) => events.get(a.rid)?.length !== 1).map((a) => a.rid)).toEqual([]);
-    // A request that left before the gateway forwarded it may have no event only if it was never admitted.
-    const unforwardedWithEvent = attempts.filter((a) => !upstreamOf(a.marker) && events.has(a.rid));
-    for (const a of unforwardedWithEvent) expect(events.get(a.rid)![0]).toMatchObject({ status: 'cancelled', amount_usd: expect.anything() });
-
-    // Completed streams: the whole answer, billed exactly at the upstream's usage.
-    for (const a of attempts.filter((x) => x.plan.kind === 'complete')) {
-      const event = events.get(a.rid)![0]!;
-      expect(a.result.content, a.rid).toBe(answer(a.words));
-      expect(event).toMatchObject({ status: 'success', completion_tokens: a.words });
-      expect(new Decimal(event.amount_usd).toFixed(10), a.rid).toBe(tokenCost(a.messages ? OPUS : LUNA, promptTokensOf([{ content: a.prompt }]), a.words).toFixed(10));
-    }
-    // Clients that got tokens pay at least for what they got, never nothing.
-    const delivered = attempts.filter((a) => a.result.content.length > 0);
-    const unbilled = delivered.filter((a) => {
-      const event = events.get(a.rid)?.[0];
-      return !event || !(new Decimal(event.amount_usd).greaterThan(0) && event.completion_tokens >= countTokens(a.result.content));
-    });
-    expect(unbilled.map((a) => ({ rid: a.rid, got: a.result.content, event: events.get(a.rid)?.[0] }))).toEqual([]);
-    // And each event is in a state that matches what happened to its client.
-    for (const a of aborted) {
-      const event = events.get(a.rid)?.[0];
-      if (event) expect(['cancelled', 'success'], a.rid).toContain(event.status);
-    }
+    const { cancelDelays, upstreamCancelled } = await expectUpstreamsCancelled(aborted, forwarded);
+    const { events, unbilled } = await expectSettledOnce(attempts, forwarded, aborted);
 
     const report = await moneyReport(stack.db);
     expect(report).toMatchObject({ balanceMismatches: [], settlementMismatches: [], duplicateRequests: [], expiredActiveHolds: 0 });

@@ -1,31 +1,31 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import Anthropic from '@anthropic-ai/sdk';
-import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import defaultCatalog from '../../src/catalog/default-catalog.json' with { type: 'json' };
+import { describe, expect, it } from 'vitest';
 import { ledgerBalance } from '../helpers/accounts.js';
-import { http, trpcClient, type JsonResponse } from '../helpers/clients.js';
 import {
-  ANTHROPIC_SERVED,
-  apiAccount,
-  createKey,
-  processAdmin,
-  recordingFetch,
-  requestId,
-  setKeyLimits,
-  settled,
-  startInferenceStack,
-  TRANSLATED_FAMILY_B,
-  usageEventOf,
-  type ApiAccount,
-  type InferenceStack,
-} from '../helpers/inference.js';
-import type { ServerProcess } from '../helpers/process.js';
-import { startSimulator, type Simulator } from '../../src/simulator/openai-simulator.js';
+  allCanaries as allCanariesOf,
+  anthropic as anthropicVia,
+  call as callVia,
+  capturingFetch as capturingFetchOf,
+  chatBody,
+  credentialCanaries as credentialCanariesOf,
+  DEAD_CHAT,
+  DEAD_MESSAGES,
+  drain,
+  ECHO_CHAT,
+  ECHO_IMAGE,
+  ECHO_MESSAGES,
+  FAILOVER_CHAT,
+  messagesBody,
+  messagesHeaders,
+  openai as openaiVia,
+  rawStream as rawStreamVia,
+  sdkFailure,
+  UPSTREAM_REFUSALS,
+  useCanaryRun,
+  v1ErrorCases,
+} from '../helpers/canaries.js';
+import { http, trpcClient, type JsonResponse } from '../helpers/clients.js';
+import { apiAccount, createKey, requestId, setKeyLimits, settled, TRANSLATED_FAMILY_B, usageEventOf } from '../helpers/inference.js';
 
 /**
  * Issue 11, "Canary secrets": secrets and internals are planted in the upstream configuration and in
@@ -40,178 +40,23 @@ import { startSimulator, type Simulator } from '../../src/simulator/openai-simul
  *   credential and the host `canary.invalid` (real upstreams and proxies do echo keys);
  * - upstreams whose base URL host is `canary.invalid`, which cannot resolve: requests routed there
  *   fail with a connection error (alone: the client's error; first of two: a silent failover).
+ *
+ * The run (its processes, upstreams and recording clients) is set up in test/helpers/canaries.ts.
  */
 
-const CHAT_MODELS = defaultCatalog.models.filter((m) => m.endpoints.includes('/v1/chat/completions')).map((m) => m.id);
-const IMAGE_MODELS = defaultCatalog.models.filter((m) => m.endpoints.includes('/v1/images/generations')).map((m) => m.id);
-/** Served only by the echoing `sk-CANARY` simulator. */
-const ECHO_CHAT = 'gen-5.6-sol';
-const ECHO_MESSAGES = 'lm-fable-5';
-const ECHO_IMAGE = 'img-2';
-/** Served only by `canary.invalid` (a connection failure every time). */
-const DEAD_CHAT = 'zeta-5.2';
-const DEAD_MESSAGES = 'lm-fable-5-cache';
-/** `canary.invalid` first, then the echo simulator: a failover the client never sees. */
-const FAILOVER_CHAT = 'eta-k3';
-
-let stack: InferenceStack;
-let gw: ServerProcess;
-/** The stack, seen through the gateway under test (the helpers only read `url`, `db` and `received`). */
-let via: InferenceStack;
-let echo: Simulator;
-let dir: string;
-let skCanary: string;
-let extraCanaries: string[];
-let admin: { token: string; userId: string };
-let familyA: ApiAccount;
-let familyB: ApiAccount;
-
-/** Every response header block the clients received (bodies go to `stack.received`, through the shared recordingFetch). */
-const headerBlocks: string[] = [];
-let responses = 0;
-
-function headerText(status: number, headers: Headers): string {
-  return [`HTTP ${status}`, ...[...headers].map(([name, value]) => `${name}: ${value}`)].join('\n');
-}
-
-/** A fetch for the SDK clients that records each response's headers, and (through recordingFetch) its body byte for byte. */
-function capturingFetch(): typeof fetch {
-  const bodies = recordingFetch(stack.received);
-  return async (input, init) => {
-    const response = await bodies(input, init);
-    responses += 1;
-    headerBlocks.push(headerText(response.status, response.headers));
-    return response;
-  };
-}
-
-/** The shared `http` helper against the gateway under test, recording what came back. */
-async function call(method: string, urlPath: string, options: Parameters<typeof http>[3] = {}): Promise<JsonResponse> {
-  const response = await http(gw.url, method, urlPath, options);
-  responses += 1;
-  stack.received.push(response.text);
-  headerBlocks.push(headerText(response.status, response.headers));
-  return response;
-}
-
-/** Raw fetch of a stream: every byte as it came, recorded. */
-async function rawStream(urlPath: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; text: string }> {
-  const response = await capturingFetch()(`${gw.url}${urlPath}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
-  return { status: response.status, text: await response.text() };
-}
-
-async function graphqlQuery(query: string, token?: string, variables?: Record<string, unknown>): Promise<JsonResponse> {
-  return call('POST', '/graphql', { token, body: { query, variables } });
-}
-
-function openai(key: string): OpenAI {
-  return new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0, timeout: 30_000, fetch: capturingFetch() });
-}
-
-function anthropic(key: string): Anthropic {
-  // SPEC.md section 5: `x-api-key` and `anthropic-version: 2023-06-01` (as the shared anthropicClient does).
-  return new Anthropic({ apiKey: null, baseURL: gw.url, defaultHeaders: { 'x-api-key': key, 'anthropic-version': '2023-06-01' }, maxRetries: 0, timeout: 30_000, fetch: capturingFetch() });
-}
-
-/** The HTTP status and our error code of a failed SDK call (either SDK). */
-async function sdkFailure(work: Promise<unknown>): Promise<{ status: number | undefined; code: string | undefined; message: string }> {
-  try {
-    await work;
-  } catch (error) {
-    if (error instanceof OpenAI.APIError) return { status: error.status, code: (error.code ?? (error.error as any)?.code) as string | undefined, message: error.message };
-    if (error instanceof Anthropic.APIError) return { status: error.status, code: (error.error as any)?.error?.code, message: error.message };
-    throw error;
-  }
-  throw new Error('expected the call to fail');
-}
-
-/** Consumes an SDK stream; resolves with the text delivered and the error that ended it (or null). */
-async function drain(stream: AsyncIterable<any>): Promise<{ text: string; error: string | null }> {
-  let text = '';
-  try {
-    for await (const event of stream) {
-      text += event?.choices?.[0]?.delta?.content ?? event?.delta?.text ?? (event?.type === 'response.output_text.delta' ? event.delta : '');
-    }
-  } catch (error) {
-    return { text, error: (error as Error).message };
-  }
-  return { text, error: null };
-}
-
-const chatBody = (model: string, content: string, extra: Record<string, unknown> = {}) => ({ model, messages: [{ role: 'user', content }], ...extra });
-const messagesBody = (model: string, content: string, extra: Record<string, unknown> = {}) => ({ model, max_tokens: 64, messages: [{ role: 'user', content }], ...extra });
-const messagesHeaders = (key: string) => ({ 'x-api-key': key, 'anthropic-version': '2023-06-01' });
-
-/** The credentials of this run: none may reach a client, a usage record or a log line. */
-function credentialCanaries(): string[] {
-  return [stack.canaries.credential, stack.canaries.backupCredential, skCanary];
-}
-
-function allCanaries(): string[] {
-  return [...stack.canaries.all(), ...extraCanaries];
-}
-
-beforeAll(async () => {
-  stack = await startInferenceStack();
-  const tag = randomBytes(6).toString('hex');
-  skCanary = `sk-CANARY-${randomBytes(18).toString('hex')}`;
-  // The upstream echoes its own credential, a private host and an account id in every error text.
-  const echoDetail = `(invalid request for key ${skCanary} at https://canary.invalid/v1, org acct_CANARY_${tag})`;
-  echo = await startSimulator({ apiKey: skCanary, errorDetail: echoDetail, name: 'echo' });
-  const [primaryId, backupId, anthropicId] = stack.canaries.upstreamIds as [string, string, string];
-  const echoId = `canary-echo-${tag}`;
-  const echoMessagesId = `canary-echo-messages-${tag}`;
-  const deadId = `canary-dead-${tag}`;
-  const deadMessagesId = `canary-dead-messages-${tag}`;
-  extraCanaries = [skCanary, 'canary.invalid', `acct_CANARY_${tag}`, echoId, echoMessagesId, deadId, deadMessagesId, new URL(echo.url).host, tag];
-
-  const prefix = stack.canaries.upstreamModelPrefix;
-  const mapped = (models: string[]) => Object.fromEntries(models.map((m) => [m, `${prefix}${m}`]));
-  const timeouts = { connectMs: 1_000, firstByteMs: 1_500, idleMs: 3_000 };
-  const route = (models: string[], weight = 1) => [{ group: 'cheap', models, modelMap: mapped(models), weight }];
-  const viaPrimary = [...CHAT_MODELS, TRANSLATED_FAMILY_B, ...IMAGE_MODELS].filter((m) => ![ECHO_CHAT, ECHO_IMAGE, DEAD_CHAT, FAILOVER_CHAT].includes(m));
-  const anthropicPrimary = ANTHROPIC_SERVED.filter((m) => m !== ECHO_MESSAGES && m !== DEAD_MESSAGES);
-  dir = await mkdtemp(path.join(tmpdir(), 'baikal-canaries-'));
-  const configFile = path.join(dir, 'baikal.json');
-  await writeFile(
-    configFile,
-    JSON.stringify({
-      upstreams: [
-        { id: primaryId, kind: 'openai-compatible', baseUrl: `${stack.primary.url}/v1`, credentialEnv: 'CANARY_PRIMARY_KEY', timeouts, routes: route(viaPrimary), fallback: [backupId] },
-        { id: backupId, kind: 'openai-compatible', baseUrl: `${stack.backup.url}/v1`, credentialEnv: 'CANARY_BACKUP_KEY', timeouts, routes: route(viaPrimary, 1e-9), fallback: [] },
-        { id: anthropicId, kind: 'anthropic', baseUrl: `${stack.primary.url}/v1`, credentialEnv: 'CANARY_PRIMARY_KEY', timeouts, routes: route(anthropicPrimary), fallback: [] },
-        { id: echoId, kind: 'openai-compatible', baseUrl: `${echo.url}/v1`, credentialEnv: 'CANARY_SK_KEY', timeouts, routes: [...route([ECHO_CHAT, ECHO_IMAGE]), ...route([FAILOVER_CHAT], 1e-9)], fallback: [] },
-        { id: echoMessagesId, kind: 'anthropic', baseUrl: `${echo.url}/v1`, credentialEnv: 'CANARY_SK_KEY', timeouts, routes: route([ECHO_MESSAGES]), fallback: [] },
-        { id: deadId, kind: 'openai-compatible', baseUrl: 'https://canary.invalid/v1', credentialEnv: 'CANARY_SK_KEY', timeouts, routes: route([DEAD_CHAT, FAILOVER_CHAT]), fallback: [echoId] },
-        { id: deadMessagesId, kind: 'anthropic', baseUrl: 'https://canary.invalid/v1', credentialEnv: 'CANARY_SK_KEY', timeouts, routes: route([DEAD_MESSAGES]), fallback: [] },
-      ],
-    }),
-  );
-  // The gateway under test: a second process of the stack (same database), with this file's upstreams.
-  gw = await stack.spawnPeer({ BAIKAL_CONFIG: configFile, CANARY_SK_KEY: skCanary, STATUS_PROBE_SECONDS: '1' }, { applyUpstreams: true });
-  via = { ...stack, url: gw.url };
-  admin = await processAdmin(via);
-  familyA = await apiAccount(via, admin, '20');
-  familyB = await apiAccount(via, admin, '20', { provider_family: 'family_b' });
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.close();
-  await echo?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
-
-/** Upstream refusals the simulator plays on request, and what each becomes for our client. */
-const UPSTREAM_REFUSALS = [
-  ['status=400', 400, 'request_rejected'],
-  ['status=401', 502, 'upstream_error'],
-  ['status=429', 429, 'upstream_rate_limited'],
-  ['status=500', 502, 'upstream_error'],
-  ['status=529', 502, 'upstream_error'],
-] as const;
+const run = useCanaryRun();
+const call = (method: string, urlPath: string, options: Parameters<typeof http>[3] = {}): Promise<JsonResponse> => callVia(run, method, urlPath, options);
+const rawStream = (urlPath: string, headers: Record<string, string>, body: unknown) => rawStreamVia(run, urlPath, headers, body);
+const capturingFetch = () => capturingFetchOf(run);
+const graphqlQuery = (query: string, token?: string, variables?: Record<string, unknown>): Promise<JsonResponse> => call('POST', '/graphql', { token, body: { query, variables } });
+const openai = (key: string) => openaiVia(run, key);
+const anthropic = (key: string) => anthropicVia(run, key);
+const credentialCanaries = () => credentialCanariesOf(run);
+const allCanaries = () => allCanariesOf(run);
 
 describe('every /v1 error path, and nothing private in any answer', () => {
   it('raw fetch: 400, 401, 402, 403, 404, 413, 422, 429, upstream 4xx/5xx, timeouts and connection failures, each in our own words', async () => {
+    const { gw, via, echo, admin, familyA, familyB } = run;
     const a = familyA.key;
     const b = familyB.key;
     const broke = await apiAccount(via, admin, null);
@@ -221,50 +66,7 @@ describe('every /v1 error path, and nothing private in any answer', () => {
     await setKeyLimits(via, admin, limited.id, { rpmLimit: 1 });
 
     const bearer = { authorization: `Bearer ${a}` };
-    const cases: { name: string; path: string; headers?: Record<string, string>; body?: unknown; rawBody?: string; status: number; code: string }[] = [
-      { name: 'no key', path: '/v1/chat/completions', body: chatBody('gen-5.6-luna', 'hi'), status: 401, code: 'missing_api_key' },
-      { name: 'key in x-api-key', path: '/v1/chat/completions', headers: { 'x-api-key': a }, body: chatBody('gen-5.6-luna', 'hi'), status: 401, code: 'wrong_auth_header' },
-      { name: 'unknown key', path: '/v1/chat/completions', headers: { authorization: 'Bearer baikal-sk-unknown' }, body: chatBody('gen-5.6-luna', 'hi'), status: 401, code: 'invalid_api_key' },
-      { name: 'session token as key', path: '/v1/responses', headers: { authorization: `Bearer ${familyA.token}` }, body: { model: 'gen-5.6-luna', input: 'hi' }, status: 401, code: 'invalid_api_key' },
-      { name: 'messages: Bearer', path: '/v1/messages', headers: { authorization: `Bearer ${b}`, 'anthropic-version': '2023-06-01' }, body: messagesBody('lm-opus-5', 'hi'), status: 401, code: 'wrong_auth_header' },
-      { name: 'messages: no version', path: '/v1/messages', headers: { 'x-api-key': b }, body: messagesBody('lm-opus-5', 'hi'), status: 400, code: 'invalid_version_header' },
-      { name: 'image model on chat', path: '/v1/chat/completions', headers: bearer, body: chatBody('img-1.5', 'a lake'), status: 400, code: 'endpoint_not_supported_for_model' },
-      { name: 'charset', path: '/v1/chat/completions', headers: { ...bearer, 'content-type': 'application/json; charset=latin1' }, rawBody: '{}', status: 400, code: 'unsupported_charset' },
-      { name: 'encoding', path: '/v1/chat/completions', headers: { ...bearer, 'content-encoding': 'zstd-canary' }, rawBody: '{}', status: 400, code: 'unsupported_content_encoding' },
-      { name: 'broke', path: '/v1/chat/completions', headers: { authorization: `Bearer ${broke.key}` }, body: chatBody('gen-5.6-luna', 'hi'), status: 402, code: 'insufficient_balance' },
-      { name: 'spend cap', path: '/v1/chat/completions', headers: { authorization: `Bearer ${capped.body.key}` }, body: chatBody('gen-5.6-luna', 'hi'), status: 402, code: 'spend_cap_reached' },
-      { name: 'scope', path: '/v1/chat/completions', headers: bearer, body: chatBody('delta-4.5', 'hi'), status: 403, code: 'key_scope_denied' },
-      { name: 'messages scope', path: '/v1/messages', headers: messagesHeaders(a), body: messagesBody('lm-opus-5', 'hi'), status: 403, code: 'key_scope_denied' },
-      { name: 'unknown model', path: '/v1/chat/completions', headers: bearer, body: chatBody('no-such-model', 'hi'), status: 404, code: 'model_not_found' },
-      { name: 'unknown endpoint', path: '/v1/canary-nope', headers: bearer, body: {}, status: 404, code: 'not_found' },
-      { name: 'unsupported endpoint', path: '/v1/embeddings', headers: bearer, body: { model: 'gen-5.6-luna', input: 'x' }, status: 404, code: 'unsupported_endpoint' },
-      { name: 'no messages', path: '/v1/chat/completions', headers: bearer, body: { model: 'gen-5.6-luna' }, status: 422, code: 'validation_failed' },
-      { name: 'malformed JSON', path: '/v1/chat/completions', headers: bearer, rawBody: '{"model": "gen-5.6-luna", ', status: 422, code: 'validation_failed' },
-      { name: 'image on a text model', path: '/v1/chat/completions', headers: bearer, body: { model: DEAD_CHAT, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] }] }, status: 422, code: 'validation_failed' },
-      { name: 'messages: invalid body', path: '/v1/messages', headers: messagesHeaders(b), body: { model: 'lm-opus-5', messages: [] }, status: 422, code: 'validation_failed' },
-      // What upstreams answer: their words (which echo the credential and canary.invalid) never pass through.
-      { name: 'upstream 400', path: '/v1/chat/completions', headers: bearer, body: chatBody(ECHO_CHAT, 'x [sim:status=400]'), status: 400, code: 'request_rejected' },
-      { name: 'upstream 401', path: '/v1/chat/completions', headers: bearer, body: chatBody(ECHO_CHAT, 'x [sim:status=401]'), status: 502, code: 'upstream_error' },
-      { name: 'upstream 403', path: '/v1/chat/completions', headers: bearer, body: chatBody(ECHO_CHAT, 'x [sim:status=403]'), status: 502, code: 'upstream_error' },
-      { name: 'upstream 404', path: '/v1/chat/completions', headers: bearer, body: chatBody(ECHO_CHAT, 'x [sim:status=404]'), status: 502, code: 'upstream_error' },
-      { name: 'upstream 413', path: '/v1/chat/completions', headers: bearer, body: chatBody(ECHO_CHAT, 'x [sim:status=413]'), status: 400, code: 'request_rejected' },
-      { name: 'upstream 422', path: '/v1/chat/completions', headers: bearer, body: chatBody(ECHO_CHAT, 'x [sim:status=422]'), status: 400, code: 'request_rejected' },
-      { name: 'upstream 429', path: '/v1/chat/completions', headers: bearer, body: chatBody(ECHO_CHAT, 'x [sim:status=429]'), status: 429, code: 'upstream_rate_limited' },
-      { name: 'upstream 500', path: '/v1/chat/completions', headers: bearer, body: chatBody(ECHO_CHAT, 'x [sim:status=500]'), status: 502, code: 'upstream_error' },
-      { name: 'upstream 503', path: '/v1/chat/completions', headers: bearer, body: chatBody(ECHO_CHAT, 'x [sim:status=503]'), status: 502, code: 'upstream_error' },
-      { name: 'upstream 504', path: '/v1/chat/completions', headers: bearer, body: chatBody(ECHO_CHAT, 'x [sim:status=504]'), status: 503, code: 'upstream_timeout' },
-      { name: 'primary and backup 500', path: '/v1/chat/completions', headers: bearer, body: chatBody('gen-5.6-luna', 'x [sim:status=500]'), status: 502, code: 'upstream_error' },
-      { name: 'upstream hangs', path: '/v1/chat/completions', headers: bearer, body: chatBody(ECHO_CHAT, 'x [sim:hang]'), status: 503, code: 'upstream_timeout' },
-      { name: 'canary.invalid', path: '/v1/chat/completions', headers: bearer, body: chatBody(DEAD_CHAT, 'x'), status: 502, code: 'upstream_error' },
-      { name: 'responses: upstream 500', path: '/v1/responses', headers: bearer, body: { model: ECHO_CHAT, input: 'x [sim:status=500]' }, status: 502, code: 'upstream_error' },
-      { name: 'messages: upstream 529', path: '/v1/messages', headers: messagesHeaders(b), body: messagesBody(ECHO_MESSAGES, 'x [sim:status=529]'), status: 502, code: 'upstream_error' },
-      { name: 'messages: upstream 400', path: '/v1/messages', headers: messagesHeaders(b), body: messagesBody(ECHO_MESSAGES, 'x [sim:status=400]'), status: 400, code: 'request_rejected' },
-      { name: 'messages: upstream 429', path: '/v1/messages', headers: messagesHeaders(b), body: messagesBody(ECHO_MESSAGES, 'x [sim:status=429]'), status: 429, code: 'upstream_rate_limited' },
-      { name: 'messages: canary.invalid', path: '/v1/messages', headers: messagesHeaders(b), body: messagesBody(DEAD_MESSAGES, 'x'), status: 502, code: 'upstream_error' },
-      { name: 'bridge: upstream 503', path: '/v1/bridge/chat/completions', headers: { authorization: `Bearer ${b}` }, body: chatBody('bridge-opus-5', 'x [sim:status=503]'), status: 502, code: 'upstream_error' },
-      { name: 'image: upstream 500', path: '/v1/images/generations', headers: bearer, body: { model: ECHO_IMAGE, prompt: 'a lake [sim:status=500]' }, status: 502, code: 'upstream_error' },
-      { name: 'image: upstream 400', path: '/v1/images/generations', headers: bearer, body: { model: ECHO_IMAGE, prompt: 'a lake [sim:status=400]' }, status: 400, code: 'request_rejected' },
-    ];
+    const cases = v1ErrorCases({ a, b, broke: broke.key, capped: capped.body.key, session: familyA.token });
     const seen = new Set<number>();
     for (const c of cases) {
       const response = await call('POST', c.path, { headers: c.headers, body: c.body, rawBody: c.rawBody });
@@ -314,6 +116,7 @@ describe('every /v1 error path, and nothing private in any answer', () => {
   }, 120_000);
 
   it('the official openai client: the same refusals and failures, JSON and streamed', async () => {
+    const { via, admin, familyA } = run;
     const client = openai(familyA.key);
     const chat = (model: string, content: string) => client.chat.completions.create({ model, messages: [{ role: 'user', content }] });
     expect(await sdkFailure(openai('baikal-sk-nope').chat.completions.create({ model: 'gen-5.6-luna', messages: [{ role: 'user', content: 'hi' }] }))).toMatchObject({ status: 401, code: 'invalid_api_key' });
@@ -343,6 +146,7 @@ describe('every /v1 error path, and nothing private in any answer', () => {
   }, 60_000);
 
   it('the official @anthropic-ai/sdk client: the same refusals and failures, JSON and streamed', async () => {
+    const { via, admin, familyA, familyB } = run;
     const client = anthropic(familyB.key);
     const message = (model: string, content: string) => client.messages.create({ model, max_tokens: 64, messages: [{ role: 'user', content }] });
     expect(await sdkFailure(anthropic('baikal-sk-nope').messages.create({ model: 'lm-opus-5', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }))).toMatchObject({ status: 401, code: 'invalid_api_key' });
@@ -367,6 +171,7 @@ describe('every /v1 error path, and nothing private in any answer', () => {
   }, 60_000);
 
   it('usage records, /v1/me, REST, GraphQL (records and errors) and tRPC: every record of those failures, and no canary', async () => {
+    const { stack, gw, familyA, familyB } = run;
     // Every request of the accounts above has been written (the usage batch writer runs behind the responses).
     for (const account of [familyA, familyB]) {
       const [{ n }] = (await stack.db.query<{ n: number }>('select count(*)::int as n from usage_events where user_id = $1', [account.userId])) as [{ n: number }];
@@ -418,7 +223,7 @@ describe('every /v1 error path, and nothing private in any answer', () => {
     const trpc = trpcClient(gw.url, familyA.token);
     const trpcRecords = [await trpc.usage.list.query({ limit: 200 }), await trpc.usage.event.query({ requestId: rid }), await trpc.usage.summary.query({})];
     stack.received.push(JSON.stringify(trpcRecords));
-    responses += 1;
+    run.responses += 1;
     const trpcError = await trpcClient(gw.url, familyB.token).usage.event.query({ requestId: rid }).then(
       () => null,
       (error: Error) => JSON.stringify({ message: error.message, data: (error as any).data, shape: (error as any).shape }),
@@ -435,6 +240,7 @@ describe('every /v1 error path, and nothing private in any answer', () => {
   }, 60_000);
 
   it('zero canaries in every body, header, SSE frame, GraphQL error and usage record; no credential in the gateway log', async () => {
+    const { stack, gw, admin, familyA, familyB, headerBlocks } = run;
     // Streams recorded by the tee finish on their own tick.
     await new Promise((resolve) => setTimeout(resolve, 100));
     const bodies = stack.received.join('\n');
@@ -462,7 +268,7 @@ describe('every /v1 error path, and nothing private in any answer', () => {
 
     const bytes = Buffer.byteLength(bodies) + Buffer.byteLength(headers) + Buffer.byteLength(rows);
     console.log(
-      `canaries: ${responses} responses (${stack.received.length} bodies incl. streams, ${headerBlocks.length} header blocks), ${bytes} bytes and ${gw.lines.length + stack.gateway.lines.length} log lines searched for ${allCanaries().length} canaries: 0 hits`,
+      `canaries: ${run.responses} responses (${stack.received.length} bodies incl. streams, ${headerBlocks.length} header blocks), ${bytes} bytes and ${gw.lines.length + stack.gateway.lines.length} log lines searched for ${allCanaries().length} canaries: 0 hits`,
     );
   });
 });

@@ -62,7 +62,7 @@ const LogoutDocument = graphql(`
 `);
 
 export function App() {
-  const { t, language, setLanguage } = useI18n();
+  const { t } = useI18n();
   const { account, loading, refresh } = useSession();
   const { path } = useLocation();
   const [theme, setTheme] = useState<Theme>(initialTheme);
@@ -110,72 +110,9 @@ export function App() {
       <a className="skip-link" href="#main">
         {t('common.skipToContent')}
       </a>
-      <header className="topbar">
-        <Link to={account ? '/app/dashboard' : '/app/sign-in'} className="brand">
-          <svg aria-hidden="true" viewBox="0 0 32 32" width="24" height="24">
-            <rect width="32" height="32" rx="7" fill="currentColor" />
-            <path d="M5 21c4-6 7-6 11 0s7 6 11 0" stroke="var(--bg)" strokeWidth="3" fill="none" strokeLinecap="round" />
-          </svg>
-          Baikal
-        </Link>
-        <div className="topbar-tools">
-          {account && (
-            <span className="who" aria-label={t('common.balance')}>
-              {account.username ?? account.email}
-            </span>
-          )}
-          <label className="visually-hidden" htmlFor="language">
-            {t('common.language')}
-          </label>
-          <select id="language" value={language} onChange={(e) => setLanguage(e.target.value as Language)}>
-            <option value="en">English</option>
-            <option value="ru">Русский</option>
-          </select>
-          <Button kind="secondary" onClick={() => { const next = theme === 'dark' ? 'light' : 'dark'; applyTheme(next, true); setTheme(next); }} aria-label={t(theme === 'dark' ? 'common.lightTheme' : 'common.darkTheme')}>
-            {theme === 'dark' ? '☀' : '☾'}
-          </Button>
-          {account ? (
-            <Button kind="secondary" onClick={signOut}>
-              {t('auth.signOut')}
-            </Button>
-          ) : null}
-          <Button kind="secondary" className="menu-toggle" aria-expanded={menuOpen} aria-controls="site-nav" onClick={() => setMenuOpen(!menuOpen)}>
-            {t('common.menu')}
-          </Button>
-        </div>
-      </header>
+      <TopBar theme={theme} setTheme={setTheme} menuOpen={menuOpen} setMenuOpen={setMenuOpen} signOut={signOut} />
       <div className="layout">
-        <nav id="site-nav" className={`sidebar ${menuOpen ? 'open' : ''}`} aria-label={t('common.navigation')}>
-          <ul>
-            {customerLinks.map((r) => (
-              <li key={r.path}>
-                <Link to={r.path}>{t(r.title)}</Link>
-              </li>
-            ))}
-            {!account && (
-              <>
-                <li>
-                  <Link to="/app/sign-in">{t('auth.signIn')}</Link>
-                </li>
-                <li>
-                  <Link to="/app/sign-up">{t('auth.signUp')}</Link>
-                </li>
-              </>
-            )}
-          </ul>
-          {adminLinks.length > 0 && (
-            <>
-              <p className="nav-group">{t('nav.adminGroup')}</p>
-              <ul>
-                {adminLinks.map((r) => (
-                  <li key={r.path}>
-                    <Link to={r.path}>{t(r.title)}</Link>
-                  </li>
-                ))}
-              </ul>
-            </>
-          )}
-        </nav>
+        <SiteNav open={menuOpen} customerLinks={customerLinks} adminLinks={adminLinks} />
         <main id="main" ref={main}>
           {account && !account.emailVerified && account.email && path !== '/app/profile' && (
             <Notice kind="warning">
@@ -186,6 +123,95 @@ export function App() {
         </main>
       </div>
     </>
+  );
+}
+
+interface TopBarProps {
+  theme: Theme;
+  setTheme: (theme: Theme) => void;
+  menuOpen: boolean;
+  setMenuOpen: (open: boolean) => void;
+  signOut: () => Promise<void>;
+}
+
+/** The brand, who is signed in, language, theme, sign-out and (on a phone) the menu button. */
+function TopBar({ theme, setTheme, menuOpen, setMenuOpen, signOut }: TopBarProps) {
+  const { t, language, setLanguage } = useI18n();
+  const { account } = useSession();
+  return (
+    <header className="topbar">
+      <Link to={account ? '/app/dashboard' : '/app/sign-in'} className="brand">
+        <svg aria-hidden="true" viewBox="0 0 32 32" width="24" height="24">
+          <rect width="32" height="32" rx="7" fill="currentColor" />
+          <path d="M5 21c4-6 7-6 11 0s7 6 11 0" stroke="var(--bg)" strokeWidth="3" fill="none" strokeLinecap="round" />
+        </svg>
+        Baikal
+      </Link>
+      <div className="topbar-tools">
+        {account && (
+          <span className="who" aria-label={t('common.balance')}>
+            {account.username ?? account.email}
+          </span>
+        )}
+        <label className="visually-hidden" htmlFor="language">
+          {t('common.language')}
+        </label>
+        <select id="language" value={language} onChange={(e) => setLanguage(e.target.value as Language)}>
+          <option value="en">English</option>
+          <option value="ru">Русский</option>
+        </select>
+        <Button kind="secondary" onClick={() => { const next = theme === 'dark' ? 'light' : 'dark'; applyTheme(next, true); setTheme(next); }} aria-label={t(theme === 'dark' ? 'common.lightTheme' : 'common.darkTheme')}>
+          {theme === 'dark' ? '☀' : '☾'}
+        </Button>
+        {account ? (
+          <Button kind="secondary" onClick={signOut}>
+            {t('auth.signOut')}
+          </Button>
+        ) : null}
+        <Button kind="secondary" className="menu-toggle" aria-expanded={menuOpen} aria-controls="site-nav" onClick={() => setMenuOpen(!menuOpen)}>
+          {t('common.menu')}
+        </Button>
+      </div>
+    </header>
+  );
+}
+
+/** The pages the visitor may open: the customer's, sign-in and sign-up when signed out, the admin's under their own heading. */
+function SiteNav({ open, customerLinks, adminLinks }: { open: boolean; customerLinks: Route[]; adminLinks: Route[] }) {
+  const { t } = useI18n();
+  const { account } = useSession();
+  return (
+    <nav id="site-nav" className={`sidebar ${open ? 'open' : ''}`} aria-label={t('common.navigation')}>
+      <ul>
+        {customerLinks.map((r) => (
+          <li key={r.path}>
+            <Link to={r.path}>{t(r.title)}</Link>
+          </li>
+        ))}
+        {!account && (
+          <>
+            <li>
+              <Link to="/app/sign-in">{t('auth.signIn')}</Link>
+            </li>
+            <li>
+              <Link to="/app/sign-up">{t('auth.signUp')}</Link>
+            </li>
+          </>
+        )}
+      </ul>
+      {adminLinks.length > 0 && (
+        <>
+          <p className="nav-group">{t('nav.adminGroup')}</p>
+          <ul>
+            {adminLinks.map((r) => (
+              <li key={r.path}>
+                <Link to={r.path}>{t(r.title)}</Link>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </nav>
   );
 }
 

@@ -2,7 +2,7 @@ import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { describeError } from '../client.js';
 import { graphql } from '../gql/index.js';
-import type { CreateKeyMutation } from '../gql/graphql.js';
+import type { CreateKeyMutation, KeysQuery } from '../gql/graphql.js';
 import { useI18n } from '../i18n.js';
 import { useSession } from '../session.js';
 import { Button, Card, Code, CopyButton, Empty, Field, Loading, Money, Notice, Page, ProblemText, SelectField, TableHead } from '../ui.js';
@@ -110,39 +110,52 @@ export function Keys() {
         ) : !data?.keys.length ? (
           <Empty>{t('keys.none')}</Empty>
         ) : (
-          <div className="table-wrap">
-            <table className="table">
-              <TableHead columns={[t('keys.label'), t('keys.family'), t('keys.group'), t('keys.monthCap'), t('keys.created'), t('keys.lastUsed')]} actions />
-              <tbody>
-                {data.keys.map((key) => (
-                  <tr key={key.id}>
-                    <td>{key.label ?? key.id}</td>
-                    <td>{key.providerFamily}</td>
-                    <td>{key.routeGroup}</td>
-                    <td>{key.monthlySpendCap ? <Money usd={key.monthlySpendCap} /> : t('keys.noCap')}</td>
-                    <td>{formatDate(key.createdAt)}</td>
-                    <td>{formatDate(key.lastUsed)}</td>
-                    <td>
-                      <Button
-                        kind="danger"
-                        aria-label={t('keys.revokeNamed', { name: key.label ?? key.id })}
-                        onClick={async () => {
-                          if (!confirm(t('keys.revokeConfirm', { name: key.label ?? key.id }))) return;
-                          await revoke({ id: key.id });
-                          refetch({ requestPolicy: 'network-only' });
-                        }}
-                      >
-                        {t('keys.revoke')}
-                      </Button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <KeyList
+            keys={data.keys}
+            onRevoke={async (id) => {
+              await revoke({ id });
+              refetch({ requestPolicy: 'network-only' });
+            }}
+          />
         )}
       </Card>
     </Page>
+  );
+}
+
+/** The account's keys, each with a Revoke button that asks first. */
+function KeyList({ keys, onRevoke }: { keys: KeysQuery['keys']; onRevoke(id: string): Promise<void> }) {
+  const { t, formatDate } = useI18n();
+  return (
+    <div className="table-wrap">
+      <table className="table">
+        <TableHead columns={[t('keys.label'), t('keys.family'), t('keys.group'), t('keys.monthCap'), t('keys.created'), t('keys.lastUsed')]} actions />
+        <tbody>
+          {keys.map((key) => (
+            <tr key={key.id}>
+              <td>{key.label ?? key.id}</td>
+              <td>{key.providerFamily}</td>
+              <td>{key.routeGroup}</td>
+              <td>{key.monthlySpendCap ? <Money usd={key.monthlySpendCap} /> : t('keys.noCap')}</td>
+              <td>{formatDate(key.createdAt)}</td>
+              <td>{formatDate(key.lastUsed)}</td>
+              <td>
+                <Button
+                  kind="danger"
+                  aria-label={t('keys.revokeNamed', { name: key.label ?? key.id })}
+                  onClick={async () => {
+                    if (!confirm(t('keys.revokeConfirm', { name: key.label ?? key.id }))) return;
+                    await onRevoke(key.id);
+                  }}
+                >
+                  {t('keys.revoke')}
+                </Button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 

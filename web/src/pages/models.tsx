@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'react';
 import { useQuery } from 'urql';
 import { graphql } from '../gql/index.js';
-import type { PriceFieldsFragment } from '../gql/graphql.js';
+import type { ModelsQuery, PriceFieldsFragment } from '../gql/graphql.js';
 import { useI18n } from '../i18n.js';
 import { Badge, Card, Empty, Field, Loading, Money, Page, SelectField, TableHead } from '../ui.js';
 
@@ -76,7 +76,7 @@ export function PriceText({ pricing }: { pricing: Partial<Pricing> | null | unde
 }
 
 export function Models() {
-  const { t, formatNumber } = useI18n();
+  const { t } = useI18n();
   const [{ data, fetching }] = useQuery({ query: ModelsDocument });
   const [filter, setFilter] = useState({ text: '', family: '', capability: '' });
   const models = data?.catalogModels ?? [];
@@ -113,53 +113,61 @@ export function Models() {
       ) : !shown.length ? (
         <Empty>{t('models.none')}</Empty>
       ) : (
-        <div className="table-wrap">
-          <table className="table" data-testid="models-table">
-            <caption className="visually-hidden">{t('nav.models')}</caption>
-            <TableHead columns={[t('models.model'), t('keys.family'), t('models.capabilities'), t('models.endpoints'), t('models.prices'), t('models.official')]} />
-            <tbody>
-              {shown.map((m) => (
-                <tr key={m.id} data-model={m.id}>
-                  <th scope="row">
-                    {m.label}
-                    <br />
-                    <code>{m.id}</code>
-                    {m.contextWindow ? <span className="hint"> · {t('models.context', { tokens: formatNumber(m.contextWindow) })}</span> : null}
-                  </th>
-                  <td>{m.family}</td>
-                  <td>
-                    <span className="badges">
-                      <Badge tone="neutral">{m.kind}</Badge>
-                      {m.capabilities.streaming && <Badge tone="neutral">{t('models.streaming')}</Badge>}
-                      {m.capabilities.tools && <Badge tone="neutral">{t('models.tools')}</Badge>}
-                      {m.capabilities.vision && <Badge tone="neutral">{t('models.vision')}</Badge>}
-                    </span>
-                  </td>
-                  <td>
-                    {m.endpoints.map((e) => (
-                      <code key={e} className="endpoint">
-                        {e}
-                      </code>
-                    ))}
-                  </td>
-                  <td>
-                    <ul className="plain">
-                      {m.groups.map((g) => (
-                        <li key={g.id} data-group={g.id}>
-                          <strong>{g.label}</strong>: <PriceText pricing={g.pricing} />
-                        </li>
-                      ))}
-                    </ul>
-                  </td>
-                  <td>
-                    <PriceText pricing={m.official} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ModelTable models={shown} />
       )}
     </Page>
+  );
+}
+
+/** The models shown, with what they can do, their endpoints, their prices per group and the official ones. */
+function ModelTable({ models }: { models: ModelsQuery['catalogModels'] }) {
+  const { t, formatNumber } = useI18n();
+  return (
+    <div className="table-wrap">
+      <table className="table" data-testid="models-table">
+        <caption className="visually-hidden">{t('nav.models')}</caption>
+        <TableHead columns={[t('models.model'), t('keys.family'), t('models.capabilities'), t('models.endpoints'), t('models.prices'), t('models.official')]} />
+        <tbody>
+          {models.map((m) => (
+            <tr key={m.id} data-model={m.id}>
+              <th scope="row">
+                {m.label}
+                <br />
+                <code>{m.id}</code>
+                {m.contextWindow ? <span className="hint"> · {t('models.context', { tokens: formatNumber(m.contextWindow) })}</span> : null}
+              </th>
+              <td>{m.family}</td>
+              <td>
+                <span className="badges">
+                  <Badge tone="neutral">{m.kind}</Badge>
+                  {m.capabilities.streaming && <Badge tone="neutral">{t('models.streaming')}</Badge>}
+                  {m.capabilities.tools && <Badge tone="neutral">{t('models.tools')}</Badge>}
+                  {m.capabilities.vision && <Badge tone="neutral">{t('models.vision')}</Badge>}
+                </span>
+              </td>
+              <td>
+                {m.endpoints.map((e) => (
+                  <code key={e} className="endpoint">
+                    {e}
+                  </code>
+                ))}
+              </td>
+              <td>
+                <ul className="plain">
+                  {m.groups.map((g) => (
+                    <li key={g.id} data-group={g.id}>
+                      <strong>{g.label}</strong>: <PriceText pricing={g.pricing} />
+                    </li>
+                  ))}
+                </ul>
+              </td>
+              <td>
+                <PriceText pricing={m.official} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }

@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useSubscription } from 'urql';
 import { describeError } from '../client.js';
 import { graphql } from '../gql/index.js';
+import type { PaymentsQuery } from '../gql/graphql.js';
 import { useI18n } from '../i18n.js';
 import { useSession } from '../session.js';
 import { Badge, Button, Card, Empty, Field, Money, Notice, Page, ProblemText, SelectField, TableHead, toneOf } from '../ui.js';
@@ -95,7 +96,7 @@ export function compareDecimal(a: string, b: string): number {
 }
 
 export function Payments() {
-  const { t, language, formatDate } = useI18n();
+  const { t, language } = useI18n();
   const { account, refresh } = useSession();
   const [{ data }, refetch] = useQuery({ query: PaymentsDocument, variables: { language } });
   const [acceptState, accept] = useMutation(AcceptDocument);
@@ -158,61 +159,77 @@ export function Payments() {
               </Button>
             </form>
           </Card>
-          <Card title={t('pay.bonusTiers')}>
-            {config.bonusEnabled && config.bonusTiers.length ? (
-              <ul className="plain">
-                {config.bonusTiers.map((tier) => (
-                  <li key={tier.minUsd}>{t('pay.tierLine', { min: tier.minUsd, rate: tier.rate })}</li>
-                ))}
-              </ul>
-            ) : (
-              <Empty>{t('pay.noBonus')}</Empty>
-            )}
-            {config.bonusEnabled && <p className="hint">{t('pay.bonusExpiry', { days: config.bonusExpiryDays })}</p>}
-          </Card>
+          <BonusTiers config={config} />
         </div>
       )}
       <Card title={t('pay.invoices')}>
         {!data?.invoices.length ? (
           <Empty>{t('pay.noInvoices')}</Empty>
         ) : (
-          <div className="table-wrap">
-            <table className="table" data-testid="invoices">
-              <TableHead columns={[t('usage.time'), t('pay.amount'), t('pay.bonus'), t('pay.credit'), t('usage.status'), t('pay.pay')]} />
-              <tbody>
-                {data.invoices.map((invoice) => (
-                  <tr key={invoice.id} data-invoice={invoice.id}>
-                    <td>{formatDate(invoice.createdAt)}</td>
-                    <td>
-                      {invoice.amountRequested} {invoice.currency}
-                    </td>
-                    <td>
-                      <Money usd={invoice.bonusUsd} /> ({invoice.bonusRate})
-                    </td>
-                    <td>
-                      <Money usd={invoice.usdCredit} />
-                    </td>
-                    <td>
-                      <Badge tone={toneOf(invoice.status)}>{invoice.status}</Badge>
-                    </td>
-                    <td>
-                      {invoice.paymentUrl && invoice.status === 'pending' ? (
-                        <a href={invoice.paymentUrl} rel="noreferrer noopener" target="_blank">
-                          {t('pay.pay')}
-                        </a>
-                      ) : invoice.paidAt ? (
-                        formatDate(invoice.paidAt)
-                      ) : (
-                        '—'
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <InvoiceTable invoices={data.invoices} />
         )}
       </Card>
     </Page>
+  );
+}
+
+/** The account's invoices, newest first: amounts, bonus, credit, status, and the payment link while one is pending. */
+function InvoiceTable({ invoices }: { invoices: PaymentsQuery['invoices'] }) {
+  const { t, formatDate } = useI18n();
+  return (
+    <div className="table-wrap">
+      <table className="table" data-testid="invoices">
+        <TableHead columns={[t('usage.time'), t('pay.amount'), t('pay.bonus'), t('pay.credit'), t('usage.status'), t('pay.pay')]} />
+        <tbody>
+          {invoices.map((invoice) => (
+            <tr key={invoice.id} data-invoice={invoice.id}>
+              <td>{formatDate(invoice.createdAt)}</td>
+              <td>
+                {invoice.amountRequested} {invoice.currency}
+              </td>
+              <td>
+                <Money usd={invoice.bonusUsd} /> ({invoice.bonusRate})
+              </td>
+              <td>
+                <Money usd={invoice.usdCredit} />
+              </td>
+              <td>
+                <Badge tone={toneOf(invoice.status)}>{invoice.status}</Badge>
+              </td>
+              <td>
+                {invoice.paymentUrl && invoice.status === 'pending' ? (
+                  <a href={invoice.paymentUrl} rel="noreferrer noopener" target="_blank">
+                    {t('pay.pay')}
+                  </a>
+                ) : invoice.paidAt ? (
+                  formatDate(invoice.paidAt)
+                ) : (
+                  '—'
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** The bonus an invoice earns from each amount up, and how long a bonus lasts. */
+function BonusTiers({ config }: { config: PaymentsQuery['paymentConfig'] }) {
+  const { t } = useI18n();
+  return (
+    <Card title={t('pay.bonusTiers')}>
+      {config.bonusEnabled && config.bonusTiers.length ? (
+        <ul className="plain">
+          {config.bonusTiers.map((tier) => (
+            <li key={tier.minUsd}>{t('pay.tierLine', { min: tier.minUsd, rate: tier.rate })}</li>
+          ))}
+        </ul>
+      ) : (
+        <Empty>{t('pay.noBonus')}</Empty>
+      )}
+      {config.bonusEnabled && <p className="hint">{t('pay.bonusExpiry', { days: config.bonusExpiryDays })}</p>}
+    </Card>
   );
 }

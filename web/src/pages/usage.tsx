@@ -88,7 +88,7 @@ function csvCell(value: unknown): string {
 }
 
 export function Usage() {
-  const { t, formatDate, formatNumber } = useI18n();
+  const { t } = useI18n();
   const client = useClient();
   const [draft, setDraft] = useState<Filters>({ from: '', to: '', model: '', group: '', status: '', providerFamily: '' });
   const [filters, setFilters] = useState<Filters>(draft);
@@ -152,33 +152,7 @@ export function Usage() {
       ) : !events.length ? (
         <Empty>{t('usage.none')}</Empty>
       ) : (
-        <div className="table-wrap">
-          <table className="table" data-testid="usage-table">
-            <TableHead columns={[t('usage.time'), t('models.model'), t('keys.group'), t('usage.status'), t('usage.tokens'), t('usage.cost'), t('usage.key')]} />
-            <tbody>
-              {events.map((event) => (
-                <tr key={event.id}>
-                  <td>
-                    <Button kind="link" onClick={() => setSelected(event.requestId)}>
-                      {formatDate(event.createdAt)}
-                      <span className="visually-hidden"> ({t('usage.details', { id: event.requestId })})</span>
-                    </Button>
-                  </td>
-                  <td>{event.model}</td>
-                  <td>{event.routeGroupLabel}</td>
-                  <td>
-                    <Badge tone={toneOf(event.status)}>{event.status}</Badge>
-                  </td>
-                  <td>{event.totalTokens == null ? '—' : formatNumber(event.totalTokens)}</td>
-                  <td>
-                    <Money usd={event.amountUsd} />
-                  </td>
-                  <td>{event.apiKey?.label ?? event.apiKey?.id ?? '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <EventTable events={events} onSelect={setSelected} />
       )}
       <nav className="row pager" aria-label={t('usage.pages')}>
         <Button kind="secondary" disabled={cursors.length < 2} onClick={() => setCursors(cursors.slice(0, -1))}>
@@ -191,6 +165,40 @@ export function Usage() {
       </nav>
       {selected && <EventDetail requestId={selected} onClose={() => setSelected(null)} />}
     </Page>
+  );
+}
+
+/** A page of usage events; a row's time opens that request's details. */
+function EventTable({ events, onSelect }: { events: Event[]; onSelect(requestId: string): void }) {
+  const { t, formatDate, formatNumber } = useI18n();
+  return (
+    <div className="table-wrap">
+      <table className="table" data-testid="usage-table">
+        <TableHead columns={[t('usage.time'), t('models.model'), t('keys.group'), t('usage.status'), t('usage.tokens'), t('usage.cost'), t('usage.key')]} />
+        <tbody>
+          {events.map((event) => (
+            <tr key={event.id}>
+              <td>
+                <Button kind="link" onClick={() => onSelect(event.requestId)}>
+                  {formatDate(event.createdAt)}
+                  <span className="visually-hidden"> ({t('usage.details', { id: event.requestId })})</span>
+                </Button>
+              </td>
+              <td>{event.model}</td>
+              <td>{event.routeGroupLabel}</td>
+              <td>
+                <Badge tone={toneOf(event.status)}>{event.status}</Badge>
+              </td>
+              <td>{event.totalTokens == null ? '—' : formatNumber(event.totalTokens)}</td>
+              <td>
+                <Money usd={event.amountUsd} />
+              </td>
+              <td>{event.apiKey?.label ?? event.apiKey?.id ?? '—'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 

@@ -1,6 +1,7 @@
 import { useMemo, useState, type FormEvent } from 'react';
 import { useQuery, useSubscription } from 'urql';
 import { graphql } from '../gql/index.js';
+import type { VideoTasksQuery } from '../gql/graphql.js';
 import { useI18n } from '../i18n.js';
 import { KeyPicker } from '../key-picker.js';
 import { useSession } from '../session.js';
@@ -57,8 +58,35 @@ interface Issue {
   msg: string;
 }
 
+/** The catalog's rules, checked here so the form says what is wrong before anything is reserved. */
+function localIssues(t: ReturnType<typeof useI18n>['t'], secret: string, prompt: string, seconds: string, rules: VideoRules | null): Issue[] {
+  const found: Issue[] = [];
+  if (!secret) found.push({ loc: ['key'], msg: t('video.needKey') });
+  if (!prompt.trim()) found.push({ loc: ['prompt'], msg: t('video.needPrompt') });
+  const n = Number(seconds);
+  if (rules && (!Number.isInteger(n) || n < rules.seconds.min || n > rules.seconds.max)) found.push({ loc: ['seconds'], msg: t('video.secondsRange', { min: rules.seconds.min, max: rules.seconds.max }) });
+  return found;
+}
+
+/**
+ * Submits a video job with the chosen key (never the session cookie). Null when accepted; else the API's issues (by
+ * field) and its message, or `failed` when it gave none.
+ */
+async function postVideo(secret: string, job: object, failed: string): Promise<{ issues: Issue[]; failure: string } | null> {
+  const response = await fetch('/v1/videos', {
+    method: 'POST',
+    credentials: 'omit',
+    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+    body: JSON.stringify(job),
+  });
+  const body = (await response.json().catch(() => ({}))) as { error?: { message?: string; issues?: Issue[] }; detail?: unknown };
+  if (response.ok) return null;
+  const detail = Array.isArray(body.detail) ? (body.detail as Issue[]) : [];
+  return { issues: detail.map((issue) => ({ loc: issue.loc.slice(-1), msg: issue.msg })), failure: body.error?.message ?? (typeof body.detail === 'string' ? body.detail : failed) };
+}
+
 export function Videos() {
-  const { t, formatDate } = useI18n();
+  const { t } = useI18n();
   const { keyring } = useSession();
   const [models] = useQuery({ query: ModelsDocument });
   const [tasks, refetch] = useQuery({ query: VideoTasksDocument, requestPolicy: 'network-only' });
@@ -76,35 +104,18 @@ export function Videos() {
   const resolution = form.resolution && rules?.resolutions.includes(form.resolution) ? form.resolution : (rules?.resolutions[0] ?? '');
   const ratio = form.ratio && rules?.ratios.includes(form.ratio) ? form.ratio : (rules?.ratios[0] ?? '');
 
-  /** The catalog's rules, checked here so the form says what is wrong before anything is reserved. */
-  const localIssues = (): Issue[] => {
-    const found: Issue[] = [];
-    if (!secret) found.push({ loc: ['key'], msg: t('video.needKey') });
-    if (!form.prompt.trim()) found.push({ loc: ['prompt'], msg: t('video.needPrompt') });
-    const n = Number(seconds);
-    if (rules && (!Number.isInteger(n) || n < rules.seconds.min || n > rules.seconds.max)) found.push({ loc: ['seconds'], msg: t('video.secondsRange', { min: rules.seconds.min, max: rules.seconds.max }) });
-    return found;
-  };
-
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     setFailure(null);
-    const found = localIssues();
+    const found = localIssues(t, secret, form.prompt, seconds, rules);
     setIssues(found);
     if (found.length || !model) return;
     setBusy(true);
     try {
-      const response = await fetch('/v1/videos', {
-        method: 'POST',
-        credentials: 'omit',
-        headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: model.id, prompt: form.prompt.trim(), seconds: Number(seconds), resolution, ratio }),
-      });
-      const body = (await response.json().catch(() => ({}))) as { error?: { message?: string; issues?: Issue[] }; detail?: unknown };
-      if (!response.ok) {
-        const detail = Array.isArray(body.detail) ? (body.detail as Issue[]) : [];
-        setIssues(detail.map((issue) => ({ loc: issue.loc.slice(-1), msg: issue.msg })));
-        setFailure(body.error?.message ?? (typeof body.detail === 'string' ? body.detail : t('video.failed')));
+      const refused = await postVideo(secret, { model: model.id, prompt: form.prompt.trim(), seconds: Number(seconds), resolution, ratio }, t('video.failed'));
+      if (refused) {
+        setIssues(refused.issues);
+        setFailure(refused.failure);
         return;
       }
       setForm({ ...form, prompt: '' });
@@ -141,32 +152,40 @@ export function Videos() {
         {!list.length ? (
           <Empty>{t('video.none')}</Empty>
         ) : (
-          <ul className="tasks">
-            {list.map((task) => (
-              <li key={task.id} data-task={task.id} data-status={task.status}>
-                <div className="row">
-                  <strong>{task.model}</strong>
-                  <Badge tone={toneOf(task.status)}>{t(`video.status.${task.status}` as 'video.status.queued')}</Badge>
-                  <span className="hint">
-                    {formatDate(task.createdAt)} · {t('video.secondsShort', { seconds: task.seconds })}
-                  </span>
-                </div>
-                {(task.status === 'queued' || task.status === 'in_progress') && (
-                  <progress max={100} value={task.progress} aria-label={t('video.progress', { model: task.model })}>
-                    {task.progress}%
-                  </progress>
-                )}
-                {task.error && <p className="field-error">{task.error.message}</p>}
-                {task.status === 'completed' && task.playbackUrl && (
-                  <video controls preload="metadata" src={task.playbackUrl} aria-label={t('video.player', { model: task.model })}>
-                    <track kind="captions" />
-                  </video>
-                )}
-              </li>
-            ))}
-          </ul>
+          <TaskList tasks={list} />
         )}
       </Card>
     </Page>
+  );
+}
+
+/** The account's video tasks: progress while they run, the error, or the player once complete. */
+function TaskList({ tasks }: { tasks: VideoTasksQuery['videoTasks'] }) {
+  const { t, formatDate } = useI18n();
+  return (
+    <ul className="tasks">
+      {tasks.map((task) => (
+        <li key={task.id} data-task={task.id} data-status={task.status}>
+          <div className="row">
+            <strong>{task.model}</strong>
+            <Badge tone={toneOf(task.status)}>{t(`video.status.${task.status}` as 'video.status.queued')}</Badge>
+            <span className="hint">
+              {formatDate(task.createdAt)} · {t('video.secondsShort', { seconds: task.seconds })}
+            </span>
+          </div>
+          {(task.status === 'queued' || task.status === 'in_progress') && (
+            <progress max={100} value={task.progress} aria-label={t('video.progress', { model: task.model })}>
+              {task.progress}%
+            </progress>
+          )}
+          {task.error && <p className="field-error">{task.error.message}</p>}
+          {task.status === 'completed' && task.playbackUrl && (
+            <video controls preload="metadata" src={task.playbackUrl} aria-label={t('video.player', { model: task.model })}>
+              <track kind="captions" />
+            </video>
+          )}
+        </li>
+      ))}
+    </ul>
   );
 }

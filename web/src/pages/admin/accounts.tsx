@@ -131,7 +131,7 @@ export function AdminAccounts() {
 }
 
 function AccountPanel({ account, onChanged }: { account: AdminAccount; onChanged(): void }) {
-  const { t, formatDate } = useI18n();
+  const { t } = useI18n();
   const [adjustState, adjust] = useMutation(AdjustDocument);
   const [trustedState, setTrusted] = useMutation(TrustedDocument);
   const [, revokeTrusted] = useMutation(RevokeTrustedDocument);
@@ -162,24 +162,7 @@ function AccountPanel({ account, onChanged }: { account: AdminAccount; onChanged
 
   return (
     <Card title={t('admin.accountTitle', { name: account.username ?? account.email ?? account.userId })} className="highlight">
-      <dl className="facts">
-        <dt>ID</dt>
-        <dd>
-          <code>{account.userId}</code>
-        </dd>
-        <dt>{t('dash.paid')}</dt>
-        <dd>
-          <Money usd={account.paidBalanceUsd} />
-        </dd>
-        <dt>{t('dash.bonus')}</dt>
-        <dd>
-          <Money usd={account.bonusBalanceUsd} />
-        </dd>
-        <dt>{t('admin.creditLine')}</dt>
-        <dd>
-          <Money usd={account.creditLimitUsd} /> {account.trustedPartnerUntil ? t('admin.until', { date: formatDate(account.trustedPartnerUntil) }) : ''}
-        </dd>
-      </dl>
+      <AccountFacts account={account} />
       {done && <Notice kind="success">{done}</Notice>}
       <div className="grid two">
         <form onSubmit={submitAdjust} noValidate>
@@ -213,6 +196,31 @@ function AccountPanel({ account, onChanged }: { account: AdminAccount; onChanged
       </p>
       <AccountKeys userId={account.userId} />
     </Card>
+  );
+}
+
+/** The account's id, balances and trusted-partner credit line. */
+function AccountFacts({ account }: { account: AdminAccount }) {
+  const { t, formatDate } = useI18n();
+  return (
+    <dl className="facts">
+      <dt>ID</dt>
+      <dd>
+        <code>{account.userId}</code>
+      </dd>
+      <dt>{t('dash.paid')}</dt>
+      <dd>
+        <Money usd={account.paidBalanceUsd} />
+      </dd>
+      <dt>{t('dash.bonus')}</dt>
+      <dd>
+        <Money usd={account.bonusBalanceUsd} />
+      </dd>
+      <dt>{t('admin.creditLine')}</dt>
+      <dd>
+        <Money usd={account.creditLimitUsd} /> {account.trustedPartnerUntil ? t('admin.until', { date: formatDate(account.trustedPartnerUntil) }) : ''}
+      </dd>
+    </dl>
   );
 }
 

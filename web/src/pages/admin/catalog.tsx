@@ -45,12 +45,9 @@ export function AdminCatalog() {
   const { t } = useI18n();
   const [{ data }, refetch] = useQuery({ query: ModelsDocument, requestPolicy: 'network-only' });
   const [pricesState, setPrices] = useMutation(SetPricesDocument);
-  const [modelState, upsertModel] = useMutation(UpsertModelDocument);
   const [selection, setSelection] = useState({ modelId: '', group: '' });
   const [form, setForm] = useState<PriceForm | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
-  const [modelJson, setModelJson] = useState('');
-  const [jsonError, setJsonError] = useState<string | null>(null);
   if (!data) return <Page title={t('nav.adminCatalog')}><Loading /></Page>;
   const models = data.catalogModels;
   const model = models.find((m) => m.id === selection.modelId) ?? models[0];
@@ -75,20 +72,6 @@ export function AdminCatalog() {
     if (result.data) {
       setSaved(t('admin.pricesSaved', { model: model.label, group: group.label }));
       setForm(null);
-      refetch({ requestPolicy: 'network-only' });
-    }
-  };
-  const submitModel = async (event: FormEvent) => {
-    event.preventDefault();
-    setJsonError(null);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(modelJson);
-    } catch (error) {
-      return setJsonError(t('admin.badJson', { reason: (error as Error).message }));
-    }
-    if ((await upsertModel({ model: parsed as Record<string, unknown> })).data) {
-      setModelJson('');
       refetch({ requestPolicy: 'network-only' });
     }
   };
@@ -128,22 +111,48 @@ export function AdminCatalog() {
           </Notice>
         )}
       </Card>
-      <Card title={t('admin.modelJsonTitle')}>
-        <form onSubmit={submitModel} noValidate>
-          <p className="hint">{t('admin.modelJsonHint')}</p>
-          {jsonError && (
-            <p className="alert error" role="alert">
-              {jsonError}
-            </p>
-          )}
-          <ProblemText problem={describeError(modelState.error)} />
-          <TextAreaField label={t('admin.modelJson')} rows={10} spellCheck={false} value={modelJson} onChange={(e) => setModelJson(e.target.value)} />
-          <Button type="submit" busy={modelState.fetching} disabled={!modelJson.trim()}>
-            {t('common.save')}
-          </Button>
-        </form>
-      </Card>
+      <ModelJson onSaved={() => refetch({ requestPolicy: 'network-only' })} />
       <PricingPlans />
     </Page>
+  );
+}
+
+/** A model added or replaced whole, as the catalog's JSON. */
+function ModelJson({ onSaved }: { onSaved(): void }) {
+  const { t } = useI18n();
+  const [modelState, upsertModel] = useMutation(UpsertModelDocument);
+  const [modelJson, setModelJson] = useState('');
+  const [jsonError, setJsonError] = useState<string | null>(null);
+  const submitModel = async (event: FormEvent) => {
+    event.preventDefault();
+    setJsonError(null);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(modelJson);
+    } catch (error) {
+      return setJsonError(t('admin.badJson', { reason: (error as Error).message }));
+    }
+    if ((await upsertModel({ model: parsed as Record<string, unknown> })).data) {
+      setModelJson('');
+      onSaved();
+    }
+  };
+
+  return (
+    <Card title={t('admin.modelJsonTitle')}>
+      <form onSubmit={submitModel} noValidate>
+        <p className="hint">{t('admin.modelJsonHint')}</p>
+        {jsonError && (
+          <p className="alert error" role="alert">
+            {jsonError}
+          </p>
+        )}
+        <ProblemText problem={describeError(modelState.error)} />
+        <TextAreaField label={t('admin.modelJson')} rows={10} spellCheck={false} value={modelJson} onChange={(e) => setModelJson(e.target.value)} />
+        <Button type="submit" busy={modelState.fetching} disabled={!modelJson.trim()}>
+          {t('common.save')}
+        </Button>
+      </form>
+    </Card>
   );
 }

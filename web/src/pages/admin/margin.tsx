@@ -4,7 +4,7 @@ import { GroupedBarChart } from '../../chart.js';
 import { describeError } from '../../client.js';
 import { addDecimal, percentOf, subtractDecimal } from '../../decimal.js';
 import { graphql } from '../../gql/index.js';
-import type { CabinetMarginRowFieldsFragment } from '../../gql/graphql.js';
+import type { AdminMarginReportQuery, CabinetMarginRowFieldsFragment } from '../../gql/graphql.js';
 import { useI18n } from '../../i18n.js';
 import { Card, Empty, Field, formatUsd, Loading, Money, Page, ProblemText, SelectField, TableHead, Button } from '../../ui.js';
 
@@ -103,7 +103,7 @@ function marginPercent(row: Row): string | null {
  * and one upstream's usage as its invoice should show it. Every amount is the API's decimal string.
  */
 export function AdminMargin() {
-  const { t, formatNumber } = useI18n();
+  const { t } = useI18n();
   const [draft, setDraft] = useState<Period>(() => ({ preset: '7', from: utcDay(Date.now() - 6 * DAY_MS), to: utcDay(Date.now()) }));
   const [applied, setApplied] = useState({ period: draft, at: Date.now() });
   const variables = useMemo(() => boundsOf(applied.period, applied.at), [applied]);
@@ -120,10 +120,6 @@ export function AdminMargin() {
   };
   const report = data?.adminMargin;
   const totals = report?.totals;
-  const byDay = new Map((report?.byDay ?? []).map((r) => [r.key, r]));
-  const days = report ? daysOf(report.from, report.to) : [];
-  const amount = (value: string | undefined) => Number(value ?? 0);
-  const percent = totals ? marginPercent(totals) : null;
 
   return (
     <Page title={t('nav.adminMargin')}>
@@ -155,44 +151,8 @@ export function AdminMargin() {
         fetching ? <Loading /> : null
       ) : (
         <>
-          <div className="grid stats" data-testid="margin-totals">
-            <Card title={t('margin.revenue')} className="stat">
-              <p className="big" data-testid="total-revenue">
-                <Money usd={totals.revenueUsd} />
-              </p>
-              <p>{t('margin.requestsCount', { count: formatNumber(totals.requests) })}</p>
-            </Card>
-            <Card title={t('margin.cost')} className="stat">
-              <p className="big" data-testid="total-cost">
-                <Money usd={totals.upstreamCostUsd} />
-              </p>
-            </Card>
-            <Card title={t('margin.margin')} className="stat">
-              <p className="big" data-testid="total-margin">
-                <Money usd={totals.marginUsd} />
-              </p>
-              <p data-testid="total-percent">{percent === null ? '—' : t('margin.percentOf', { percent })}</p>
-            </Card>
-            <Card title={t('margin.uncosted')} className="stat">
-              <p className="big" data-testid="total-uncosted">
-                {formatNumber(totals.uncostedRequests)}
-              </p>
-              <p>{t('margin.uncostedHint', { revenue: formatUsd(totals.uncostedRevenueUsd) })}</p>
-            </Card>
-          </div>
-          <Card>
-            <GroupedBarChart
-              testId="margin-chart"
-              title={t('margin.chart')}
-              tableLabel={t('common.showTable')}
-              labels={days}
-              series={[
-                { name: t('margin.revenue'), values: days.map((d) => amount(byDay.get(d)?.revenueUsd)), texts: days.map((d) => formatUsd(byDay.get(d)?.revenueUsd ?? '0')) },
-                { name: t('margin.cost'), values: days.map((d) => amount(byDay.get(d)?.upstreamCostUsd)), texts: days.map((d) => formatUsd(byDay.get(d)?.upstreamCostUsd ?? '0')) },
-                { name: t('margin.margin'), values: days.map((d) => amount(byDay.get(d)?.marginUsd)), texts: days.map((d) => formatUsd(byDay.get(d)?.marginUsd ?? '0')) },
-              ]}
-            />
-          </Card>
+          <MarginTotals totals={totals} />
+          <MarginChart report={report} />
           <MarginTable title={t('margin.byModel')} keyLabel={t('models.model')} rows={report.byModel} testId="margin-by-model" />
           <MarginTable title={t('margin.byGroup')} keyLabel={t('keys.group')} rows={report.byGroup} testId="margin-by-group" />
           <MarginTable title={t('margin.byUpstream')} keyLabel={t('margin.upstream')} rows={report.byUpstream} testId="margin-by-upstream" />
@@ -215,6 +175,62 @@ export function AdminMargin() {
         </>
       )}
     </Page>
+  );
+}
+
+/** The period's revenue, upstream cost, margin (with its share of the costed revenue) and what has no cost. */
+function MarginTotals({ totals }: { totals: Row }) {
+  const { t, formatNumber } = useI18n();
+  const percent = marginPercent(totals);
+  return (
+    <div className="grid stats" data-testid="margin-totals">
+      <Card title={t('margin.revenue')} className="stat">
+        <p className="big" data-testid="total-revenue">
+          <Money usd={totals.revenueUsd} />
+        </p>
+        <p>{t('margin.requestsCount', { count: formatNumber(totals.requests) })}</p>
+      </Card>
+      <Card title={t('margin.cost')} className="stat">
+        <p className="big" data-testid="total-cost">
+          <Money usd={totals.upstreamCostUsd} />
+        </p>
+      </Card>
+      <Card title={t('margin.margin')} className="stat">
+        <p className="big" data-testid="total-margin">
+          <Money usd={totals.marginUsd} />
+        </p>
+        <p data-testid="total-percent">{percent === null ? '—' : t('margin.percentOf', { percent })}</p>
+      </Card>
+      <Card title={t('margin.uncosted')} className="stat">
+        <p className="big" data-testid="total-uncosted">
+          {formatNumber(totals.uncostedRequests)}
+        </p>
+        <p>{t('margin.uncostedHint', { revenue: formatUsd(totals.uncostedRevenueUsd) })}</p>
+      </Card>
+    </div>
+  );
+}
+
+/** Revenue, cost and margin per day of the period, every day drawn (a day without traffic at zero). */
+function MarginChart({ report }: { report: AdminMarginReportQuery['adminMargin'] }) {
+  const { t } = useI18n();
+  const byDay = new Map(report.byDay.map((r) => [r.key, r]));
+  const days = daysOf(report.from, report.to);
+  const amount = (value: string | undefined) => Number(value ?? 0);
+  return (
+    <Card>
+      <GroupedBarChart
+        testId="margin-chart"
+        title={t('margin.chart')}
+        tableLabel={t('common.showTable')}
+        labels={days}
+        series={[
+          { name: t('margin.revenue'), values: days.map((d) => amount(byDay.get(d)?.revenueUsd)), texts: days.map((d) => formatUsd(byDay.get(d)?.revenueUsd ?? '0')) },
+          { name: t('margin.cost'), values: days.map((d) => amount(byDay.get(d)?.upstreamCostUsd)), texts: days.map((d) => formatUsd(byDay.get(d)?.upstreamCostUsd ?? '0')) },
+          { name: t('margin.margin'), values: days.map((d) => amount(byDay.get(d)?.marginUsd)), texts: days.map((d) => formatUsd(byDay.get(d)?.marginUsd ?? '0')) },
+        ]}
+      />
+    </Card>
   );
 }
 

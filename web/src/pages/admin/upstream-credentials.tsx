@@ -37,7 +37,7 @@ export function TestResultText({ result }: { result: UpstreamTestResult | ApiPro
 }
 
 export function Credentials({ upstream, health, onChanged }: { upstream: Upstream; health: Record<string, CredentialState>; onChanged(): void }) {
-  const { t, formatDate } = useI18n();
+  const { t } = useI18n();
   const client = useClient();
   const [model, setModel] = useState('');
   // Each credential's last test: its result, or why it could not run.
@@ -74,29 +74,7 @@ export function Credentials({ upstream, health, onChanged }: { upstream: Upstrea
               const result = results[credential.id];
               return (
                 <tr key={credential.id} data-credential={credential.label}>
-                  <td>
-                    {credential.label}
-                    {!credential.enabled && (
-                      <>
-                        {' '}
-                        <Badge tone="neutral">{t('up.disabled')}</Badge>
-                      </>
-                    )}
-                    {!credential.usable && (
-                      <>
-                        {' '}
-                        <Badge tone="bad">{t('up.unusable', { problem: credential.problem ?? '—' })}</Badge>
-                      </>
-                    )}
-                  </td>
-                  <td>
-                    <SecretText credential={credential} />
-                  </td>
-                  <td>
-                    <StateBadge state={state} />
-                    {state?.until && state.state !== 'closed' && <span className="hint"> {t('up.until', { time: formatDate(state.until) })}</span>}
-                    {state?.lastFailureAt && <span className="hint test-result">{t('up.lastFailure', { time: formatDate(state.lastFailureAt) })}</span>}
-                  </td>
+                  <CredentialCells credential={credential} state={state} />
                   <td className="num">{state?.inFlight ?? 0}</td>
                   <td className="num">{credential.maxConcurrent ?? '—'}</td>
                   <td>
@@ -128,6 +106,38 @@ export function Credentials({ upstream, health, onChanged }: { upstream: Upstrea
           </tbody>
         </table>
       </div>
+    </>
+  );
+}
+
+/** A credential's row cells for its label (with why it is off or unusable), its secret as shown, and routing's state. */
+function CredentialCells({ credential, state }: { credential: Credential; state: CredentialState | undefined }) {
+  const { t, formatDate } = useI18n();
+  return (
+    <>
+      <td>
+        {credential.label}
+        {!credential.enabled && (
+          <>
+            {' '}
+            <Badge tone="neutral">{t('up.disabled')}</Badge>
+          </>
+        )}
+        {!credential.usable && (
+          <>
+            {' '}
+            <Badge tone="bad">{t('up.unusable', { problem: credential.problem ?? '—' })}</Badge>
+          </>
+        )}
+      </td>
+      <td>
+        <SecretText credential={credential} />
+      </td>
+      <td>
+        <StateBadge state={state} />
+        {state?.until && state.state !== 'closed' && <span className="hint"> {t('up.until', { time: formatDate(state.until) })}</span>}
+        {state?.lastFailureAt && <span className="hint test-result">{t('up.lastFailure', { time: formatDate(state.lastFailureAt) })}</span>}
+      </td>
     </>
   );
 }
