@@ -76,7 +76,7 @@ function functionName(node, source) {
   return `anonymous ${ts.SyntaxKind[node.kind]}`;
 }
 
-/** The identifier a call starts from: `describe` for describe('…'), describe.skip('…') and describe.each(rows)('…'). */
+/** The identifier a call starts from: `describe` for describe('…'), its modifiers (describe.each(rows)('…') and the like). */
 function calleeRoot(expression) {
   let current = expression;
   while (ts.isCallExpression(current) || ts.isPropertyAccessExpression(current)) current = current.expression;
