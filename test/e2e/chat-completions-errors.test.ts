@@ -2,10 +2,10 @@ import { Decimal } from 'decimal.js';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { estimateTokens } from '../../src/inference/sse.js';
-import { answer, expectedCost, expectNothingPrivate, failureOf, LUNA } from '../helpers/chat-completions.js';
+import { answer, expectedCost, expectNothingPrivate, failureOf, LUNA, startChatStack } from '../helpers/chat-completions.js';
 import { http } from '../helpers/clients.js';
 import { usageDebitOf } from '../helpers/ledger.js';
-import { apiAccount, createKey, openaiClient, processAdmin, requestId, setKeyLimits, startInferenceStack, upstreamCall, usageEventOf, type ApiAccount, type InferenceStack } from '../helpers/inference.js';
+import { apiAccount, createKey, openaiClient, requestId, setKeyLimits, upstreamCall, usageEventOf, type ApiAccount, type InferenceStack } from '../helpers/inference.js';
 
 /**
  * POST /v1/chat/completions through the gateway process with the official openai client, when it does not answer:
@@ -18,10 +18,7 @@ let funded: ApiAccount;
 let client: OpenAI;
 
 beforeAll(async () => {
-  stack = await startInferenceStack();
-  admin = await processAdmin(stack);
-  funded = await apiAccount(stack, admin, '5');
-  client = openaiClient(stack, funded.key);
+  ({ stack, admin, funded, client } = await startChatStack());
 });
 
 afterAll(async () => {

@@ -4,10 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { promptTokenBound } from '../../src/inference/canonical.js';
 import { chatToCanonical, parseChatRequest } from '../../src/inference/formats/openai-chat/request.js';
 import { ledgerBalance } from '../helpers/accounts.js';
-import { answer, expectedCost, expectNothingPrivate, LUNA, LUNA_OFFICIAL } from '../helpers/chat-completions.js';
+import { answer, expectedCost, expectNothingPrivate, LUNA, LUNA_OFFICIAL, startChatStack } from '../helpers/chat-completions.js';
 import { http } from '../helpers/clients.js';
 import { usageDebitOf } from '../helpers/ledger.js';
-import { apiAccount, createKey, fund, openaiClient, processAdmin, requestId, setAccountLimits, startInferenceStack, upstreamCall, usageEventOf, withId, type ApiAccount, type InferenceStack } from '../helpers/inference.js';
+import { apiAccount, createKey, fund, openaiClient, requestId, setAccountLimits, upstreamCall, usageEventOf, withId, type ApiAccount, type InferenceStack } from '../helpers/inference.js';
 import { promptTokensOf } from '../../src/simulator/openai-simulator.js';
 
 /**
@@ -21,10 +21,7 @@ let funded: ApiAccount;
 let client: OpenAI;
 
 beforeAll(async () => {
-  stack = await startInferenceStack();
-  admin = await processAdmin(stack);
-  funded = await apiAccount(stack, admin, '5');
-  client = openaiClient(stack, funded.key);
+  ({ stack, admin, funded, client } = await startChatStack());
 });
 
 afterAll(async () => {

@@ -1,7 +1,7 @@
 import { Decimal } from 'decimal.js';
 import OpenAI from 'openai';
 import { expect } from 'vitest';
-import type { InferenceStack } from './inference.js';
+import { apiAccount, openaiClient, processAdmin, startInferenceStack, type ApiAccount, type InferenceStack } from './inference.js';
 
 /** What the chat completions tests of the gateway process (test/e2e/chat-completions*.test.ts) share. */
 
@@ -53,4 +53,12 @@ export async function expectNothingPrivate(stack: InferenceStack, client: OpenAI
   const rows = await stack.db.query(`select to_jsonb(e) - 'upstream_id' - 'upstream_credential_id' - 'upstream_cost_usd' as row from usage_events e union all select to_jsonb(t) from transactions t`);
   const records = JSON.stringify(rows);
   for (const canary of stack.canaries.all()) expect(records, canary).not.toContain(canary);
+}
+
+/** The gateway process with its simulator, an admin, and an account funded with $5 whose key drives an openai client. */
+export async function startChatStack(): Promise<{ stack: InferenceStack; admin: { token: string; userId: string }; funded: ApiAccount; client: OpenAI }> {
+  const stack = await startInferenceStack();
+  const admin = await processAdmin(stack);
+  const funded = await apiAccount(stack, admin, '5');
+  return { stack, admin, funded, client: openaiClient(stack, funded.key) };
 }
