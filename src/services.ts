@@ -128,7 +128,7 @@ export function createServices(deps: ServiceDeps): Services {
   return {
     accounts,
     identity,
-    adminAccounts: new AdminAccountsService(deps),
+    adminAccounts: new AdminAccountsService({ ...deps, keys }),
     catalog,
     keys,
     billing,

@@ -1,4 +1,3 @@
-import type { KeyView } from '../keys/keys.service.js';
 import { formatUsd, money } from '../shared/money.js';
 import type { User } from './user.entity.js';
 
@@ -58,11 +57,4 @@ export interface AdminAccountView {
   activeKeys: number;
   activeSessions: number;
   createdAt: Date;
-}
-
-/** A key with the limits an operator may override (revoked keys too). */
-export interface AdminKeyView extends KeyView {
-  rpmLimit: number | null;
-  concurrencyLimit: number | null;
-  revokedAt: Date | null;
 }

@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { formatUsd, money } from '../shared/money.js';
-import type { AdminAccountView, AdminKeyView } from './account-view.js';
+import type { AdminAccountView } from './account-view.js';
 
 /** What the cabinet's admin pages read about accounts: set-based reads, SQL on the ORM's connection. */
 
@@ -20,19 +20,6 @@ interface AccountRow {
   active_sessions: string;
 }
 
-interface AdminKeyRow {
-  id: string;
-  label: string | null;
-  provider_family: string;
-  route_group: string;
-  pricing_plan: string;
-  monthly_spend_cap_usd: string | null;
-  rpm_limit: number | null;
-  concurrency_limit: number | null;
-  last_used_at: Date | string | null;
-  created_at: Date | string;
-  revoked_at: Date | string | null;
-}
 
 /** Raw SQL answers timestamps as text: views carry dates. */
 function dateOrNull(value: Date | string | null): Date | null {
@@ -61,14 +48,6 @@ export class AdminAccountsRepository {
     return rows.map(toAdminAccountView);
   }
 
-  /** Every key of one account, revoked ones included, newest first. */
-  async keysOf(userId: string): Promise<AdminKeyView[]> {
-    const rows = await this.orm.em.fork().execute<AdminKeyRow[]>(
-      'select id, label, provider_family, route_group, pricing_plan, monthly_spend_cap_usd, rpm_limit, concurrency_limit, last_used_at, created_at, revoked_at from api_keys where user_id = ? order by created_at desc, id',
-      [userId],
-    );
-    return rows.map(toAdminKeyView);
-  }
 }
 
 function toAdminAccountView(row: AccountRow): AdminAccountView {
@@ -87,21 +66,5 @@ function toAdminAccountView(row: AccountRow): AdminAccountView {
     activeKeys: Number(row.active_keys),
     activeSessions: Number(row.active_sessions),
     createdAt: new Date(row.created_at),
-  };
-}
-
-function toAdminKeyView(row: AdminKeyRow): AdminKeyView {
-  return {
-    id: row.id,
-    label: row.label,
-    providerFamily: row.provider_family,
-    routeGroup: row.route_group,
-    pricingPlan: row.pricing_plan,
-    monthlySpendCap: row.monthly_spend_cap_usd === null ? null : formatUsd(row.monthly_spend_cap_usd),
-    rpmLimit: row.rpm_limit,
-    concurrencyLimit: row.concurrency_limit,
-    lastUsed: dateOrNull(row.last_used_at),
-    createdAt: new Date(row.created_at),
-    revokedAt: dateOrNull(row.revoked_at),
   };
 }

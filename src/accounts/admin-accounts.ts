@@ -4,11 +4,13 @@ import { requireAdmin, type Actor } from '../shared/actor.js';
 import type { Clock } from '../shared/clock.js';
 import { Topics, type PubSub } from '../shared/pubsub.js';
 import { intParam, parseInput } from '../shared/validation.js';
-import type { AdminAccountView, AdminKeyView } from './account-view.js';
+import type { AdminKeyView, KeysService } from '../keys/keys.service.js';
+import type { AdminAccountView } from './account-view.js';
 import { AccountsRepository } from './accounts.repository.js';
 import { AdminAccountsRepository } from './admin-accounts.repository.js';
 
-export type { AdminAccountView, AdminKeyView } from './account-view.js';
+export type { AdminAccountView } from './account-view.js';
+export type { AdminKeyView } from '../keys/keys.service.js';
 
 const searchInput = z.strictObject({
   search: z.string().trim().max(254, 'Search must be at most 254 characters').optional(),
@@ -22,7 +24,7 @@ export class AdminAccountsService {
   private readonly reads: AdminAccountsRepository;
   private readonly accounts: AccountsRepository;
 
-  constructor(private readonly deps: { orm: MikroORM; pubsub: PubSub; clock: Clock }) {
+  constructor(private readonly deps: { orm: MikroORM; pubsub: PubSub; clock: Clock; keys: KeysService }) {
     this.reads = new AdminAccountsRepository(deps.orm);
     this.accounts = new AccountsRepository(deps.orm);
   }
@@ -39,7 +41,7 @@ export class AdminAccountsService {
   async keysOf(actor: Actor, raw: { userId: string }): Promise<AdminKeyView[]> {
     requireAdmin(actor);
     const { userId } = parseInput(userIdInput, raw);
-    return this.reads.keysOf(userId);
+    return this.deps.keys.allOfAccount(userId);
   }
 
   /**

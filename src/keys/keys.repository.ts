@@ -40,6 +40,11 @@ export class KeysRepository {
     return this.em().execute(`select id, label from api_keys where id in (${ids.map(() => '?').join(', ')})`, [...ids]);
   }
 
+  /** Every key of one account, revoked ones included, newest first. */
+  all(userId: string): Promise<KeyRow[]> {
+    return this.em().execute('select * from api_keys where user_id = ? order by created_at desc, id', [userId]);
+  }
+
   active(userId: string): Promise<KeyRow[]> {
     return this.em().execute('select * from api_keys where user_id = ? and revoked_at is null order by created_at desc, id desc', [userId]);
   }

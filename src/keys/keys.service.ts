@@ -23,6 +23,13 @@ export interface KeyView {
   createdAt: Date;
 }
 
+/** A key with the limits an operator may override (revoked keys too); the plan as stored. */
+export interface AdminKeyView extends KeyView {
+  rpmLimit: number | null;
+  concurrencyLimit: number | null;
+  revokedAt: Date | null;
+}
+
 export interface CreatedKeyView extends Omit<KeyView, 'lastUsed'> {
   /** The raw key, returned once and never stored. */
   key: string;
@@ -85,6 +92,11 @@ export class KeysService {
   /** Labels of keys by id (any account's: callers show them beside rows the reader may already see). */
   async labels(ids: readonly string[]): Promise<Map<string, { id: string; label: string | null }>> {
     return new Map((await this.keys.labels(ids)).map((row) => [row.id, row]));
+  }
+
+  /** Operators: every key of one account, revoked ones included, with their limit overrides (the caller checks admin). */
+  async allOfAccount(userId: string): Promise<AdminKeyView[]> {
+    return (await this.keys.all(userId)).map(toAdminKeyView);
   }
 
   async list(actor: Actor): Promise<KeyView[]> {
@@ -251,6 +263,22 @@ export class KeysService {
       createdAt: new Date(row.created_at),
     };
   }
+}
+
+function toAdminKeyView(row: KeyRow): AdminKeyView {
+  return {
+    id: row.id,
+    label: row.label,
+    providerFamily: row.provider_family,
+    routeGroup: row.route_group,
+    pricingPlan: row.pricing_plan,
+    monthlySpendCap: row.monthly_spend_cap_usd === null ? null : formatUsd(row.monthly_spend_cap_usd),
+    rpmLimit: row.rpm_limit,
+    concurrencyLimit: row.concurrency_limit,
+    lastUsed: row.last_used_at ? new Date(row.last_used_at) : null,
+    createdAt: new Date(row.created_at),
+    revokedAt: row.revoked_at ? new Date(row.revoked_at) : null,
+  };
 }
 
 function toPrincipal(row: KeyRow): KeyPrincipal {
