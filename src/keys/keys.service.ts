@@ -251,32 +251,31 @@ export class KeysService {
     for (const [hash, entry] of this.cache) if (entry.principal.keyId === keyId) this.cache.delete(hash);
   }
 
+  /** The owner's view: the plan by its public name (`custom` for an operator's private plan). */
   private toView(row: KeyRow): KeyView {
-    return {
-      id: row.id,
-      label: row.label,
-      providerFamily: row.provider_family,
-      routeGroup: row.route_group,
-      pricingPlan: this.deps.catalog.snapshot.publicPlanName(row.pricing_plan),
-      monthlySpendCap: row.monthly_spend_cap_usd === null ? null : formatUsd(row.monthly_spend_cap_usd),
-      lastUsed: row.last_used_at ? new Date(row.last_used_at) : null,
-      createdAt: new Date(row.created_at),
-    };
+    return keyView(row, this.deps.catalog.snapshot.publicPlanName(row.pricing_plan));
   }
 }
 
-function toAdminKeyView(row: KeyRow): AdminKeyView {
+function keyView(row: KeyRow, pricingPlan: string): KeyView {
   return {
     id: row.id,
     label: row.label,
     providerFamily: row.provider_family,
     routeGroup: row.route_group,
-    pricingPlan: row.pricing_plan,
+    pricingPlan,
     monthlySpendCap: row.monthly_spend_cap_usd === null ? null : formatUsd(row.monthly_spend_cap_usd),
-    rpmLimit: row.rpm_limit,
-    concurrencyLimit: row.concurrency_limit,
     lastUsed: row.last_used_at ? new Date(row.last_used_at) : null,
     createdAt: new Date(row.created_at),
+  };
+}
+
+/** The operator's view: the plan as stored, the limit overrides, and when it was revoked. */
+function toAdminKeyView(row: KeyRow): AdminKeyView {
+  return {
+    ...keyView(row, row.pricing_plan),
+    rpmLimit: row.rpm_limit,
+    concurrencyLimit: row.concurrency_limit,
     revokedAt: row.revoked_at ? new Date(row.revoked_at) : null,
   };
 }

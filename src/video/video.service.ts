@@ -1,22 +1,14 @@
 import { z } from 'zod';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { BillingService } from '../billing/billing.service.js';
-import type { CatalogService } from '../catalog/catalog.service.js';
-import type { RouteTable } from '../upstreams/routes.js';
 import { resolveModel } from '../inference/scope.js';
-import type { UpstreamClient } from '../upstreams/client.js';
 import type { KeyPrincipal } from '../keys/keys.service.js';
 import { DomainError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import type { Logger } from '../shared/logging.js';
 import { formatUsd } from '../shared/money.js';
 import { intParam, parseInput } from '../shared/validation.js';
-import type { PubSub } from '../shared/pubsub.js';
-import type { StoredObject, VideoStorage } from '../storage/video-storage.js';
-import type { UsageRecorder } from '../usage/usage-recorder.js';
+import type { StoredObject } from '../storage/video-storage.js';
 import { parseVideoRequest, videoCost } from './video-request.js';
-import { VideoRunner } from './video-runner.js';
-import type { VideoSettings } from './video.config.js';
+import { VideoRunner, type VideoRunnerDeps } from './video-runner.js';
 import { holdKey, publishTask, toView, type VideoTaskView } from './video-task.js';
 import { VideoRepository, type VideoTask } from './video.repository.js';
 
@@ -35,18 +27,8 @@ export class VideoService {
   private readonly runner: VideoRunner;
 
   constructor(
-    private readonly deps: {
-      orm: MikroORM;
-      catalog: CatalogService;
-      billing: BillingService;
-      routes: RouteTable;
-      upstreams: UpstreamClient;
-      storage: VideoStorage;
-      recorder: UsageRecorder;
-      pubsub: PubSub;
-      log: Logger;
-      settings: VideoSettings;
-    },
+    /** The runner's dependencies (it is built here), and the database its repository reads. */
+    private readonly deps: Omit<VideoRunnerDeps, 'tasks'> & { orm: MikroORM },
   ) {
     this.tasks = new VideoRepository(deps.orm);
     this.runner = new VideoRunner({ ...deps, tasks: this.tasks });
