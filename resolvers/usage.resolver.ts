@@ -6,7 +6,7 @@ import type { TotalsView, UsageEventView, UsageListQuery, UsageTimeseriesQuery }
 import { DailyLeaderboard, UsageBreakdown, UsageEvent, UsageKeyRef, UsageSummary, UsageTimeseries } from './types/usage.types.js';
 
 
-function toUsageEvent(e: UsageEventView): UsageEvent {
+export function toUsageEvent(e: UsageEventView): UsageEvent {
   return {
     id: e.id,
     requestId: e.requestId,

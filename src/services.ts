@@ -19,10 +19,14 @@ import { KeyStatusService } from './accounts/key-status.js';
 import type { Config } from './config.js';
 import type { Clock } from './shared/clock.js';
 import type { Logger } from './shared/logging.js';
+import { AccountEventHub } from './events/account-event-hub.js';
+import { LimitRefusals } from './events/limit-refusals.js';
+import { BalanceEvents } from './billing/balance-events.js';
+import { announceUsage } from './usage/usage-announcer.js';
 import { ADMIN_TOPIC, Topics, type PubSub } from './shared/pubsub.js';
 import type { SharedState } from './shared/redis.js';
 import type { Tracing } from './shared/tracing.js';
-import { UsageRecorder } from './usage/usage-recorder.js';
+import { keyIdOfRecord, UsageRecorder } from './usage/usage-recorder.js';
 import { Metrics } from './metrics.js';
 import { LocalVideoStorage } from './storage/video-storage.js';
 import { VideoService } from './video/video.service.js';
@@ -71,6 +75,10 @@ export interface Services {
   /** Stored Responses (`store: true` on /v1/responses), per account, with expiry. */
   responses: ResponsesStore;
   metrics: Metrics;
+  /** Account events (balance, usage, keys) from committed changes, to subscribers in every process. */
+  events: AccountEventHub;
+  /** Balance events' figures, and an account's balances now (a balance subscription's first event). */
+  balanceEvents: BalanceEvents;
 }
 
 export interface ServiceDeps {
@@ -107,15 +115,26 @@ export function createServices(deps: ServiceDeps): Services {
     redisUp: () => (deps.shared ? deps.shared.healthy : null),
     databaseUp: () => deps.orm.em.fork().execute('select 1').then(() => true, () => false),
   });
-  const usage = new UsageRecorder({ ...deps, metrics, flushMs: deps.config.usageFlushMs });
+  const events = new AccountEventHub({ shared: deps.shared, log: deps.log });
+  const balanceEvents = new BalanceEvents({ orm: deps.orm, wallets, log: deps.log, publish: (userId, event) => events.publish(userId, event) });
+  const usage = new UsageRecorder({
+    ...deps,
+    metrics,
+    flushMs: deps.config.usageFlushMs,
+    committed: (batch) => {
+      announceUsage(events, batch, keyIdOfRecord);
+      balanceEvents.announce(batch.ledger);
+    },
+  });
+  const refusals = new LimitRefusals((userId, event) => events.publish(userId, event));
   const upstreams = new UpstreamClient(CredentialRedactor.forUpstreams(deps.config.upstreams));
   const routes = new RouteTable(deps.config.upstreams, health);
   // Admins watch routing live: what this process learned goes to their subscriptions (shared through Redis).
   health.onChange((change, local) => {
     if (local) deps.pubsub.publish(Topics.UpstreamHealthChanged, ADMIN_TOPIC, { upstreamId: change.upstreamId, credentialId: change.credentialId, state: change.state, until: change.until ? new Date(change.until) : null, at: new Date() });
   });
-  const billing = new BillingService({ ...deps, wallets });
-  const keys = new KeysService({ ...deps, settings: { keyPrefix: deps.config.operator.brand.keyPrefix }, catalog });
+  const billing = new BillingService({ ...deps, wallets, announce: (rows) => balanceEvents.announce(rows) });
+  const keys = new KeysService({ ...deps, settings: { keyPrefix: deps.config.operator.brand.keyPrefix }, catalog, announce: (userId, event) => events.publish(userId, event) });
   const managedUpstreams = new UpstreamsService({ ...deps, settings: deps.config.managedUpstreams, catalog, env: deps.config.environment });
   // What another process changed: drop its cached keys, take its catalog.
   deps.shared?.onMessage((message) => {
@@ -126,6 +145,8 @@ export function createServices(deps: ServiceDeps): Services {
   });
   const responses = new ResponsesStore({ ...deps, settings: deps.config.responses });
   return {
+    events,
+    balanceEvents,
     accounts,
     identity,
     adminAccounts: new AdminAccountsService({ ...deps, keys }),
@@ -139,7 +160,7 @@ export function createServices(deps: ServiceDeps): Services {
     health,
     routes,
     managedUpstreams,
-    inference: new InferenceService({ catalog, wallets, limiter, routes, health, upstreams, recorder: usage, log: deps.log, metrics, responses, hostedTools: deps.config.operator.inference.hostedTools, cacheAffinity: deps.config.operator.inference.cacheAffinity, tracing: deps.tracing }),
+    inference: new InferenceService({ catalog, wallets, limiter, routes, health, upstreams, recorder: usage, log: deps.log, metrics, responses, hostedTools: deps.config.operator.inference.hostedTools, cacheAffinity: deps.config.operator.inference.cacheAffinity, tracing: deps.tracing, refusals }),
     keyStatus: new KeyStatusService({ catalog, accounts, wallets }),
     countTokens: new CountTokensService({ catalog, routes, upstreams, limiter, log: deps.log }),
     video: new VideoService({

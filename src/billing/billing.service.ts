@@ -8,7 +8,7 @@ import type { Logger } from '../shared/logging.js';
 import { formatUsd, money, toUnits } from '../shared/money.js';
 import { parseInput } from '../shared/validation.js';
 import type { UsageKind } from '../ledger/kinds.js';
-import { postOne, type Posted, type Posting } from '../ledger/ledger.js';
+import { postOne, type AppendedRow, type Posted, type Posting } from '../ledger/ledger.js';
 import type { WalletStore } from './wallets.js';
 import { findHold, insertHold, markHoldSettled, releaseHold, expireHolds, type HoldView } from './holds.repository.js';
 import { clearCreditLine, keySpendCap, lockAccount, setCreditLine } from './wallets.repository.js';
@@ -62,7 +62,15 @@ export interface TrustedPartnerView {
  * hold?) is decided by the wallet store (`Wallets` in memory, `SharedWallets` in Redis), which every committed change here keeps current.
  */
 export class BillingService {
-  constructor(private readonly deps: { orm: MikroORM; log: Logger; wallets: WalletStore }) {}
+  constructor(
+    private readonly deps: {
+      orm: MikroORM;
+      log: Logger;
+      wallets: WalletStore;
+      /** Told of every ledger row once its transaction committed (balance events, src/billing/balance-events.ts). */
+      announce?: (rows: AppendedRow[]) => void;
+    },
+  ) {}
 
   private em(): EntityManager {
     return this.deps.orm.em.fork();
@@ -137,6 +145,7 @@ export class BillingService {
     const owner = { userId: request.userId, keyId: request.apiKeyId, durableAmount: hold?.status === 'active' ? hold.amountUsd : undefined };
     if (settlement.applied) this.deps.wallets.settle(request.requestId, toUnits(cost), owner);
     else this.deps.wallets.release(request.requestId, owner);
+    this.announce([settlement]);
     return settlement;
   }
 
@@ -162,7 +171,14 @@ export class BillingService {
       return this.postLocked(tx, request);
     });
     if (settlement.applied) this.deps.wallets.credit(request.userId, settlement.amountUsd);
+    this.announce([settlement]);
     return settlement;
+  }
+
+  /** Announces the rows these postings appended (replays appended none), after their commit. */
+  private announce(settlements: readonly Settlement[]): void {
+    const rows = settlements.flatMap((settlement) => (settlement.appended ? [settlement.appended] : []));
+    if (rows.length) this.deps.announce?.(rows);
   }
 
   /**
@@ -172,18 +188,19 @@ export class BillingService {
    * the commit.
    */
   async withAccount<T>(userId: string, work: (tx: EntityManager, post: (request: PostRequest) => Promise<Settlement>) => Promise<T>): Promise<T> {
-    let applied: string[] = [];
+    let applied: Settlement[] = [];
     const result = await this.em().transactional(async (tx) => {
       applied = [];
       await this.lockUser(tx, userId);
       return work(tx, async (request) => {
         if (request.userId !== userId) throw new Error('withAccount: a post for another account');
         const settlement = await this.postLocked(tx, request);
-        if (settlement.applied) applied.push(settlement.amountUsd);
+        if (settlement.applied) applied.push(settlement);
         return settlement;
       });
     });
-    for (const amount of applied) this.deps.wallets.credit(userId, amount);
+    for (const settlement of applied) this.deps.wallets.credit(userId, settlement.amountUsd);
+    this.announce(applied);
     return result;
   }
 

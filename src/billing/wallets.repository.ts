@@ -90,3 +90,9 @@ export async function epochWitnessed(em: EntityManager, prefix: string): Promise
 export async function witnessEpoch(em: EntityManager, prefix: string, epoch: string): Promise<void> {
   await em.execute('insert into wallet_epochs (prefix, epoch) values (?, ?) on conflict (prefix) do update set epoch = excluded.epoch, started_at = now()', [prefix, epoch]);
 }
+
+/** The account's stored (ledger) paid and bonus balances; null when there is no such account. */
+export async function storedBalances(em: EntityManager, userId: string): Promise<{ paid: string; bonus: string } | null> {
+  const [row] = await em.execute<{ paid: string; bonus: string }[]>('select balance_paid_usd::text as paid, balance_bonus_usd::text as bonus from users where id = ?', [userId]);
+  return row ?? null;
+}

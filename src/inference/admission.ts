@@ -56,6 +56,8 @@ export class Admission {
       responses?: ResponsesStorage;
       /** Hosted tools a route cannot serve: withheld from the model and named in a header (default), or refused. */
       hostedTools?: 'withhold' | 'refuse';
+      /** Told of each request a limit refused (the key's `limit_refused` events, src/events/limit-refusals.ts). */
+      refusals?: { note(userId: string, keyId: string, reason: string): void };
     },
   ) {}
 
@@ -119,7 +121,10 @@ export class Admission {
       return { eventId, startedAt, model, prices, hold, slot };
     } catch (error) {
       wallets.release(hold.id);
-      if (error instanceof DomainError && error.reason) this.deps.metrics?.refused(error.reason);
+      if (error instanceof DomainError && error.reason) {
+        this.deps.metrics?.refused(error.reason);
+        this.deps.refusals?.note(principal.userId, principal.keyId, error.reason);
+      }
       throw error;
     }
   }

@@ -59,6 +59,8 @@ export class InferenceService {
     tracing?: Tracing;
     /** Keep one account's cacheable requests on one credential (default on). */
     cacheAffinity?: boolean;
+    /** Told of each request a limit refused (the key's events). */
+    refusals?: { note(userId: string, keyId: string, reason: string): void };
   }) {
     this.cacheAffinity = deps.cacheAffinity !== false;
     this.tracing = deps.tracing ?? NOOP_TRACING;

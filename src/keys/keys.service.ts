@@ -1,3 +1,4 @@
+import type { KeyEvent } from '../events/account-event-hub.js';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { CatalogService } from '../catalog/catalog.service.js';
 import { requireAdmin } from '../shared/actor.js';
@@ -79,7 +80,15 @@ export class KeysService {
   private readonly keys: KeysRepository;
 
   constructor(
-    private readonly deps: { orm: MikroORM; settings: KeysSettings; log: Logger; catalog: CatalogService; shared?: SharedState },
+    private readonly deps: {
+      orm: MikroORM;
+      settings: KeysSettings;
+      log: Logger;
+      catalog: CatalogService;
+      shared?: SharedState;
+      /** Told of a key created or revoked, once committed (the account's keyEvents subscription). */
+      announce?: (userId: string, event: KeyEvent) => void;
+    },
     private readonly now: () => number = Date.now,
   ) {
     this.keys = new KeysRepository(deps.orm);
@@ -129,6 +138,7 @@ export class KeysService {
     );
     if (!row) throw new DomainError('conflict', `An account may have at most ${MAX_ACTIVE_KEYS} active keys; revoke one first`, { reason: 'too_many_keys' });
     this.deps.log.info({ keyId: row.id, userId: actor.userId }, 'API key created');
+    this.deps.announce?.(actor.userId, { kind: 'key', type: 'created', keyId: row.id, limit: null, refused: null, at: new Date() });
     const { lastUsed: _lastUsed, ...view } = this.toView(row);
     return { ...view, key };
   }
@@ -140,6 +150,7 @@ export class KeysService {
     this.evictKey(id);
     await this.deps.shared?.publish({ type: 'key-evicted', keyId: id });
     this.deps.log.info({ keyId: id, userId: actor.userId }, 'API key revoked');
+    this.deps.announce?.(actor.userId, { kind: 'key', type: 'revoked', keyId: id, limit: null, refused: null, at: new Date() });
   }
 
   /**

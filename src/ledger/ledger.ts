@@ -32,6 +32,8 @@ export interface Posted {
   amountUsd: string;
   /** False when the key had been posted before (a replay): nothing changed. */
   applied: boolean;
+  /** The row as appended, with the account's balances after it (absent for a replay). */
+  appended?: AppendedRow;
 }
 
 /**
@@ -94,22 +96,42 @@ function appendItems(source: string, accounts = 'users', onConflict: OnConflict 
                     prompt_tokens, completion_tokens, idempotency_key, note, coalesce(created_at, now())
                from split order by n
              ${onConflict('idempotency_key')}
-             returning id, user_id, paid_usd, bonus_usd, idempotency_key),
+             returning id, user_id, amount_usd, paid_usd, bonus_usd, kind, api_key_id, created_at, idempotency_key),
            moved as (
              update users u set balance_paid_usd = u.balance_paid_usd + m.paid, balance_bonus_usd = u.balance_bonus_usd + m.bonus, updated_at = now()
                from (select user_id, sum(paid_usd) as paid, sum(bonus_usd) as bonus from appended group by user_id) m
-              where u.id = m.user_id)`;
+              where u.id = m.user_id
+             returning u.id, u.balance_paid_usd, u.balance_bonus_usd)`;
 }
 
-/** A final statement that returns the appended rows' ids and keys. */
-const APPENDED_KEYS = 'select id, idempotency_key from appended';
+/**
+ * A final statement that returns the appended rows (`AppendedRow`) with their accounts' balances after the
+ * statement (what balance events announce, src/billing/balance-events.ts).
+ */
+export const APPENDED_ROWS = `select a.id, a.user_id, a.amount_usd::text, a.paid_usd::text, a.bonus_usd::text, a.kind, a.api_key_id, a.created_at,
+         m.balance_paid_usd::text as balance_paid_usd, m.balance_bonus_usd::text as balance_bonus_usd
+    from appended a join moved m on m.id = a.user_id order by a.created_at, a.id`;
+
+/** A ledger row as a posting statement appended it, and its account's balances once the statement was done. */
+export interface AppendedRow {
+  id: string;
+  user_id: string;
+  amount_usd: string;
+  paid_usd: string;
+  bonus_usd: string;
+  kind: string;
+  api_key_id: string | null;
+  created_at: Date;
+  balance_paid_usd: string;
+  balance_bonus_usd: string;
+}
 
 /** Postings given as one JSON array (`$1` for the driver, `?` for MikroORM), in array order. */
 const jsonPostings = (placeholder: string) =>
   `select * from rows from (json_to_recordset(${placeholder}::json) as (${POSTING_COLUMNS}))
      with ordinality as p(${POSTING_COLUMNS.split(', ').map((column) => column.split(' ')[0]).join(', ')}, n)`;
 
-const POST_ONE = `with ${appendItems(jsonPostings('?'))} ${APPENDED_KEYS}`;
+const POST_ONE = `with ${appendItems(jsonPostings('?'))} ${APPENDED_ROWS}`;
 
 /** A posting as one element of the JSON array `jsonPostings` reads. */
 function postingRow(posting: Posting) {
@@ -135,8 +157,8 @@ function postingRow(posting: Posting) {
  * postings to one account serialise and each sees the balance the previous one left).
  */
 export async function postOne(tx: EntityManager, posting: Posting): Promise<Posted> {
-  const [appended] = await tx.execute<{ id: string }[]>(POST_ONE, [JSON.stringify([postingRow(posting)])]);
-  if (appended) return { transactionId: appended.id, amountUsd: formatUsd(posting.amountUsd), applied: true };
+  const [appended] = await tx.execute<AppendedRow[]>(POST_ONE, [JSON.stringify([postingRow(posting)])]);
+  if (appended) return { transactionId: appended.id, amountUsd: formatUsd(posting.amountUsd), applied: true, appended };
   const [existing] = await tx.execute<{ id: string; amount_usd: string }[]>('select id, amount_usd from transactions where idempotency_key = ?', [
     posting.idempotencyKey,
   ]);
@@ -169,7 +191,7 @@ export class PostingBatch {
    * statement, so its parameters are read once: `items` are WITH items before the ledger's (which
    * `source` may read), `then` follows them (more WITH items, each starting with a comma, then the final
    * statement); their unique inserts take `onConflict`. Without it the statement returns the appended
-   * rows' ids and keys.
+   * rows (APPENDED_ROWS).
    */
   constructor(name: string, source: string, statement?: { items: (onConflict: OnConflict) => string; then: (onConflict: OnConflict) => string }) {
     const locked = `locked as materialized (
@@ -177,7 +199,7 @@ export class PostingBatch {
     const gated = `select s.* from (${source}) s where (select count(*) from locked) >= 0`;
     const text = (onConflict: OnConflict) =>
       `with ${locked}, ${statement ? `${statement.items(onConflict)}, ` : ''}${appendItems(gated, 'locked', onConflict)}
-       ${statement ? statement.then(onConflict) : APPENDED_KEYS}`;
+       ${statement ? statement.then(onConflict) : APPENDED_ROWS}`;
     this.first = { name, text: text(FIRST_ATTEMPT) };
     this.replay = { name: `${name}_replay`, text: text(REPLAY) };
   }
@@ -187,14 +209,14 @@ export class PostingBatch {
    * are only locked). On a checked-out connection: both attempts of a replay run on it, where `pool.query`
    * would discard a connection after the first attempt's unique violation.
    */
-  async post(client: PoolClient, rows: string | Buffer, accounts: Iterable<string>): Promise<void> {
+  async post(client: PoolClient, rows: string | Buffer, accounts: Iterable<string>): Promise<AppendedRow[]> {
     const values = [rows, [...new Set(accounts)]];
     try {
-      await client.query({ ...this.first, values });
+      return (await client.query<AppendedRow>({ ...this.first, values })).rows;
     } catch (error) {
       // A key the batch holds exists (a replayed batch, or the same key posted at the same time): nothing was written.
       if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
-      await client.query({ ...this.replay, values });
+      return (await client.query<AppendedRow>({ ...this.replay, values })).rows;
     }
   }
 }
@@ -206,7 +228,7 @@ const DEBITS = new PostingBatch('ledger_debits', jsonPostings('$1'));
  * append nothing). Debits only: within a batch, a debit's bonus share counts the debits before it, not
  * credits, so a credit is posted on its own (`postOne`).
  */
-export async function postDebits(client: PoolClient, postings: Posting[]): Promise<void> {
+export async function postDebits(client: PoolClient, postings: Posting[]): Promise<AppendedRow[]> {
   if (postings.some((posting) => !posting.amountUsd.startsWith('-'))) throw new Error('postDebits: a batch holds debits only');
-  await DEBITS.post(client, JSON.stringify(postings.map(postingRow)), postings.map((posting) => posting.userId));
+  return DEBITS.post(client, JSON.stringify(postings.map(postingRow)), postings.map((posting) => posting.userId));
 }

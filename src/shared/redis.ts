@@ -23,6 +23,8 @@ export class SharedState {
   readonly command: Redis;
   private readonly subscriber: Redis;
   private readonly handlers = new Set<BusHandler>();
+  /** Channels of their own (one per watched account, see src/events/account-event-hub.ts) and their handlers. */
+  private readonly channelHandlers = new Map<string, (raw: string) => void>();
   private readonly channel: string;
 
   constructor(
@@ -45,7 +47,8 @@ export class SharedState {
       wasDown = false;
     });
     this.subscriber.on('error', () => {});
-    this.subscriber.on('message', (_channel: string, raw: string) => {
+    this.subscriber.on('message', (channel: string, raw: string) => {
+      if (channel !== this.channel) return this.channelHandlers.get(channel)?.(raw);
       let message: BusMessage;
       try {
         message = JSON.parse(raw) as BusMessage;
@@ -80,6 +83,31 @@ export class SharedState {
     }
   }
 
+  /**
+   * Listens on a channel of its own (resolves once Redis confirms the subscription); one handler per channel.
+   * Renewed by ioredis after a reconnect like the bus.
+   */
+  async listen(channel: string, handler: (raw: string) => void): Promise<void> {
+    this.channelHandlers.set(channel, handler);
+    await this.subscriber.subscribe(channel);
+  }
+
+  async unlisten(channel: string): Promise<void> {
+    this.channelHandlers.delete(channel);
+    await this.subscriber.unsubscribe(channel).catch(() => undefined);
+  }
+
+  /** Sends raw text on a channel of its own; false when Redis could not take it. */
+  async send(channel: string, raw: string): Promise<boolean> {
+    try {
+      await this.command.publish(channel, raw);
+      return true;
+    } catch (error) {
+      this.log.warn({ err: (error as Error).message }, 'could not publish an account event to other processes');
+      return false;
+    }
+  }
+
   onMessage(handler: BusHandler): void {
     this.handlers.add(handler);
   }
@@ -93,7 +121,7 @@ export class SharedState {
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
 /** Event payloads carry Date fields; JSON turns them into ISO strings, this turns them back. */
-function reviveDates(_key: string, value: unknown): unknown {
+export function reviveDates(_key: string, value: unknown): unknown {
   return typeof value === 'string' && ISO_DATE.test(value) ? new Date(value) : value;
 }
 

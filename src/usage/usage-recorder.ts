@@ -1,6 +1,6 @@
 import type { MikroORM, PostgreSqlConnection } from '@mikro-orm/postgresql';
 import pg from 'pg';
-import { PostingBatch, UUID_V7, type OnConflict } from '../ledger/ledger.js';
+import { APPENDED_ROWS, PostingBatch, UUID_V7, type AppendedRow, type OnConflict } from '../ledger/ledger.js';
 import { USAGE_BATCH_KEY_PREFIX } from '../ledger/kinds.js';
 import type { Metrics } from '../metrics.js';
 import type { Logger } from '../shared/logging.js';
@@ -189,7 +189,7 @@ const USAGE_BATCH = new PostingBatch(
              ${onConflict('id')}
              returning id, user_id, transaction_id, created_at, completed_at, model, route_group, provider_family, amount_usd,
                        prompt_tokens, completion_tokens, cache_read_tokens, cache_write_tokens, official_cost_usd)`,
-    then: () => `insert into usage_hourly
+    then: () => `, hourly as (insert into usage_hourly
            select user_id, date_trunc('hour', created_at), model, coalesce(route_group, ''), provider_family,
                   count(*), sum(amount_usd), coalesce(sum(prompt_tokens), 0), coalesce(sum(completion_tokens), 0),
                   coalesce(sum(cache_read_tokens), 0), coalesce(sum(cache_write_tokens), 0),
@@ -205,7 +205,8 @@ const USAGE_BATCH = new PostingBatch(
              cache_write_tokens = usage_hourly.cache_write_tokens + excluded.cache_write_tokens,
              comparable_requests = usage_hourly.comparable_requests + excluded.comparable_requests,
              comparable_spend_usd = usage_hourly.comparable_spend_usd + excluded.comparable_spend_usd,
-             official_cost_usd = usage_hourly.official_cost_usd + excluded.official_cost_usd`,
+             official_cost_usd = usage_hourly.official_cost_usd + excluded.official_cost_usd)
+           ${APPENDED_ROWS}`,
   },
 );
 
@@ -233,7 +234,7 @@ export class UsageRecorder {
     return this.deps.flushMs ?? DEFAULT_FLUSH_MS;
   }
 
-  constructor(private readonly deps: { orm: MikroORM; log: Logger; metrics?: Metrics; flushMs?: number }) {}
+  constructor(private readonly deps: { orm: MikroORM; log: Logger; metrics?: Metrics; flushMs?: number; committed?: (batch: CommittedBatch) => void }) {}
 
   record(record: UsageRecord): void {
     this.deps.metrics?.observeUsage(record);
@@ -306,7 +307,8 @@ export class UsageRecorder {
     const client = await this.pool.connect();
     let lost: Error | undefined;
     try {
-      await USAGE_BATCH.post(client, batchJson(batch), batch.map((queued) => queued.userId));
+      const ledger = await USAGE_BATCH.post(client, batchJson(batch), batch.map((queued) => queued.userId));
+      if (this.deps.committed) announce(this.deps.committed, batch, ledger, this.deps.log);
     } catch (error) {
       // A statement PostgreSQL refused was its own transaction and left the connection usable; a connection
       // that failed is discarded, not returned to the pool.
@@ -316,4 +318,52 @@ export class UsageRecorder {
       client.release(lost);
     }
   }
+}
+
+/**
+ * What a committed batch changed, for the account events (src/events): each account's records, as the
+ * positional JSON they were written from (`usageEventOf` reads one), and the ledger rows the batch appended with
+ * their accounts' balances after it.
+ */
+export interface CommittedBatch {
+  records: Map<string, string[]>;
+  ledger: AppendedRow[];
+}
+
+function announce(committed: (batch: CommittedBatch) => void, batch: readonly QueuedRecord[], ledger: AppendedRow[], log: Logger): void {
+  const records = new Map<string, string[]>();
+  for (const queued of batch) {
+    const own = records.get(queued.userId);
+    if (own) own.push(queued.json);
+    else records.set(queued.userId, [queued.json]);
+  }
+  try {
+    committed({ records, ledger });
+  } catch (error) {
+    // The batch is written: a listener's failure must not make it look failed (and be written again).
+    log.error({ err: error }, 'could not announce a usage batch');
+  }
+}
+
+/** Positions of a record's fields in its JSON (`recordJson`). */
+const FIELD_AT = new Map<keyof UsageRecord, number>(FIELD_NAMES.map((field, at) => [field, at]));
+
+/** Fields a user never sees (the operator's upstream, credential and cost; the internal ledger link; the owner). */
+const OPERATOR_ONLY = new Set<keyof UsageRecord>(['userId', 'upstreamId', 'upstreamCredentialId', 'upstreamCostUsd', 'transactionId']);
+
+/** The key of a record given as its JSON (one element of `CommittedBatch.records`). */
+export function keyIdOfRecord(json: string): string | null {
+  const values = JSON.parse(json) as unknown[];
+  return (values[FIELD_AT.get('apiKeyId')!] as string | null) ?? null;
+}
+
+/** A record's positional values (one element of `CommittedBatch.records`, parsed) as its owner sees it. */
+export function usageEventOf(values: readonly unknown[]): Omit<UsageRecord, 'userId' | 'upstreamId' | 'upstreamCredentialId' | 'upstreamCostUsd' | 'transactionId'> {
+  const view: Record<string, unknown> = {};
+  for (const [field, at] of FIELD_AT) {
+    if (OPERATOR_ONLY.has(field)) continue;
+    const value = values[at] ?? null;
+    view[field] = (field === 'createdAt' || field === 'completedAt') && typeof value === 'number' ? new Date(value) : value;
+  }
+  return view as ReturnType<typeof usageEventOf>;
 }
