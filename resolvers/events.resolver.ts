@@ -1,4 +1,4 @@
-import { Arg, Ctx, ID, Resolver, Root, Subscription } from 'type-graphql';
+import { Arg, ID, Resolver, Root, Subscription } from 'type-graphql';
 import { requireActor, type RequestContext } from '../src/context.js';
 import type { AccountEvent, BalanceEvent, KeyEvent as KeyEventPayload } from '../src/events/account-event-hub.js';
 import { formatUsd, money } from '../src/shared/money.js';
