@@ -19,6 +19,7 @@ const LAYERS = [
   { name: 'account features', paths: ['^src/payments/', '^src/usage/', '^src/status/', '^src/announcements/'] },
   { name: 'inference', paths: ['^src/inference/'] },
   { name: 'video', paths: ['^src/video/'] },
+  { name: 'alerts', paths: ['^src/events/alerts/'] },
   { name: 'configuration', paths: ['^src/config\\.ts$'] },
   { name: 'the database', paths: ['^src/(db/|(entities|mikro-orm\\.config)\\.ts$)'] },
   { name: 'the service registry', paths: ['^src/services\\.ts$'] },

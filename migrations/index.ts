@@ -17,6 +17,7 @@ import { Migration20261124130000_video_inputs } from './Migration20261124130000_
 import { Migration20261125000000_usage_write_path } from './Migration20261125000000_usage_write_path.js';
 import { Migration20261128100000_upstream_cost } from './Migration20261128100000_upstream_cost.js';
 import { Migration20261128000000_upstreams } from './Migration20261128000000_upstreams.js';
+import { Migration20261128200000_alerts } from './Migration20261128200000_alerts.js';
 
 /**
  * Every migration, in order. Listed explicitly (not globbed from disk) so the same list runs from the
@@ -41,4 +42,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261125000000_usage_write_path', class: Migration20261125000000_usage_write_path },
   { name: 'Migration20261128000000_upstreams', class: Migration20261128000000_upstreams },
   { name: 'Migration20261128100000_upstream_cost', class: Migration20261128100000_upstream_cost },
+  { name: 'Migration20261128200000_alerts', class: Migration20261128200000_alerts },
 ];

@@ -11,6 +11,7 @@ import type { VideoSettings } from './video/video.config.js';
 import type { ResponsesSettings } from './inference/responses-store.js';
 import type { LoginThrottleSettings, MessengerSettings, RegisterThrottleSettings, SessionSettings } from './accounts/accounts.settings.js';
 import type { MailSettings } from './mail/mailer.js';
+import type { AlertsSettings } from './events/alerts/alerts.service.js';
 
 /** Thrown at boot when the environment or the operator file is wrong; the message names the bad setting. */
 export class ConfigError extends Error {
@@ -91,6 +92,8 @@ const envSchema = z.object({
    * less to lose if the process is killed. Balances move in memory at once either way.
    */
   USAGE_FLUSH_MS: z.coerce.number().int().min(1).max(10_000).default(100),
+  /** Alerts: an account's rules are evaluated at most once per this many milliseconds after its changes. */
+  ALERTS_COALESCE_MS: z.coerce.number().int().min(10).max(60_000).default(500),
   /** Seconds between service-status probe rounds (fractions allowed); 0 disables the monitor. */
   STATUS_PROBE_SECONDS: z.coerce.number().min(0).max(86_400).default(60),
   /** How long one upstream probe may take before it counts as down. */
@@ -135,6 +138,8 @@ const operatorFileSchema = z
         /** Environment variable holding the bot webhook's HMAC secret. */
         webhookSecretEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/),
         tokenTtlMinutes: z.number().int().min(1).max(1440).default(15),
+        /** Where the bot takes messages to send to a linked user (alerts): POST {user_id, text}, signed like its webhook. Absent: the gateway sends none. */
+        sendUrl: z.url().optional(),
       })
       .optional(),
   })
@@ -174,6 +179,8 @@ export interface Config {
   status: StatusSettings;
   /** USAGE_FLUSH_MS. */
   usageFlushMs: number;
+  /** ALERTS_COALESCE_MS (the default language is MAIL_LANGUAGE). */
+  alerts: AlertsSettings;
   operator: OperatorConfig;
   configFile?: string;
   catalogFile?: string;
@@ -273,6 +280,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     video: { workers: e.VIDEO_WORKERS, pollMs: e.VIDEO_POLL_MS, leaseMs: e.VIDEO_LEASE_MS, deadlineMs: e.VIDEO_DEADLINE_MINUTES * 60_000 },
     status: { probeIntervalMs: Math.round(e.STATUS_PROBE_SECONDS * 1000), probeTimeoutMs: e.STATUS_PROBE_TIMEOUT_MS },
     usageFlushMs: e.USAGE_FLUSH_MS,
+    alerts: { coalesceMs: e.ALERTS_COALESCE_MS, defaultLanguage: e.MAIL_LANGUAGE },
     operator,
     configFile: e.BAIKAL_CONFIG,
     catalogFile: e.BAIKAL_CATALOG,
@@ -322,5 +330,5 @@ function messengerSettings(section: OperatorConfig['messenger'], env: NodeJS.Pro
   if (!section) return null;
   const secret = env[section.webhookSecretEnv];
   if (!secret || secret.length < 16) throw new ConfigError(`messenger.webhookSecretEnv: environment variable ${section.webhookSecretEnv} must hold a secret of at least 16 characters`);
-  return { label: section.label, botUrl: section.botUrl, webhookSecret: secret, tokenTtlMs: section.tokenTtlMinutes * 60_000 };
+  return { label: section.label, botUrl: section.botUrl, webhookSecret: secret, tokenTtlMs: section.tokenTtlMinutes * 60_000, sendUrl: section.sendUrl ?? null };
 }

@@ -57,6 +57,7 @@ export async function startGateway(configured: Config, log: Logger, clock: Clock
   opened.add(() => gateway.close());
   await opened.attempt(() => migrate(database.orm, log));
   await services.catalog.load();
+  await services.alerts.start();
   if (demoSimulator) opened.add(() => demoSimulator.close());
   const demo = demoSimulator ? await opened.attempt(() => startDemoMode(config, services, database.orm, log, demoSimulator)) : null;
   const upstreamsPoller = demoSimulator ? undefined : await opened.attempt(() => routeFromManagedUpstreams(config, services, log));
@@ -174,6 +175,8 @@ async function stopServices(services: Services, graceMs: number, log: Logger): P
   await services.usage.flush(Date.now() + graceMs).catch((error: unknown) => {
     log.error({ err: error, pending: services.usage.pending }, 'usage records could not be written at shutdown');
   });
+  // The last batch's alerts are evaluated (and sent) before the mailer and the database close.
+  await services.alerts.stop();
   services.health.close();
   await services.upstreams.close();
   services.identity.close();

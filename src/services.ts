@@ -39,6 +39,8 @@ import { PaymentsService } from './payments/payments.service.js';
 import { IdentityService } from './accounts/identity.service.js';
 import { AdminAccountsService } from './accounts/admin-accounts.js';
 import { ResponsesStore } from './inference/responses-store.js';
+import { AlertsService } from './events/alerts/alerts.service.js';
+import { withAlertEvents } from './events/alerts/alert-sources.js';
 
 /** The domain services, one instance each per process, shared by every transport. */
 export interface Services {
@@ -79,6 +81,8 @@ export interface Services {
   events: AccountEventHub;
   /** Balance events' figures, and an account's balances now (a balance subscription's first event). */
   balanceEvents: BalanceEvents;
+  /** Alerts the customer sets, evaluated after this process's committed changes. */
+  alerts: AlertsService;
 }
 
 export interface ServiceDeps {
@@ -136,14 +140,28 @@ export function createServices(deps: ServiceDeps): Services {
   const billing = new BillingService({ ...deps, wallets, announce: (rows) => balanceEvents.announce(rows) });
   const keys = new KeysService({ ...deps, settings: { keyPrefix: deps.config.operator.brand.keyPrefix }, catalog, announce: (userId, event) => events.publish(userId, event) });
   const managedUpstreams = new UpstreamsService({ ...deps, settings: deps.config.managedUpstreams, catalog, env: deps.config.environment });
+  const responses = new ResponsesStore({ ...deps, settings: deps.config.responses });
+  const alerts = new AlertsService({
+    ...deps,
+    settings: deps.config.alerts,
+    delivery: {
+      brandName: deps.config.operator.brand.name,
+      sendMail: (to, content) => identity.mailer.send({ to, ...content }),
+      sendMessenger: identity.messengerSender.available ? (messengerUserId, text) => identity.messengerSender.send(messengerUserId, text) : null,
+    },
+  });
+  // Alerts hear what this process committed: ledger rows, usage batches and key events through the hub, paid
+  // invoices and finished video tasks through what those services publish.
+  events.onPublished((userId) => alerts.changed(userId));
+  const pubsub = withAlertEvents(deps.pubsub, (userId, event) => alerts.event(userId, event));
   // What another process changed: drop its cached keys, take its catalog.
   deps.shared?.onMessage((message) => {
     if (message.type === 'key-evicted') keys.evictKey(message.keyId);
     else if (message.type === 'catalog-changed') catalog.adopt(message.data, message.version);
     else if (message.type === 'upstream-health') health.adopt(message.change);
+    else if (message.type === 'alerts-changed') alerts.adopt(message.userId, message.active);
     else if (message.type === 'upstreams-changed') managedUpstreams.adoptRemote(message.version).catch((error: unknown) => deps.log.warn({ err: error }, 'could not take the upstreams another process changed'));
   });
-  const responses = new ResponsesStore({ ...deps, settings: deps.config.responses });
   return {
     events,
     balanceEvents,
@@ -165,6 +183,7 @@ export function createServices(deps: ServiceDeps): Services {
     countTokens: new CountTokensService({ catalog, routes, upstreams, limiter, log: deps.log }),
     video: new VideoService({
       ...deps,
+      pubsub,
       catalog,
       billing,
       routes,
@@ -178,8 +197,9 @@ export function createServices(deps: ServiceDeps): Services {
     upstreamOps: new UpstreamOps({ routes, health, upstreams }),
     status: new StatusService({ ...deps, settings: deps.config.status, catalog, routes, upstreams }),
     announcements: new AnnouncementsService(deps),
-    payments: new PaymentsService({ ...deps, settings: deps.config.payments, billing, identity }),
+    payments: new PaymentsService({ ...deps, pubsub, settings: deps.config.payments, billing, identity }),
     responses,
     metrics,
+    alerts,
   };
 }

@@ -28,4 +28,6 @@ export interface MessengerSettings {
   botUrl: string;
   webhookSecret: string;
   tokenTtlMs: number;
+  /** Where the bot takes messages for linked users (alerts); null: none are sent. */
+  sendUrl: string | null;
 }

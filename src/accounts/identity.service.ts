@@ -11,6 +11,7 @@ import type { AccountView } from './account-view.js';
 import { EmailVerification, type EmailLinkStarted } from './email-verification.js';
 import { MessengerLinking, type MessengerLinkStartView, type MessengerLinkStatusView, type MessengerLinksView } from './messenger-link.js';
 import { MessengerLogin, type MessengerSignIn } from './messenger-login.js';
+import { MessengerSender } from './messenger-sender.js';
 import { MessengerWebhook, type MessengerWebhookResult } from './messenger-webhook.js';
 
 export { CODE_MAX_TRIES, CODE_TTL_MS, type EmailLinkStarted } from './email-verification.js';
@@ -45,6 +46,8 @@ export interface IdentityDeps {
  */
 export class IdentityService {
   readonly mailer: Mailer;
+  /** Messages to linked users through the bot (alerts). */
+  readonly messengerSender: MessengerSender;
   private readonly email: EmailVerification;
   private readonly linking: MessengerLinking;
   private readonly login: MessengerLogin;
@@ -53,6 +56,7 @@ export class IdentityService {
   constructor(deps: IdentityDeps) {
     const { mail, messenger, loginThrottle, brandName } = deps.settings;
     this.mailer = new Mailer({ orm: deps.orm, mail, log: deps.log });
+    this.messengerSender = new MessengerSender({ messenger, clock: deps.clock, log: deps.log });
     this.email = new EmailVerification({ ...deps, mailer: this.mailer, mail, brandName });
     this.linking = new MessengerLinking({ ...deps, messenger });
     this.login = new MessengerLogin({ ...deps, messenger, loginThrottle });

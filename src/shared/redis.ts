@@ -9,6 +9,8 @@ export type BusMessage =
   | { type: 'upstream-health'; change: { upstreamId: string; credentialId: string; state: 'closed' | 'open' | 'half_open' | 'rate_limited' | 'auth_failed'; until: number } }
   /** An admin changed the managed upstreams (committed at `version`): every process reloads them from PostgreSQL. */
   | { type: 'upstreams-changed'; version: number }
+  /** An account saved its alert settings: whether it has rules now (src/events/alerts). */
+  | { type: 'alerts-changed'; userId: string; active: boolean }
   /** `payload`: the event's JSON, parsed apart so only event payloads get their dates back. */
   | { type: 'event'; topic: string; payload: string };
 
