@@ -12,7 +12,7 @@ import { startTestGateway, type TestGateway } from './gateway.js';
  * a messenger bot whose webhook is signed with MESSENGER_SECRET.
  */
 
-interface Delivered {
+export interface Delivered {
   to: string[];
   raw: string;
 }
@@ -32,7 +32,7 @@ export function sign(raw: string, secret = MESSENGER_SECRET, t = Math.floor(Date
 export const messengerUser = () => ({ id: String(Math.floor(Math.random() * 1e12)), name: `@tg_${randomUUID().slice(0, 6)}` });
 
 /** An SMTP server that takes the gateway's credentials and keeps every message it is given in `delivered`. */
-function smtpServer(delivered: Delivered[]): SMTPServer {
+export function smtpServer(delivered: Delivered[]): SMTPServer {
   return new SMTPServer({
     disabledCommands: ['STARTTLS'],
     allowInsecureAuth: true,

@@ -73,7 +73,7 @@ export async function settingsOf(em: EntityManager, userId: string): Promise<{ l
 /** Of `keyIds`, those that are the account's own keys and not revoked. */
 export async function liveKeyIds(em: EntityManager, userId: string, keyIds: string[]): Promise<Set<string>> {
   if (!keyIds.length) return new Set();
-  const rows = await em.execute<{ id: string }[]>('select id from api_keys where user_id = ? and revoked_at is null and id = any(?::uuid[])', [userId, keyIds]);
+  const rows = await em.execute<{ id: string }[]>('select id from api_keys where user_id = ? and revoked_at is null and id in (select jsonb_array_elements_text(?::jsonb)::uuid)', [userId, JSON.stringify(keyIds)]);
   return new Set(rows.map((row) => row.id));
 }
 
@@ -86,7 +86,14 @@ export async function replaceRules(tx: EntityManager, userId: string, language: 
   );
   await tx.execute('delete from alert_rules where user_id = ?', [userId]);
   for (const rule of rules) {
-    await tx.execute('insert into alert_rules (user_id, kind, key_id, threshold, channels) values (?, ?, ?, ?, ?::text[])', [userId, rule.kind, rule.keyId, rule.threshold, rule.channels]);
+    await tx.execute('insert into alert_rules (user_id, kind, key_id, threshold, channels) values (?, ?, ?, ?, array(select jsonb_array_elements_text(?::jsonb)))', [
+      userId,
+      rule.kind,
+      rule.keyId,
+      rule.threshold,
+      // Arrays given as JSON: the driver would spread a JavaScript array into a list of placeholders.
+      JSON.stringify(rule.channels),
+    ]);
   }
 }
 
