@@ -17,6 +17,7 @@ import { Payments } from './pages/payments.js';
 import { Videos } from './pages/videos.js';
 import { Status } from './pages/status.js';
 import { News } from './pages/news.js';
+import { Alerts } from './pages/alerts.js';
 import { Leaderboard } from './pages/leaderboard.js';
 import { Playground } from './pages/playground.js';
 import { Profile } from './pages/profile.js';
@@ -44,6 +45,7 @@ const routes: Route[] = [
   { path: '/app/playground', title: 'nav.playground', page: Playground },
   { path: '/app/status', title: 'nav.status', page: Status, public: true },
   { path: '/app/news', title: 'nav.news', page: News },
+  { path: '/app/alerts', title: 'nav.alerts', page: Alerts },
   { path: '/app/leaderboard', title: 'nav.leaderboard', page: Leaderboard, public: true },
   { path: '/app/profile', title: 'nav.profile', page: Profile },
   { path: '/app/admin/accounts', title: 'nav.adminAccounts', page: admin('AdminAccounts'), admin: true },
