@@ -141,19 +141,7 @@ export function createServices(deps: ServiceDeps): Services {
   const keys = new KeysService({ ...deps, settings: { keyPrefix: deps.config.operator.brand.keyPrefix }, catalog, announce: (userId, event) => events.publish(userId, event) });
   const managedUpstreams = new UpstreamsService({ ...deps, settings: deps.config.managedUpstreams, catalog, env: deps.config.environment });
   const responses = new ResponsesStore({ ...deps, settings: deps.config.responses });
-  const alerts = new AlertsService({
-    ...deps,
-    settings: deps.config.alerts,
-    delivery: {
-      brandName: deps.config.operator.brand.name,
-      sendMail: (to, content) => identity.mailer.send({ to, ...content }),
-      sendMessenger: identity.messengerSender.available ? (messengerUserId, text) => identity.messengerSender.send(messengerUserId, text) : null,
-    },
-  });
-  // Alerts hear what this process committed: ledger rows, usage batches and key events through the hub, paid
-  // invoices and finished video tasks through what those services publish.
-  events.onPublished((userId) => alerts.changed(userId));
-  const pubsub = withAlertEvents(deps.pubsub, (userId, event) => alerts.event(userId, event));
+  const { alerts, pubsub } = createAlerts(deps, identity, events);
   // What another process changed: drop its cached keys, take its catalog.
   deps.shared?.onMessage((message) => {
     if (message.type === 'key-evicted') keys.evictKey(message.keyId);
@@ -202,4 +190,23 @@ export function createServices(deps: ServiceDeps): Services {
     metrics,
     alerts,
   };
+}
+
+/**
+ * Alerts hear what this process committed: ledger rows, usage batches and key events through the hub, paid
+ * invoices and finished video tasks through what those services publish (the pub/sub answered here, theirs).
+ */
+function createAlerts(deps: ServiceDeps, identity: IdentityService, events: AccountEventHub): { alerts: AlertsService; pubsub: PubSub } {
+  const sender = identity.messengerSender;
+  const alerts = new AlertsService({
+    ...deps,
+    settings: deps.config.alerts,
+    delivery: {
+      brandName: deps.config.operator.brand.name,
+      sendMail: (to, content) => identity.mailer.send({ to, ...content }),
+      sendMessenger: sender.available ? (messengerUserId, text) => sender.send(messengerUserId, text) : null,
+    },
+  });
+  events.onPublished((userId) => alerts.changed(userId));
+  return { alerts, pubsub: withAlertEvents(deps.pubsub, (userId, event) => alerts.event(userId, event)) };
 }
