@@ -19,14 +19,14 @@ import { KeyStatusService } from './accounts/key-status.js';
 import type { Config } from './config.js';
 import type { Clock } from './shared/clock.js';
 import type { Logger } from './shared/logging.js';
-import { AccountEventHub } from './events/account-event-hub.js';
+import { AccountEventHub, type AccountEvent } from './events/account-event-hub.js';
 import { LimitRefusals } from './events/limit-refusals.js';
 import { BalanceEvents } from './billing/balance-events.js';
 import { announceUsage } from './usage/usage-announcer.js';
 import { ADMIN_TOPIC, Topics, type PubSub } from './shared/pubsub.js';
 import type { SharedState } from './shared/redis.js';
 import type { Tracing } from './shared/tracing.js';
-import { keyIdOfRecord, UsageRecorder } from './usage/usage-recorder.js';
+import { keyIdOfRecord, UsageRecorder, type CommittedBatch } from './usage/usage-recorder.js';
 import { Metrics } from './metrics.js';
 import { LocalVideoStorage } from './storage/video-storage.js';
 import { VideoService } from './video/video.service.js';
@@ -115,18 +115,8 @@ export function createServices(deps: ServiceDeps): Services {
     redisUp: () => (deps.shared ? deps.shared.healthy : null),
     databaseUp: () => deps.orm.em.fork().execute('select 1').then(() => true, () => false),
   });
-  const events = new AccountEventHub({ shared: deps.shared, log: deps.log });
-  const balanceEvents = new BalanceEvents({ orm: deps.orm, wallets, log: deps.log, publish: (userId, event) => events.publish(userId, event) });
-  const usage = new UsageRecorder({
-    ...deps,
-    metrics,
-    flushMs: deps.config.usageFlushMs,
-    committed: (batch) => {
-      announceUsage(events, batch, keyIdOfRecord);
-      balanceEvents.announce(batch.ledger);
-    },
-  });
-  const refusals = new LimitRefusals((userId, event) => events.publish(userId, event));
+  const { events, balanceEvents, refusals, committed } = accountEvents(deps, wallets);
+  const usage = new UsageRecorder({ ...deps, metrics, flushMs: deps.config.usageFlushMs, committed });
   const upstreams = new UpstreamClient(CredentialRedactor.forUpstreams(deps.config.upstreams));
   const routes = new RouteTable(deps.config.upstreams, health);
   // Admins watch routing live: what this process learned goes to their subscriptions (shared through Redis).
@@ -182,4 +172,16 @@ export function createServices(deps: ServiceDeps): Services {
     responses,
     metrics,
   };
+}
+
+/** Account events and their producers' ends: usage batches, ledger rows (balance events) and limit refusals. */
+function accountEvents(deps: ServiceDeps, wallets: WalletStore) {
+  const events = new AccountEventHub({ shared: deps.shared, log: deps.log });
+  const publish = (userId: string, event: AccountEvent) => events.publish(userId, event);
+  const balanceEvents = new BalanceEvents({ orm: deps.orm, wallets, log: deps.log, publish });
+  const committed = (batch: CommittedBatch) => {
+    announceUsage(events, batch, keyIdOfRecord);
+    balanceEvents.announce(batch.ledger);
+  };
+  return { events, balanceEvents, refusals: new LimitRefusals(publish), committed };
 }
