@@ -186,10 +186,11 @@ describe('account events across two gateway processes', () => {
       const usage = watch<UsageRecordedSubscription>(client, UsageRecordedDocument);
       const balance = watch<BalanceChangedSubscription>(client, BalanceChangedDocument);
       await balance.until((all) => all.length >= 1);
-      const results = await Promise.all(Array.from({ length: 60 }, (_, i) => chat(i % 2 ? b.url : stack.url, account.key, requestId(`small-${i}`))));
+      // 40 at once: within the gateway's 48 concurrent requests, so only the balance refuses.
+      const results = await Promise.all(Array.from({ length: 40 }, (_, i) => chat(i % 2 ? b.url : stack.url, account.key, requestId(`small-${i}`))));
       const answered = results.filter((r) => r.status === 200).length;
       expect(answered).toBeGreaterThan(0);
-      expect(results.every((r) => r.status === 200 || r.status === 402)).toBe(true);
+      expect(results.filter((r) => r.status !== 200 && r.status !== 402)).toEqual([]);
       // Every request, admitted or refused, is a usage event; only the admitted ones cost.
       await usage.until((all) => all.reduce((n, e) => n + e.data.usageRecorded.events.length, 0) >= results.length);
       const events = usage.events.flatMap((e) => e.data.usageRecorded.events);
@@ -199,7 +200,7 @@ describe('account events across two gateway processes', () => {
       expect(spent.negated().toFixed()).toBe(rows.reduce((sum, r) => sum.plus(r.amount_usd), new Decimal(0)).toFixed());
       const books = await ledgerBalance(stack, account.userId);
       expect(books.balance).toBe(books.ledger);
-      expect(books.paidMatches && books.bonusMatches).toBe(true);
+      expect(books).toMatchObject({ paidMatches: true, bonusMatches: true });
       await balance.until((all) => all.some((e) => e.data.balanceChanged.transaction?.kind === 'usage' && new Decimal(e.data.balanceChanged.balanceUsd).eq(books.balance)));
     } finally {
       await client.dispose();
