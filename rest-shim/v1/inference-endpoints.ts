@@ -97,7 +97,7 @@ export function inferenceEndpoints(services: Services, readiness: Readiness, log
       const serve = async () => {
         const principal = await route.clients.authenticate(req, services.keys);
         body = await readJsonBody(req);
-        sink = responseSink(req, res, writeTimeoutMs);
+        sink = responseSink(req, res, writeTimeoutMs, route.errors.rateLimitHeaders);
         try {
           const forwarded = route.clients.forwarded(req);
           await route.run(services, { principal, requestId, endpoint: route.endpoint, clientSurface: route.clientSurface, ...forwarded }, body, sink);

@@ -8,6 +8,7 @@ import { sendVideoContent } from '../videos.router.js';
 import { keyStatusJson, videoCreatedJson, videoPaths, videoPollJson } from './answers.js';
 import { optionalKey, requireKey, requireMessagesKey } from './auth.js';
 import { errorShapeOfPath, sendError, sendOpenAiError } from './errors.js';
+import { writeWindow } from './limit-headers.js';
 import { anthropicList, anthropicModel, openAiModel, visibleModels, wantsAnthropicShape } from './models.js';
 import { readJsonBody } from './inference-endpoints.js';
 import { responsesRoutes } from './responses.router.js';
@@ -123,12 +124,17 @@ function videoRoutes(services: Services): Router {
     const principal = await requireKey(req, services.keys);
     // JSON, or multipart/form-data as the official OpenAI client sends it (fields plus an input_reference file).
     const read = await readJsonOrForm(req);
+    // A submission counts against the key's rate and concurrency limits like any request to a model, and says so in its headers.
+    const slot = await services.limiter.acquire(principal);
+    if (slot.window) writeWindow(res, 'openai', slot.window);
     try {
       const body = read.kind === 'form' ? videoBodyFromForm(read.body) : read.body;
       const task = await services.video.submit(principal, String(res.locals.requestId ?? ''), body);
       res.status(201).location(videoPaths(task.id).poll).json(videoCreatedJson(task));
     } catch (error) {
       throw error instanceof DomainError ? error.withLocPrefix(['body']) : error;
+    } finally {
+      slot.release();
     }
   }));
   router.get('/videos/:task_id', handle(async (req, res) => {
