@@ -25,6 +25,11 @@ export function writeWindow(res: Pick<ServerResponse, 'setHeader'>, style: RateL
   res.setHeader('x-ratelimit-reset-requests', goDuration(window.resetMs));
 }
 
+/** Whether the key's window is already on the answer (set after admission, before a later refusal). */
+export function hasWindow(res: Pick<ServerResponse, 'hasHeader'>, style: RateLimitHeaderStyle): boolean {
+  return res.hasHeader(style === 'anthropic' ? 'anthropic-ratelimit-requests-limit' : 'x-ratelimit-limit-requests');
+}
+
 /** Which limit refused a request, for a client that must tell its own limit from the gateway's. */
 export const LIMITED_BY_HEADER = 'x-ratelimit-limited-by';
 

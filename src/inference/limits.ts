@@ -62,6 +62,8 @@ export function slotFreedBy(free: () => void, window?: RequestWindow): Slot {
 /** What admits a request: this process's own `Limiter`, or the Redis-shared one (src/inference/shared-limits.ts). */
 export interface RequestLimiter {
   acquire(subject: LimitSubject): Slot | Promise<Slot>;
+  /** The key's window as it stands, counting nothing: for a request refused before it reached the limits. */
+  peek(subject: LimitSubject): RequestWindow | Promise<RequestWindow>;
   /** Slots this process holds now, for metrics and tests. */
   readonly inFlightTotal: number;
   close?(): void;
@@ -161,6 +163,11 @@ export class Limiter implements RequestLimiter {
       // The newest time is this request's (or later, after a clock set back): the window is empty a window from it.
       { limit: rpm, remaining: Math.max(0, rpm - log.size), resetMs: log.newest + windowMs - now },
     );
+  }
+
+  peek(subject: LimitSubject): RequestWindow {
+    const now = this.now();
+    return this.seen(this.windowOf(subject.keyId, now), limitsOf(this.baselines, subject).rpm, now);
   }
 
   /** The key's window as it stands, for a refusal (nothing was counted). */

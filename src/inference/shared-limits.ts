@@ -12,6 +12,7 @@ import {
   type LimitBaselines,
   type LimitSubject,
   type RequestLimiter,
+  type RequestWindow,
   type Slot,
   slotFreedBy,
 } from './limits.js';
@@ -73,7 +74,19 @@ end
 return #ARGV - 1
 `;
 
+/** KEYS: window. ARGV: window ms. Returns {requests in the window, ms until it is empty}; counts nothing. */
+const PEEK = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local window = tonumber(ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local newest = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+if not newest[2] then return {0, 0} end
+return {redis.call('ZCARD', KEYS[1]), math.max(0, tonumber(newest[2]) + window - now)}
+`;
+
 type Scripted = {
+  baikalPeek(window: string, windowMs: number): Promise<number[]>;
   baikalAcquire(window: string, keySlots: string, accountSlots: string, globalSlots: string, ...args: (string | number)[]): Promise<number[]>;
   baikalRenew(...keysAndArgs: (string | number)[]): Promise<number>;
 };
@@ -107,6 +120,7 @@ export class SharedLimiter implements RequestLimiter {
     const redis = shared.command;
     redis.defineCommand('baikalAcquire', { numberOfKeys: 4, lua: ACQUIRE });
     redis.defineCommand('baikalRenew', { lua: RENEW });
+    redis.defineCommand('baikalPeek', { numberOfKeys: 1, lua: PEEK });
     this.renewTimer = setInterval(() => void this.renew(), Math.max(100, Math.floor(options.leaseMs / 3))).unref();
   }
 
@@ -160,6 +174,13 @@ export class SharedLimiter implements RequestLimiter {
         .exec()
         .catch(() => {});
     }, window);
+  }
+
+  async peek(subject: LimitSubject): Promise<RequestWindow> {
+    if (!this.shared.healthy) return this.local.peek(subject);
+    const { rpm } = limitsOf(this.baselines, subject);
+    const [counted = 0, resetMs = 0] = await this.scripts.baikalPeek(this.name('window', subject.keyId), this.baselines.windowMs);
+    return { limit: rpm, remaining: Math.max(0, rpm - counted), resetMs };
   }
 
   close(): void {
