@@ -3,6 +3,11 @@ import { LIMITED_BY, LimitRefusal, type RequestWindow } from '../../src/inferenc
 import type { RateLimitHeaderStyle } from '../../src/inference/formats/client-format.js';
 import type { DomainError } from '../../src/shared/errors.js';
 
+/** Where headers go: a node response (or anything with its `setHeader`). */
+interface HeaderTarget {
+  setHeader(name: string, value: string): unknown;
+}
+
 /**
  * The key's request limits as its clients read them (docs/api.md, "Rate-limit headers"):
  * - OpenAI's clients: `x-ratelimit-limit-requests`, `x-ratelimit-remaining-requests` and
@@ -12,7 +17,7 @@ import type { DomainError } from '../../src/shared/errors.js';
  * Both resets say when the window is fully free, as the providers define them; when the next request is
  * let in after a 429 is `retry-after` (seconds) and `retry-after-ms`, which both official SDKs read first.
  */
-export function writeWindow(res: Pick<ServerResponse, 'setHeader'>, style: RateLimitHeaderStyle, window: RequestWindow, now = Date.now()): void {
+export function writeWindow(res: HeaderTarget, style: RateLimitHeaderStyle, window: RequestWindow, now = Date.now()): void {
   if (style === 'anthropic') {
     res.setHeader('anthropic-ratelimit-requests-limit', String(window.limit));
     res.setHeader('anthropic-ratelimit-requests-remaining', String(window.remaining));
@@ -39,7 +44,7 @@ export const LIMITED_BY_HEADER = 'x-ratelimit-limited-by';
  * `retryRequest`, @anthropic-ai/sdk src/client.ts `retryRequest`), which limit refused it, and the
  * key's window as the limiter saw it.
  */
-export function writeRefusal(res: Pick<ServerResponse, 'setHeader'>, style: RateLimitHeaderStyle, error: DomainError): void {
+export function writeRefusal(res: HeaderTarget, style: RateLimitHeaderStyle, error: DomainError): void {
   if (error.retryAfterSeconds === undefined) return;
   res.setHeader('retry-after', String(error.retryAfterSeconds));
   res.setHeader('retry-after-ms', String(error instanceof LimitRefusal ? error.retryAfterMs : error.retryAfterSeconds * 1000));

@@ -124,17 +124,15 @@ function videoRoutes(services: Services): Router {
     const principal = await requireKey(req, services.keys);
     // JSON, or multipart/form-data as the official OpenAI client sends it (fields plus an input_reference file).
     const read = await readJsonOrForm(req);
-    // A submission counts against the key's rate and concurrency limits like any request to a model, and says so in its headers.
-    const slot = await services.limiter.acquire(principal);
-    if (slot.window) writeWindow(res, 'openai', slot.window);
+    // A submission is held by the account's balance, not counted against the key's request limits; its answer
+    // still says where the key stands (one look at the limiter, off the text hot path).
+    await Promise.resolve(services.limiter.peek(principal)).then((window) => writeWindow(res, 'openai', window), () => {});
     try {
       const body = read.kind === 'form' ? videoBodyFromForm(read.body) : read.body;
       const task = await services.video.submit(principal, String(res.locals.requestId ?? ''), body);
       res.status(201).location(videoPaths(task.id).poll).json(videoCreatedJson(task));
     } catch (error) {
       throw error instanceof DomainError ? error.withLocPrefix(['body']) : error;
-    } finally {
-      slot.release();
     }
   }));
   router.get('/videos/:task_id', handle(async (req, res) => {

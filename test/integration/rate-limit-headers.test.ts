@@ -108,9 +108,13 @@ describe.each(LIMITERS)('rate-limit headers with the $limiter', ({ env }) => {
       expect(anthropic(answer)).toEqual([null, null, null]);
       expect(answer.headers.get('retry-after')).toBeNull();
     }
-    const video = await post('/v1/videos', await keyWith('family_d', { rpmLimit: 5 }), { model: 'beta3.0-t2v', prompt: 'a lake at dawn', seconds: 2 });
-    expect(video.status).toBe(201);
-    expect(openAi(video)).toEqual(['5', '4', '1m0s']);
+    // A video submission is held by the balance, not counted: its answer shows the key's window as it stands.
+    const videoKey = await keyWith('family_d', { rpmLimit: 5 });
+    for (const _ of [1, 2]) {
+      const video = await post('/v1/videos', videoKey, { model: 'beta3.0-t2v', prompt: 'a lake at dawn', seconds: 2 });
+      expect(video.status).toBe(201);
+      expect(openAi(video)).toEqual(['5', '5', '0s']);
+    }
   });
 
   it('/v1/messages in Anthropic’s names (reset as RFC 3339), the bridge in OpenAI’s: one window per key across them', async () => {
