@@ -22,12 +22,30 @@ export function writeWindow(res: HeaderTarget, style: RateLimitHeaderStyle, wind
     res.setHeader('anthropic-ratelimit-requests-limit', String(window.limit));
     res.setHeader('anthropic-ratelimit-requests-remaining', String(window.remaining));
     // Whole seconds, rounded up: the time is never earlier than the moment the window frees.
-    res.setHeader('anthropic-ratelimit-requests-reset', new Date(Math.ceil((now + window.resetMs) / 1000) * 1000).toISOString().replace('.000Z', 'Z'));
+    res.setHeader('anthropic-ratelimit-requests-reset', rfc3339Second(Math.ceil((now + window.resetMs) / 1000)));
     return;
   }
   res.setHeader('x-ratelimit-limit-requests', String(window.limit));
   res.setHeader('x-ratelimit-remaining-requests', String(window.remaining));
-  res.setHeader('x-ratelimit-reset-requests', goDuration(window.resetMs));
+  // An admitted request's reset is always the full window: the one string is kept, not rebuilt per request.
+  res.setHeader('x-ratelimit-reset-requests', window.resetMs === lastDuration.ms ? lastDuration.text : rememberDuration(window.resetMs));
+}
+
+const lastDuration = { ms: -1, text: '' };
+function rememberDuration(ms: number): string {
+  lastDuration.ms = ms;
+  lastDuration.text = goDuration(ms);
+  return lastDuration.text;
+}
+
+/** A whole second as RFC 3339 in UTC (`2026-11-28T06:01:00Z`); the last one is kept, since requests of one second share it. */
+const lastSecond = { second: -1, text: '' };
+function rfc3339Second(second: number): string {
+  if (second !== lastSecond.second) {
+    lastSecond.second = second;
+    lastSecond.text = new Date(second * 1000).toISOString().replace('.000Z', 'Z');
+  }
+  return lastSecond.text;
 }
 
 /** Whether the key's window is already on the answer (set after admission, before a later refusal). */
