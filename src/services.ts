@@ -105,7 +105,7 @@ export function createServices(deps: ServiceDeps): Services {
     settings: { session: deps.config.session, loginThrottle: deps.config.loginThrottle, registerThrottle: deps.config.registerThrottle },
   });
   const wallets = deps.shared ? new SharedWallets({ orm: deps.orm, shared: deps.shared, log: deps.log, leaseMs: deps.config.slotLeaseMs }) : new Wallets(deps);
-  const baselines = { ...DEFAULT_LIMITS, concurrentPerAccount: deps.config.accountConcurrencyLimit };
+  const baselines = { ...DEFAULT_LIMITS, windowMs: deps.config.rateWindowMs, concurrentPerAccount: deps.config.accountConcurrencyLimit };
   const limiter = deps.shared ? new SharedLimiter(deps.shared, deps.log, { leaseMs: deps.config.slotLeaseMs, baselines }) : new Limiter(baselines);
   const health = new UpstreamHealth({ log: deps.log, publish: deps.shared ? (change) => void deps.shared!.publish({ type: 'upstream-health', change }) : undefined });
   const metrics = new Metrics({
