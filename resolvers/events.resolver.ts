@@ -1,6 +1,7 @@
 import { Arg, ID, Resolver, Root, Subscription } from 'type-graphql';
 import { requireActor, type RequestContext } from '../src/context.js';
-import type { AccountEvent, BalanceEvent, KeyEvent as KeyEventPayload } from '../src/events/account-event-hub.js';
+import type { BalanceView } from '../src/billing/balance-events.js';
+import type { AccountEvent, KeyEvent as KeyEventPayload } from '../src/events/account-event-hub.js';
 import { formatUsd, money } from '../src/shared/money.js';
 import { usageEventOf } from '../src/usage/usage-recorder.js';
 import { BalanceChange, KeyEvent, KeyEventType, UsageRecorded } from './types/events.types.js';
@@ -12,14 +13,14 @@ type Subscribe = { context: RequestContext; args: Record<string, unknown> };
  * The subscriber's own account events (src/events/account-event-hub.ts), filtered and shaped by `pick`; events
  * `pick` returns null for are skipped. Ends when the client completes the subscription.
  */
-async function* accountEvents<T>(context: RequestContext, pick: (event: AccountEvent) => T | null, first?: () => Promise<T>): AsyncGenerator<T> {
+async function* accountEvents<T>(context: RequestContext, pick: (event: AccountEvent) => T | null | Promise<T | null>, first?: () => Promise<T>): AsyncGenerator<T> {
   const userId = requireActor(context).userId;
   const stream = context.services.events.subscribe(userId);
   try {
     await stream.ready;
     if (first) yield await first();
     for await (const event of stream) {
-      const picked = pick(event);
+      const picked = await pick(event);
       if (picked !== null) yield picked;
     }
   } finally {
@@ -32,9 +33,13 @@ export class EventsResolver {
   @Subscription(() => BalanceChange, {
     description:
       'The subscriber’s balances: first as they are now, then after every committed ledger row (usage batches, top-ups, bonuses, adjustments, video settlements), with the row.',
-    subscribe: ({ context }: Subscribe) => accountEvents<BalanceEvent>(context, (event) => (event.kind === 'balance' ? event : null), () => context.services.balanceEvents.snapshot(requireActor(context).userId)),
+    subscribe: ({ context }: Subscribe) => {
+      const { balanceEvents } = context.services;
+      const userId = requireActor(context).userId;
+      return accountEvents<BalanceView>(context, (event) => (event.kind === 'balance' ? balanceEvents.withHolds(userId, event) : null), () => balanceEvents.snapshot(userId));
+    },
   })
-  balanceChanged(@Root() event: BalanceEvent): BalanceChange {
+  balanceChanged(@Root() event: BalanceView): BalanceChange {
     return event;
   }
 

@@ -41,6 +41,8 @@ const envSchema = z.object({
   WORKERS: optionalString.pipe(z.string().regex(/^[1-9][0-9]{0,2}$/, 'must be a whole number from 1 to 999').transform(Number).optional()),
   /** How long a concurrency slot outlives a process that died holding it (shared limits only). */
   SLOT_LEASE_SECONDS: z.coerce.number().min(0.3).max(600).default(15),
+  /** The length of a key's rate window: its requests-per-minute limit counts requests inside it (SPEC.md: a minute; tests shorten it). */
+  RATE_WINDOW_SECONDS: z.coerce.number().min(0.1).max(3_600).default(60),
   /** Requests in flight per account, across its keys (an admin may set another per account). SPEC.md's per-key and global limits stay. */
   ACCOUNT_CONCURRENCY_LIMIT: z.coerce.number().int().positive().max(100_000).default(16),
   /** A client that accepts no bytes of its stream for this long is cut, billed for what was delivered, its slot freed. */
@@ -157,6 +159,7 @@ export interface Config {
   /** Worker processes; more than one only with Redis (checked at load). */
   workers: number;
   slotLeaseMs: number;
+  rateWindowMs: number;
   accountConcurrencyLimit: number;
   streamWriteTimeoutMs: number;
   /** Never logged, never shown. */
@@ -252,6 +255,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisPrefix: e.REDIS_PREFIX,
     workers,
     slotLeaseMs: Math.round(e.SLOT_LEASE_SECONDS * 1000),
+    rateWindowMs: Math.round(e.RATE_WINDOW_SECONDS * 1000),
     accountConcurrencyLimit: e.ACCOUNT_CONCURRENCY_LIMIT,
     streamWriteTimeoutMs: Math.round(e.STREAM_WRITE_TIMEOUT_SECONDS * 1000),
     metricsToken: e.METRICS_TOKEN,

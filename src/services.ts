@@ -19,14 +19,14 @@ import { KeyStatusService } from './accounts/key-status.js';
 import type { Config } from './config.js';
 import type { Clock } from './shared/clock.js';
 import type { Logger } from './shared/logging.js';
-import { AccountEventHub } from './events/account-event-hub.js';
+import { AccountEventHub, type AccountEvent } from './events/account-event-hub.js';
 import { LimitRefusals } from './events/limit-refusals.js';
 import { BalanceEvents } from './billing/balance-events.js';
 import { announceUsage } from './usage/usage-announcer.js';
 import { ADMIN_TOPIC, Topics, type PubSub } from './shared/pubsub.js';
 import type { SharedState } from './shared/redis.js';
 import type { Tracing } from './shared/tracing.js';
-import { keyIdOfRecord, UsageRecorder } from './usage/usage-recorder.js';
+import { keyIdOfRecord, UsageRecorder, type CommittedBatch } from './usage/usage-recorder.js';
 import { Metrics } from './metrics.js';
 import { LocalVideoStorage } from './storage/video-storage.js';
 import { VideoService } from './video/video.service.js';
@@ -109,28 +109,12 @@ export function createServices(deps: ServiceDeps): Services {
     settings: { session: deps.config.session, loginThrottle: deps.config.loginThrottle, registerThrottle: deps.config.registerThrottle },
   });
   const wallets = deps.shared ? new SharedWallets({ orm: deps.orm, shared: deps.shared, log: deps.log, leaseMs: deps.config.slotLeaseMs }) : new Wallets(deps);
-  const baselines = { ...DEFAULT_LIMITS, concurrentPerAccount: deps.config.accountConcurrencyLimit };
+  const baselines = { ...DEFAULT_LIMITS, windowMs: deps.config.rateWindowMs, concurrentPerAccount: deps.config.accountConcurrencyLimit };
   const limiter = deps.shared ? new SharedLimiter(deps.shared, deps.log, { leaseMs: deps.config.slotLeaseMs, baselines }) : new Limiter(baselines);
   const health = new UpstreamHealth({ log: deps.log, publish: deps.shared ? (change) => void deps.shared!.publish({ type: 'upstream-health', change }) : undefined });
-  const metrics = new Metrics({
-    upstreamTargets: () => health.snapshot(),
-    activeHolds: () => wallets.activeHolds,
-    concurrencySlots: () => limiter.inFlightTotal,
-    redisUp: () => (deps.shared ? deps.shared.healthy : null),
-    databaseUp: () => deps.orm.em.fork().execute('select 1').then(() => true, () => false),
-  });
-  const events = new AccountEventHub({ shared: deps.shared, log: deps.log });
-  const balanceEvents = new BalanceEvents({ orm: deps.orm, wallets, log: deps.log, publish: (userId, event) => events.publish(userId, event) });
-  const usage = new UsageRecorder({
-    ...deps,
-    metrics,
-    flushMs: deps.config.usageFlushMs,
-    committed: (batch) => {
-      announceUsage(events, batch, keyIdOfRecord);
-      balanceEvents.announce(batch.ledger);
-    },
-  });
-  const refusals = new LimitRefusals((userId, event) => events.publish(userId, event));
+  const metrics = createMetrics(deps, health, wallets, limiter);
+  const { events, balanceEvents, refusals, committed } = accountEvents(deps, wallets);
+  const usage = new UsageRecorder({ ...deps, metrics, flushMs: deps.config.usageFlushMs, committed });
   const upstreams = new UpstreamClient(CredentialRedactor.forUpstreams(deps.config.upstreams));
   const routes = new RouteTable(deps.config.upstreams, health);
   // Admins watch routing live: what this process learned goes to their subscriptions (shared through Redis).
@@ -147,7 +131,6 @@ export function createServices(deps: ServiceDeps): Services {
     if (message.type === 'key-evicted') keys.evictKey(message.keyId);
     else if (message.type === 'catalog-changed') catalog.adopt(message.data, message.version);
     else if (message.type === 'upstream-health') health.adopt(message.change);
-    else if (message.type === 'alerts-changed') alerts.adopt(message.userId, message.active);
     else if (message.type === 'upstreams-changed') managedUpstreams.adoptRemote(message.version).catch((error: unknown) => deps.log.warn({ err: error }, 'could not take the upstreams another process changed'));
   });
   return {
@@ -192,6 +175,18 @@ export function createServices(deps: ServiceDeps): Services {
   };
 }
 
+/** Account events and their producers' ends: usage batches, ledger rows (balance events) and limit refusals. */
+function accountEvents(deps: ServiceDeps, wallets: WalletStore) {
+  const events = new AccountEventHub({ shared: deps.shared, log: deps.log });
+  const publish = (userId: string, event: AccountEvent) => events.publish(userId, event);
+  const balanceEvents = new BalanceEvents({ orm: deps.orm, wallets, log: deps.log, publish });
+  const committed = (batch: CommittedBatch) => {
+    announceUsage(events, batch, keyIdOfRecord);
+    balanceEvents.announce(batch.ledger);
+  };
+  return { events, balanceEvents, refusals: new LimitRefusals(publish), committed };
+}
+
 /**
  * Alerts hear what this process committed: ledger rows, usage batches and key events through the hub, paid
  * invoices and finished video tasks through what those services publish (the pub/sub answered here, theirs).
@@ -208,5 +203,20 @@ function createAlerts(deps: ServiceDeps, identity: IdentityService, events: Acco
     },
   });
   events.onPublished((userId) => alerts.changed(userId));
+  // Which accounts have rules, as other processes save them.
+  deps.shared?.onMessage((message) => {
+    if (message.type === 'alerts-changed') alerts.adopt(message.userId, message.active);
+  });
   return { alerts, pubsub: withAlertEvents(deps.pubsub, (userId, event) => alerts.event(userId, event)) };
+}
+
+/** The gauges /metrics reads from the services when scraped. */
+function createMetrics(deps: ServiceDeps, health: UpstreamHealth, wallets: WalletStore, limiter: RequestLimiter): Metrics {
+  return new Metrics({
+    upstreamTargets: () => health.snapshot(),
+    activeHolds: () => wallets.activeHolds,
+    concurrencySlots: () => limiter.inFlightTotal,
+    redisUp: () => (deps.shared ? deps.shared.healthy : null),
+    databaseUp: () => deps.orm.em.fork().execute('select 1').then(() => true, () => false),
+  });
 }

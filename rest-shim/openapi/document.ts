@@ -95,8 +95,10 @@ function operation(route: Route, schemas: JsonSchemas): object {
   if (route.access === 'messages-key') parameters.push({ ...ANTHROPIC_VERSION, required: true });
   if (route.access === 'optional-key') parameters.push({ ...ANTHROPIC_VERSION, required: false, description: 'Sent by Anthropic-style callers: the answer (and any error) is in Anthropic’s shape.' });
   const responses: Record<string, object> = {};
-  for (const [status, answer] of Object.entries(route.answers)) responses[status] = response(answer, schemas);
+  const limits = route.rateLimited ? windowHeaders(route.errors === 'anthropic' ? 'anthropic' : 'openai') : undefined;
+  for (const [status, answer] of Object.entries(route.answers)) responses[status] = { ...response(answer, schemas), ...(limits ? { headers: limits } : {}) };
   Object.assign(responses, errorResponses(route, schemas));
+  if (limits) responses['429'] = { description: 'A limit refused the request: the key’s rate or concurrency, its account’s, the gateway’s, or the model’s routes (`x-ratelimit-limited-by`); retry after the announced wait', headers: { ...limits, ...REFUSAL_HEADERS }, content: { 'application/json': { schema: errorShape(route.errors, schemas) } } };
   return {
     operationId: route.operationId,
     summary: route.summary,
@@ -135,6 +137,31 @@ function response(answer: Answer, schemas: JsonSchemas): object {
   if (answer.media) content[answer.media] = { schema: { type: 'string', contentMediaType: answer.media } };
   return { description: answer.description, ...(Object.keys(content).length ? { content } : {}) };
 }
+
+const header = (description: string, schema: object = { type: 'string' }) => ({ description, schema });
+
+/** The key's window on every answer of a route that counts against its limits (docs/api.md, "Rate-limit headers"). */
+function windowHeaders(style: 'openai' | 'anthropic'): Record<string, object> {
+  if (style === 'anthropic') {
+    return {
+      'anthropic-ratelimit-requests-limit': header('The key’s requests per window (a minute by default)', { type: 'integer' }),
+      'anthropic-ratelimit-requests-remaining': header('Requests left in the window after this one', { type: 'integer' }),
+      'anthropic-ratelimit-requests-reset': header('When the window is empty again (RFC 3339)', { type: 'string', format: 'date-time' }),
+    };
+  }
+  return {
+    'x-ratelimit-limit-requests': header('The key’s requests per window (a minute by default)', { type: 'integer' }),
+    'x-ratelimit-remaining-requests': header('Requests left in the window after this one', { type: 'integer' }),
+    'x-ratelimit-reset-requests': header('How long until the window is empty again, as a Go duration (`1s`, `59.5s`, `1m0s`)'),
+  };
+}
+
+/** What a 429 adds: the wait, in the units the SDKs read, and which limit refused the request. */
+const REFUSAL_HEADERS: Record<string, object> = {
+  'retry-after': header('Seconds to wait before retrying', { type: 'integer' }),
+  'retry-after-ms': header('Milliseconds to wait before retrying (the official SDKs read it first)', { type: 'integer' }),
+  'x-ratelimit-limited-by': header('Which limit refused the request', { type: 'string', enum: ['key', 'account', 'gateway', 'model'] }),
+};
 
 /** The error answers of a route: SPEC.md's 422 wherever there is an input, 401 where a credential is required, and every other error in the surface's shape. */
 function errorResponses(route: Route, schemas: JsonSchemas): Record<string, object> {

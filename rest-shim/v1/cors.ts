@@ -1,7 +1,19 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-/** Headers a page may read from an answer: ours (the request id, when to retry), as the providers' APIs expose theirs. */
-const EXPOSED_HEADERS = 'x-request-id, request-id, retry-after';
+/** Headers a page may read from an answer: ours (the request id, when to retry, the key's limits), as the providers' APIs expose theirs. */
+const EXPOSED_HEADERS = [
+  'x-request-id',
+  'request-id',
+  'retry-after',
+  'retry-after-ms',
+  'x-ratelimit-limit-requests',
+  'x-ratelimit-remaining-requests',
+  'x-ratelimit-reset-requests',
+  'x-ratelimit-limited-by',
+  'anthropic-ratelimit-requests-limit',
+  'anthropic-ratelimit-requests-remaining',
+  'anthropic-ratelimit-requests-reset',
+].join(', ');
 
 const isApiPath = (url: string) => url === '/v1' || url.startsWith('/v1/') || url.startsWith('/v1?');
 

@@ -4,6 +4,7 @@ import type { DomainError } from '../../src/shared/errors.js';
 import { CLIENT_FORMATS } from '../../src/inference/client-formats.js';
 import type { ErrorShape } from '../../src/inference/formats/client-format.js';
 import { OPENAI_ERRORS } from '../../src/inference/formats/openai-errors.js';
+import { writeRefusal } from './limit-headers.js';
 
 /** Writes a JSON answer on a plain node response (express's `res.json` is not needed on /v1). */
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
@@ -12,9 +13,12 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
   res.end(JSON.stringify(body));
 }
 
-/** A refused request in the shape its clients read, with its status (and Retry-After when it has one). */
+/**
+ * A refused request in the shape its clients read, with its status, and when it has one its wait
+ * (`retry-after`, `retry-after-ms`), the limit that refused it and the key's window (limit-headers.ts).
+ */
 export function sendError(res: ServerResponse, shape: ErrorShape, error: DomainError): void {
-  if (error.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(error.retryAfterSeconds));
+  writeRefusal(res, shape.rateLimitHeaders, error);
   sendJson(res, httpStatusOf(error.code), shape.refused(error));
 }
 

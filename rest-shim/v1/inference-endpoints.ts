@@ -4,6 +4,7 @@ import type { Endpoint } from '../../src/catalog/catalog.schemas.js';
 import { FORMAT_OF_ENDPOINT } from '../../src/inference/client-formats.js';
 import type { ErrorShape } from '../../src/inference/formats/client-format.js';
 import type { InferenceCall, ResponseSink } from '../../src/inference/inference-call.js';
+import { LimitRefusal } from '../../src/inference/limits.js';
 import type { KeyPrincipal, KeysService } from '../../src/keys/keys.service.js';
 import { notServing, type Readiness } from '../../src/readiness.js';
 import type { Services } from '../../src/services.js';
@@ -13,6 +14,7 @@ import { requestScope, type Logger } from '../../src/shared/logging.js';
 import { logRequest } from '../request-log.js';
 import { requireKey, requireMessagesKey, headerOf } from './auth.js';
 import { errorShapeOfPath, sendError, sendJson } from './errors.js';
+import { hasWindow, writeWindow } from './limit-headers.js';
 import { responseSink } from './sink.js';
 
 /** SPEC.md section 8: the normal request body limit. */
@@ -93,11 +95,12 @@ export function inferenceEndpoints(services: Services, readiness: Readiness, log
       }
       let body: unknown;
       let sink: ResponseSink | undefined;
+      let principal: KeyPrincipal | undefined;
       const started = performance.now();
       const serve = async () => {
-        const principal = await route.clients.authenticate(req, services.keys);
+        principal = await route.clients.authenticate(req, services.keys);
         body = await readJsonBody(req);
-        sink = responseSink(req, res, writeTimeoutMs);
+        sink = responseSink(req, res, writeTimeoutMs, route.errors.rateLimitHeaders);
         try {
           const forwarded = route.clients.forwarded(req);
           await route.run(services, { principal, requestId, endpoint: route.endpoint, clientSurface: route.clientSurface, ...forwarded }, body, sink);
@@ -113,7 +116,7 @@ export function inferenceEndpoints(services: Services, readiness: Readiness, log
             return;
           }
           // A refused body is left unread: node discards the rest (within the request timeout), so the client still reads our answer.
-          if (error instanceof DomainError) return sendError(res, route.errors, error);
+          if (error instanceof DomainError) return refuse(services, res, route.errors, principal, error);
           log.error({ err: error, path: route.endpoint }, 'unhandled error');
           sendJson(res, 500, route.errors.internal());
         })
@@ -127,6 +130,21 @@ export function inferenceEndpoints(services: Services, readiness: Readiness, log
     });
     return true;
   };
+}
+
+/**
+ * A refusal; one of a known key that never reached the limits (a 4xx of validation, scope or balance)
+ * still says where the key's window stands, at the cost of a look at the limiter on that error path only.
+ */
+async function refuse(services: Services, res: ServerResponse, shape: ErrorShape, principal: KeyPrincipal | undefined, error: DomainError): Promise<void> {
+  if (principal && !(error instanceof LimitRefusal) && !hasWindow(res, shape.rateLimitHeaders)) {
+    try {
+      writeWindow(res, shape.rateLimitHeaders, await services.limiter.peek(principal));
+    } catch {
+      // Redis could not say: the refusal goes out without the figures.
+    }
+  }
+  sendError(res, shape, error);
 }
 
 /** Anthropic beta flags: a comma-separated list of names such as `interleaved-thinking-2025-05-14`. */

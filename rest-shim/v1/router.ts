@@ -8,6 +8,7 @@ import { sendVideoContent } from '../videos.router.js';
 import { keyStatusJson, videoCreatedJson, videoPaths, videoPollJson } from './answers.js';
 import { optionalKey, requireKey, requireMessagesKey } from './auth.js';
 import { errorShapeOfPath, sendError, sendOpenAiError } from './errors.js';
+import { writeWindow } from './limit-headers.js';
 import { anthropicList, anthropicModel, openAiModel, visibleModels, wantsAnthropicShape } from './models.js';
 import { readJsonBody } from './inference-endpoints.js';
 import { responsesRoutes } from './responses.router.js';
@@ -123,6 +124,9 @@ function videoRoutes(services: Services): Router {
     const principal = await requireKey(req, services.keys);
     // JSON, or multipart/form-data as the official OpenAI client sends it (fields plus an input_reference file).
     const read = await readJsonOrForm(req);
+    // A submission is held by the account's balance, not counted against the key's request limits; its answer
+    // still says where the key stands (one look at the limiter, off the text hot path).
+    await Promise.resolve(services.limiter.peek(principal)).then((window) => writeWindow(res, 'openai', window), () => {});
     try {
       const body = read.kind === 'form' ? videoBodyFromForm(read.body) : read.body;
       const task = await services.video.submit(principal, String(res.locals.requestId ?? ''), body);

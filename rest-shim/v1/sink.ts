@@ -1,7 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ResponseSink } from '../../src/inference/inference-call.js';
 import { Cancellation } from '../../src/shared/cancellation.js';
+import type { RateLimitHeaderStyle } from '../../src/inference/formats/client-format.js';
 import { sendJson } from './errors.js';
+import { writeWindow } from './limit-headers.js';
 
 /**
  * A node response as the inference service's sink: JSON, or SSE written with backpressure. A client
@@ -9,7 +11,7 @@ import { sendJson } from './errors.js';
  * disconnect (billed for what was delivered) and its slot is freed, instead of holding both for as long
  * as it does not read.
  */
-export function responseSink(req: IncomingMessage, res: ServerResponse, writeTimeoutMs: number): ResponseSink {
+export function responseSink(req: IncomingMessage, res: ServerResponse, writeTimeoutMs: number, limitHeaders: RateLimitHeaderStyle): ResponseSink {
   const gone = new Cancellation();
   // `close` before the response finished means the client went away (disconnect or abort).
   res.on('close', () => {
@@ -26,6 +28,9 @@ export function responseSink(req: IncomingMessage, res: ServerResponse, writeTim
     },
     setHeader: (name, value) => {
       if (!res.headersSent) res.setHeader(name, value);
+    },
+    limits: (window) => {
+      if (!res.headersSent) writeWindow(res, limitHeaders, window);
     },
     startStream: () => {
       // The headers go out with the first event (one write fewer per stream); the service writes it at once.

@@ -7,70 +7,76 @@ import { formatUsd, money } from '../shared/money.js';
 import type { WalletStore } from './wallets.js';
 import { storedBalances } from './wallets.repository.js';
 
+/** A balance event as a subscriber sees it: with what admission holds now and what is available. */
+export interface BalanceView extends BalanceEvent {
+  heldUsd: string;
+  availableUsd: string;
+}
+
 /**
  * Balance events from committed ledger rows (a posting, a usage batch): one per row, with the account's paid
  * and bonus balances right after that row (the statement returns them after its last row; earlier rows of the
- * same statement are worked back from it), and held and available as admission sees them now.
+ * same statement are worked back from it).
  */
 export class BalanceEvents {
   constructor(private readonly deps: { orm: MikroORM; wallets: WalletStore; log: Logger; publish: (userId: string, event: BalanceEvent) => void }) {}
 
   /** Announces committed rows (in the order they were appended); never throws (the money is already written). */
   announce(rows: readonly AppendedRow[]): void {
-    if (!rows.length) return;
-    void this.publishAll(rows).catch((error: unknown) => this.deps.log.error({ err: error }, 'could not announce balance changes'));
+    try {
+      for (const [userId, own] of byAccount(rows)) for (const event of eventsOf(own)) this.deps.publish(userId, event);
+    } catch (error) {
+      this.deps.log.error({ err: error }, 'could not announce balance changes');
+    }
   }
 
   /** The account's balances now, as a subscription's first event. */
-  async snapshot(userId: string): Promise<BalanceEvent> {
+  async snapshot(userId: string): Promise<BalanceView> {
     const stored = await storedBalances(this.deps.orm.em.fork(), userId);
     if (!stored) throw new DomainError('not_found', 'No such account');
-    return this.event(userId, stored.paid, stored.bonus, null);
+    const balance = money(stored.paid).plus(stored.bonus);
+    return this.withHolds(userId, { kind: 'balance', paidUsd: formatUsd(stored.paid), bonusUsd: formatUsd(stored.bonus), balanceUsd: formatUsd(balance), transaction: null, at: new Date() });
   }
 
-  private async publishAll(rows: readonly AppendedRow[]): Promise<void> {
-    const byAccount = new Map<string, AppendedRow[]>();
-    for (const row of rows) {
-      const own = byAccount.get(row.user_id);
-      if (own) own.push(row);
-      else byAccount.set(row.user_id, [row]);
-    }
-    for (const [userId, own] of byAccount) {
-      const last = own[own.length - 1]!;
-      let paid = money(last.balance_paid_usd);
-      let bonus = money(last.balance_bonus_usd);
-      const events: BalanceEvent[] = [];
-      for (let i = own.length - 1; i >= 0; i--) {
-        const row = own[i]!;
-        events.unshift(await this.event(userId, paid.toFixed(), bonus.toFixed(), row));
-        paid = paid.minus(row.paid_usd);
-        bonus = bonus.minus(row.bonus_usd);
-      }
-      for (const event of events) this.deps.publish(userId, event);
-    }
-  }
-
-  private async event(userId: string, paid: string, bonus: string, row: AppendedRow | null): Promise<BalanceEvent> {
-    const balance = money(paid).plus(bonus);
+  /**
+   * Adds what admission holds for the account now, and what it may spend: its wallet's figure (holds, the credit
+   * line) when this process has the account loaded or wallets are shared (Redis), else the balance itself.
+   */
+  async withHolds(userId: string, event: BalanceEvent): Promise<BalanceView> {
     const wallet = await this.deps.wallets.view(userId, null);
-    return {
+    return { ...event, heldUsd: formatUsd(wallet?.held ?? 0), availableUsd: formatUsd(wallet?.available ?? event.balanceUsd) };
+  }
+}
+
+function byAccount(rows: readonly AppendedRow[]): Map<string, AppendedRow[]> {
+  const out = new Map<string, AppendedRow[]>();
+  for (const row of rows) {
+    const own = out.get(row.user_id);
+    if (own) own.push(row);
+    else out.set(row.user_id, [row]);
+  }
+  return out;
+}
+
+/** One account's rows of one statement, each with the balances right after it (worked back from the last). */
+function eventsOf(rows: readonly AppendedRow[]): BalanceEvent[] {
+  const last = rows[rows.length - 1]!;
+  let paid = money(last.balance_paid_usd);
+  let bonus = money(last.balance_bonus_usd);
+  const at = new Date();
+  const events: BalanceEvent[] = [];
+  for (let i = rows.length - 1; i >= 0; i--) {
+    const row = rows[i]!;
+    events.unshift({
       kind: 'balance',
       paidUsd: formatUsd(paid),
       bonusUsd: formatUsd(bonus),
-      balanceUsd: formatUsd(balance),
-      heldUsd: formatUsd(wallet?.held ?? 0),
-      // Admission's figure when this process has the account warm (it counts holds and the credit line), else the balance.
-      availableUsd: formatUsd(wallet?.available ?? balance),
-      transaction: row && {
-        id: row.id,
-        kind: row.kind,
-        amountUsd: formatUsd(row.amount_usd),
-        paidUsd: formatUsd(row.paid_usd),
-        bonusUsd: formatUsd(row.bonus_usd),
-        apiKeyId: row.api_key_id,
-        createdAt: new Date(row.created_at),
-      },
-      at: new Date(),
-    };
+      balanceUsd: formatUsd(paid.plus(bonus)),
+      transaction: { id: row.id, kind: row.kind, amountUsd: formatUsd(row.amount_usd), paidUsd: formatUsd(row.paid_usd), bonusUsd: formatUsd(row.bonus_usd), apiKeyId: row.api_key_id, createdAt: new Date(row.created_at) },
+      at,
+    });
+    paid = paid.minus(row.paid_usd);
+    bonus = bonus.minus(row.bonus_usd);
   }
+  return events;
 }

@@ -14,16 +14,15 @@ export interface LedgerRowPayload {
 }
 
 /**
- * An account's balances after a committed ledger row (`transaction`), or as they are now when a subscription
- * starts (`transaction` null). Paid and bonus are the ledger's; held and available are admission's (src/billing).
+ * An account's ledger balances right after a committed ledger row (`transaction`), or as they are now when a
+ * subscription starts (`transaction` null). What is held and available is added where a subscriber receives it
+ * (src/billing/balance-events.ts `withHolds`): only watched accounts pay for that look-up.
  */
 export interface BalanceEvent {
   kind: 'balance';
   paidUsd: string;
   bonusUsd: string;
   balanceUsd: string;
-  heldUsd: string;
-  availableUsd: string;
   transaction: LedgerRowPayload | null;
   at: Date;
 }

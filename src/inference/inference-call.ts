@@ -2,6 +2,7 @@ import type { Endpoint } from '../catalog/catalog.schemas.js';
 import type { KeyPrincipal } from '../keys/keys.service.js';
 import type { Cancellation } from '../shared/cancellation.js';
 import type { RequestTrace } from '../shared/tracing.js';
+import type { RequestWindow } from './limits.js';
 
 /** One /v1 request as the pipeline sees it: who calls, on which endpoint, under which request id. */
 export interface InferenceCall {
@@ -25,6 +26,8 @@ export interface ResponseSink {
   readonly firstByteAt?: number;
   /** Sets a response header; only before the answer starts. */
   setHeader(name: string, value: string): void;
+  /** The key's rate window after this request, written as the headers its clients read; only before the answer starts. */
+  limits(window: RequestWindow): void;
   /** Starts a 200 server-sent-events response. */
   startStream(): void;
   /** Nothing when the client can take more now; otherwise a promise that resolves when it can (backpressure) or is gone. */

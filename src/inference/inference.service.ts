@@ -84,6 +84,8 @@ export class InferenceService {
    */
   async complete(call: InferenceCall, format: ClientFormat, body: unknown, sink: ResponseSink): Promise<void> {
     const { parsed, save, admitted } = await this.traced(call, format.operation, body, () => this.admission.text(call, format, body));
+    // A few header writes: the figures came with the slot (no further work or round trip); a later refusal keeps them.
+    if (admitted.slot.window) sink.limits(admitted.slot.window);
     const legs = new Map<RouteCandidate, UpstreamLeg>();
     const leg = (route: RouteCandidate) => {
       let known = legs.get(route);
@@ -131,6 +133,7 @@ export class InferenceService {
   /** `POST /v1/images/generations`: one image, billed per generation at the catalog price. */
   async generateImage(call: InferenceCall, body: unknown, sink: ResponseSink): Promise<void> {
     const { request, admitted } = await this.traced(call, 'images', body, () => this.admission.image(call, body));
+    if (admitted.slot.window) sink.limits(admitted.slot.window);
     await this.settlement.after(call, admitted, () =>
       this.legs.run(
         call,

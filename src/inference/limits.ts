@@ -2,14 +2,19 @@ import { DomainError } from '../shared/errors.js';
 
 /** SPEC.md section 8 baselines; a key's own overrides win. */
 export interface LimitBaselines {
+  /** A key's requests per window (per minute with the default window). */
   requestsPerMinute: number;
+  /** The rate window's length: a minute, unless the operator shortens it (RATE_WINDOW_SECONDS; tests do). */
+  windowMs: number;
   concurrentPerKey: number;
   /** Across an account's keys: well below the global limit, so one account cannot take the whole gateway. */
   concurrentPerAccount: number;
   concurrentGlobal: number;
 }
 
-export const DEFAULT_LIMITS: LimitBaselines = { requestsPerMinute: 120, concurrentPerKey: 8, concurrentPerAccount: 16, concurrentGlobal: 48 };
+export const WINDOW_MS = 60_000;
+
+export const DEFAULT_LIMITS: LimitBaselines = { requestsPerMinute: 120, windowMs: WINDOW_MS, concurrentPerKey: 8, concurrentPerAccount: 16, concurrentGlobal: 48 };
 
 export interface KeyLimitOverrides {
   rpmLimit: number | null;
@@ -23,15 +28,29 @@ export interface LimitSubject extends KeyLimitOverrides {
   accountConcurrencyLimit: number | null;
 }
 
+/**
+ * A key's rate window as the limiter saw it while deciding (after counting the request, if admitted):
+ * the key's limit per window, the places left, and in how many ms the window is empty again. The
+ * transports write it as the client's rate-limit headers (rest-shim/v1/limit-headers.ts).
+ */
+export interface RequestWindow {
+  limit: number;
+  remaining: number;
+  resetMs: number;
+}
+
 /** A held concurrency slot. `release()` is idempotent, so every exit path may call it. */
 export interface Slot {
   release(): void;
+  /** The key's window after this request was counted (absent from limiters that keep none). */
+  readonly window?: RequestWindow;
 }
 
 /** A slot whose release runs `free` once, however often it is called. */
-export function slotFreedBy(free: () => void): Slot {
+export function slotFreedBy(free: () => void, window?: RequestWindow): Slot {
   let released = false;
   return {
+    window,
     release: () => {
       if (released) return;
       released = true;
@@ -40,11 +59,11 @@ export function slotFreedBy(free: () => void): Slot {
   };
 }
 
-export const WINDOW_MS = 60_000;
-
 /** What admits a request: this process's own `Limiter`, or the Redis-shared one (src/inference/shared-limits.ts). */
 export interface RequestLimiter {
   acquire(subject: LimitSubject): Slot | Promise<Slot>;
+  /** The key's window as it stands, counting nothing: for a request refused before it reached the limits. */
+  peek(subject: LimitSubject): RequestWindow | Promise<RequestWindow>;
   /** Slots this process holds now, for metrics and tests. */
   readonly inFlightTotal: number;
   close?(): void;
@@ -58,26 +77,52 @@ export function limitsOf(baselines: LimitBaselines, subject: LimitSubject): { rp
   };
 }
 
-export function capacityLimited(): DomainError {
-  return new DomainError('rate_limited', 'The service is at capacity; retry shortly', { retryAfterSeconds: 1, reason: 'capacity_limited' });
+/** Which limit refused a request: the key's own, its account's, the whole gateway's, or the model's routes (upstream). */
+export type LimitedBy = 'key' | 'account' | 'gateway' | 'model';
+
+/** The limit behind each 429 reason (the `x-ratelimit-limited-by` header); reasons stay the stable codes. */
+export const LIMITED_BY: Readonly<Record<string, LimitedBy>> = {
+  rate_limited: 'key',
+  concurrency_limited: 'key',
+  account_concurrency_limited: 'account',
+  capacity_limited: 'gateway',
+  upstream_busy: 'model',
+  upstream_rate_limited: 'model',
+};
+
+/** A refusal by the limiter: the key's window as it stood, and the wait to the millisecond (`retry-after-ms`). */
+export class LimitRefusal extends DomainError {
+  constructor(
+    message: string,
+    reason: string,
+    readonly retryAfterMs: number,
+    readonly window: RequestWindow | undefined,
+  ) {
+    super('rate_limited', message, { retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)), reason });
+  }
 }
 
-export function accountConcurrencyLimited(limit: number): DomainError {
-  return new DomainError('rate_limited', `Too many concurrent requests for this account across its keys (limit ${limit})`, { retryAfterSeconds: 1, reason: 'account_concurrency_limited' });
+export function capacityLimited(window?: RequestWindow): LimitRefusal {
+  return new LimitRefusal('Gateway concurrency limit reached: the service is at capacity; retry shortly', 'capacity_limited', 1000, window);
 }
 
-export function concurrencyLimited(limit: number): DomainError {
-  return new DomainError('rate_limited', `Too many concurrent requests for this key (limit ${limit})`, { retryAfterSeconds: 1, reason: 'concurrency_limited' });
+export function accountConcurrencyLimited(limit: number, window?: RequestWindow): LimitRefusal {
+  return new LimitRefusal(`Account concurrency limit reached: too many concurrent requests for this account across its keys (limit ${limit})`, 'account_concurrency_limited', 1000, window);
+}
+
+export function concurrencyLimited(limit: number, window?: RequestWindow): LimitRefusal {
+  return new LimitRefusal(`Key concurrency limit reached: too many concurrent requests for this key (limit ${limit})`, 'concurrency_limited', 1000, window);
 }
 
 /** `freeInMs`: when the oldest request that counts against the window leaves it. */
-export function rateLimited(rpm: number, freeInMs: number): DomainError {
-  return new DomainError('rate_limited', `Rate limit of ${rpm} requests per minute reached for this key`, { retryAfterSeconds: Math.max(1, Math.ceil(freeInMs / 1000)), reason: 'rate_limited' });
+export function rateLimited(rpm: number, freeInMs: number, window?: RequestWindow, windowMs = WINDOW_MS): LimitRefusal {
+  const per = windowMs === WINDOW_MS ? 'minute' : `${windowMs / 1000} s`;
+  return new LimitRefusal(`Key rate limit reached: ${rpm} requests per ${per} for this key`, 'rate_limited', Math.max(1, Math.ceil(freeInMs)), window);
 }
 
 /**
  * Per-process request limits: a sliding one-minute log per key (exact: the 121st request inside any
- * 60 s is refused), and concurrency counters per key and overall. A refused request consumes nothing.
+ * 60 s is refused; the window's length is a setting), and concurrency counters per key and overall. A refused request consumes nothing.
  * Several processes share these through Redis (the scale-out capability).
  */
 export class Limiter implements RequestLimiter {
@@ -94,25 +139,40 @@ export class Limiter implements RequestLimiter {
   acquire(subject: LimitSubject): Slot {
     const { keyId, userId } = subject;
     const { rpm, concurrency, accountConcurrency } = limitsOf(this.baselines, subject);
-
-    if (this.global >= this.baselines.concurrentGlobal) throw capacityLimited();
-    const accountRunning = this.inFlightByAccount.get(userId) ?? 0;
-    if (accountRunning >= accountConcurrency) throw accountConcurrencyLimited(accountConcurrency);
-    const running = this.inFlight.get(keyId) ?? 0;
-    if (running >= concurrency) throw concurrencyLimited(concurrency);
     const now = this.now();
     const log = this.windowOf(keyId, now);
-    if (log.size >= rpm) throw rateLimited(rpm, log.nthNewest(rpm) + WINDOW_MS - now);
+
+    if (this.global >= this.baselines.concurrentGlobal) throw capacityLimited(this.seen(log, rpm, now));
+    const accountRunning = this.inFlightByAccount.get(userId) ?? 0;
+    if (accountRunning >= accountConcurrency) throw accountConcurrencyLimited(accountConcurrency, this.seen(log, rpm, now));
+    const running = this.inFlight.get(keyId) ?? 0;
+    if (running >= concurrency) throw concurrencyLimited(concurrency, this.seen(log, rpm, now));
+    const { windowMs } = this.baselines;
+    if (log.size >= rpm) throw rateLimited(rpm, log.nthNewest(rpm) + windowMs - now, this.seen(log, rpm, now), windowMs);
 
     log.add(now);
     this.inFlight.set(keyId, running + 1);
     this.inFlightByAccount.set(userId, accountRunning + 1);
     this.global += 1;
-    return slotFreedBy(() => {
-      this.global -= 1;
-      decrement(this.inFlight, keyId);
-      decrement(this.inFlightByAccount, userId);
-    });
+    return slotFreedBy(
+      () => {
+        this.global -= 1;
+        decrement(this.inFlight, keyId);
+        decrement(this.inFlightByAccount, userId);
+      },
+      // The newest time is this request's (or later, after a clock set back): the window is empty a window from it.
+      { limit: rpm, remaining: Math.max(0, rpm - log.size), resetMs: log.newest + windowMs - now },
+    );
+  }
+
+  peek(subject: LimitSubject): RequestWindow {
+    const now = this.now();
+    return this.seen(this.windowOf(subject.keyId, now), limitsOf(this.baselines, subject).rpm, now);
+  }
+
+  /** The key's window as it stands, for a refusal (nothing was counted). */
+  private seen(log: MinuteLog, rpm: number, now: number): RequestWindow {
+    return { limit: rpm, remaining: Math.max(0, rpm - log.size), resetMs: log.size ? Math.max(0, log.newest + this.baselines.windowMs - now) : 0 };
   }
 
   /** Slots held now, for /ready, metrics and tests. */
@@ -131,12 +191,12 @@ export class Limiter implements RequestLimiter {
       this.recent.set(keyId, log);
       if (this.recent.size > 50_000) this.sweep(now);
     }
-    log.expire(now - WINDOW_MS);
+    log.expire(now - this.baselines.windowMs);
     return log;
   }
 
   private sweep(now: number): void {
-    for (const [key, log] of this.recent) if (log.newest <= now - WINDOW_MS) this.recent.delete(key);
+    for (const [key, log] of this.recent) if (log.newest <= now - this.baselines.windowMs) this.recent.delete(key);
   }
 }
 

@@ -7,7 +7,7 @@ import type { AnswerCodec, StreamTranscoder } from './answer-codec.js';
 import { promptText, type CanonicalUsage } from './canonical.js';
 import type { ParsedRequest } from './formats/client-format.js';
 import type { ResponseSink } from './inference-call.js';
-import type { Slot } from './limits.js';
+import type { RequestWindow, Slot } from './limits.js';
 import { RoutedFailure, type Outcome } from './settlement.js';
 import { estimateTokens, SseSplitter } from './sse.js';
 import { imageOf, renderImage } from './openai-images.js';
@@ -43,6 +43,10 @@ export class SlotFreeingSink implements ResponseSink {
 
   setHeader(name: string, value: string): void {
     this.sink.setHeader(name, value);
+  }
+
+  limits(window: RequestWindow): void {
+    this.sink.limits(window);
   }
 
   startStream(): void {

@@ -9,10 +9,10 @@ import {
   Limiter,
   limitsOf,
   rateLimited,
-  WINDOW_MS,
   type LimitBaselines,
   type LimitSubject,
   type RequestLimiter,
+  type RequestWindow,
   type Slot,
   slotFreedBy,
 } from './limits.js';
@@ -23,23 +23,31 @@ import {
  * the per-key window holds the admission times of the last minute. A refusal changes nothing.
  * KEYS: window, key slots, account slots, global slots.
  * ARGV: window ms, rpm, per-key limit, per-account limit, global limit, lease ms, slot id.
- * Returns {0} admitted, {1} at capacity, {2} key concurrency, {3, ms until a window place frees}, {4} account concurrency.
+ * Returns {0, requests in the window with this one} admitted, or a refusal with the window as it stands:
+ * {code, requests in the window, ms until the window is empty[, ms until a place frees]}, code 1 at
+ * capacity, 2 key concurrency, 3 key rate (with the last figure), 4 account concurrency.
  */
 const ACQUIRE = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local window, rpm, perKey, perAccount, global, lease = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
-redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
-if redis.call('ZCARD', KEYS[4]) >= global then return {1} end
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
-if redis.call('ZCARD', KEYS[3]) >= perAccount then return {4} end
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-if redis.call('ZCARD', KEYS[2]) >= perKey then return {2} end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 local n = redis.call('ZCARD', KEYS[1])
+local function refused(code, extra)
+  local newest = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+  local reset = 0
+  if newest[2] then reset = math.max(0, tonumber(newest[2]) + window - now) end
+  return {code, n, reset, extra}
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
+if redis.call('ZCARD', KEYS[4]) >= global then return refused(1) end
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+if redis.call('ZCARD', KEYS[3]) >= perAccount then return refused(4) end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+if redis.call('ZCARD', KEYS[2]) >= perKey then return refused(2) end
 if n >= rpm then
   local oldest = redis.call('ZRANGE', KEYS[1], n - rpm, n - rpm, 'WITHSCORES')
-  return {3, tonumber(oldest[2]) + window - now}
+  return refused(3, tonumber(oldest[2]) + window - now)
 end
 redis.call('ZADD', KEYS[1], now, ARGV[7])
 redis.call('PEXPIRE', KEYS[1], window)
@@ -48,7 +56,7 @@ redis.call('PEXPIRE', KEYS[2], lease * 2)
 redis.call('ZADD', KEYS[3], now + lease, ARGV[7])
 redis.call('PEXPIRE', KEYS[3], lease * 2)
 redis.call('ZADD', KEYS[4], now + lease, ARGV[7])
-return {0}
+return {0, n + 1}
 `;
 
 /** KEYS: global slots, then per slot its key-slot and account-slot sets. ARGV: lease ms, then the slot ids in the same order. */
@@ -66,7 +74,19 @@ end
 return #ARGV - 1
 `;
 
+/** KEYS: window. ARGV: window ms. Returns {requests in the window, ms until it is empty}; counts nothing. */
+const PEEK = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local window = tonumber(ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local newest = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+if not newest[2] then return {0, 0} end
+return {redis.call('ZCARD', KEYS[1]), math.max(0, tonumber(newest[2]) + window - now)}
+`;
+
 type Scripted = {
+  baikalPeek(window: string, windowMs: number): Promise<number[]>;
   baikalAcquire(window: string, keySlots: string, accountSlots: string, globalSlots: string, ...args: (string | number)[]): Promise<number[]>;
   baikalRenew(...keysAndArgs: (string | number)[]): Promise<number>;
 };
@@ -100,6 +120,7 @@ export class SharedLimiter implements RequestLimiter {
     const redis = shared.command;
     redis.defineCommand('baikalAcquire', { numberOfKeys: 4, lua: ACQUIRE });
     redis.defineCommand('baikalRenew', { lua: RENEW });
+    redis.defineCommand('baikalPeek', { numberOfKeys: 1, lua: PEEK });
     this.renewTimer = setInterval(() => void this.renew(), Math.max(100, Math.floor(options.leaseMs / 3))).unref();
   }
 
@@ -110,6 +131,7 @@ export class SharedLimiter implements RequestLimiter {
   async acquire(subject: LimitSubject): Promise<Slot> {
     const { keyId, userId } = subject;
     const { rpm, concurrency, accountConcurrency } = limitsOf(this.baselines, subject);
+    const { windowMs } = this.baselines;
     const slotId = randomUUID();
     let verdict: number[];
     try {
@@ -119,7 +141,7 @@ export class SharedLimiter implements RequestLimiter {
         this.name('slots', keyId),
         this.name('account-slots', userId),
         this.name('slots'),
-        WINDOW_MS,
+        windowMs,
         rpm,
         concurrency,
         accountConcurrency,
@@ -130,19 +152,17 @@ export class SharedLimiter implements RequestLimiter {
     } catch {
       return this.acquireLocally(subject);
     }
-    switch (verdict[0]) {
-      case 0:
-        break;
-      case 1:
-        throw capacityLimited();
-      case 2:
-        throw concurrencyLimited(concurrency);
-      case 4:
-        throw accountConcurrencyLimited(accountConcurrency);
-      default:
-        throw rateLimited(rpm, verdict[1] ?? WINDOW_MS);
+    const [code, counted = 0, resetMs = 0, freeInMs] = verdict;
+    if (code !== 0) {
+      const seen = { limit: rpm, remaining: Math.max(0, rpm - counted), resetMs };
+      if (code === 1) throw capacityLimited(seen);
+      if (code === 2) throw concurrencyLimited(concurrency, seen);
+      if (code === 4) throw accountConcurrencyLimited(accountConcurrency, seen);
+      throw rateLimited(rpm, freeInMs ?? windowMs, seen, windowMs);
     }
     this.live.set(slotId, { keyId, userId });
+    // This request is the window's newest: it is empty a window from now.
+    const window = { limit: rpm, remaining: Math.max(0, rpm - counted), resetMs: windowMs };
     return slotFreedBy(() => {
       this.live.delete(slotId);
       // If Redis cannot take it now, the lease runs out by itself.
@@ -153,7 +173,14 @@ export class SharedLimiter implements RequestLimiter {
         .zrem(this.name('slots'), slotId)
         .exec()
         .catch(() => {});
-    });
+    }, window);
+  }
+
+  async peek(subject: LimitSubject): Promise<RequestWindow> {
+    if (!this.shared.healthy) return this.local.peek(subject);
+    const { rpm } = limitsOf(this.baselines, subject);
+    const [counted = 0, resetMs = 0] = await this.scripts.baikalPeek(this.name('window', subject.keyId), this.baselines.windowMs);
+    return { limit: rpm, remaining: Math.max(0, rpm - counted), resetMs };
   }
 
   close(): void {
@@ -166,7 +193,7 @@ export class SharedLimiter implements RequestLimiter {
     return slotFreedBy(() => {
       this.localCount -= 1;
       slot.release();
-    });
+    }, slot.window);
   }
 
   private async renew(): Promise<void> {

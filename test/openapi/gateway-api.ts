@@ -3986,6 +3986,12 @@ export interface operations {
             /** @description Completion object */
             200: {
                 headers: {
+                    /** @description The key’s requests per window (a minute by default) */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Requests left in the window after this one */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description How long until the window is empty again, as a Go duration (`1s`, `59.5s`, `1m0s`) */
+                    "x-ratelimit-reset-requests"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4005,6 +4011,27 @@ export interface operations {
             /** @description Validation failed: `detail` lists every issue as {loc, msg, type} */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description A limit refused the request: the key’s rate or concurrency, its account’s, the gateway’s, or the model’s routes (`x-ratelimit-limited-by`); retry after the announced wait */
+            429: {
+                headers: {
+                    /** @description The key’s requests per window (a minute by default) */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Requests left in the window after this one */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description How long until the window is empty again, as a Go duration (`1s`, `59.5s`, `1m0s`) */
+                    "x-ratelimit-reset-requests"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "retry-after"?: number;
+                    /** @description Milliseconds to wait before retrying (the official SDKs read it first) */
+                    "retry-after-ms"?: number;
+                    /** @description Which limit refused the request */
+                    "x-ratelimit-limited-by"?: "key" | "account" | "gateway" | "model";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4038,6 +4065,12 @@ export interface operations {
             /** @description Response */
             200: {
                 headers: {
+                    /** @description The key’s requests per window (a minute by default) */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Requests left in the window after this one */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description How long until the window is empty again, as a Go duration (`1s`, `59.5s`, `1m0s`) */
+                    "x-ratelimit-reset-requests"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4057,6 +4090,27 @@ export interface operations {
             /** @description Validation failed: `detail` lists every issue as {loc, msg, type} */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description A limit refused the request: the key’s rate or concurrency, its account’s, the gateway’s, or the model’s routes (`x-ratelimit-limited-by`); retry after the announced wait */
+            429: {
+                headers: {
+                    /** @description The key’s requests per window (a minute by default) */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Requests left in the window after this one */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description How long until the window is empty again, as a Go duration (`1s`, `59.5s`, `1m0s`) */
+                    "x-ratelimit-reset-requests"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "retry-after"?: number;
+                    /** @description Milliseconds to wait before retrying (the official SDKs read it first) */
+                    "retry-after-ms"?: number;
+                    /** @description Which limit refused the request */
+                    "x-ratelimit-limited-by"?: "key" | "account" | "gateway" | "model";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4249,6 +4303,12 @@ export interface operations {
             /** @description Message */
             200: {
                 headers: {
+                    /** @description The key’s requests per window (a minute by default) */
+                    "anthropic-ratelimit-requests-limit"?: number;
+                    /** @description Requests left in the window after this one */
+                    "anthropic-ratelimit-requests-remaining"?: number;
+                    /** @description When the window is empty again (RFC 3339) */
+                    "anthropic-ratelimit-requests-reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4268,6 +4328,27 @@ export interface operations {
             /** @description Validation failed: `detail` lists every issue as {loc, msg, type} */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicError"];
+                };
+            };
+            /** @description A limit refused the request: the key’s rate or concurrency, its account’s, the gateway’s, or the model’s routes (`x-ratelimit-limited-by`); retry after the announced wait */
+            429: {
+                headers: {
+                    /** @description The key’s requests per window (a minute by default) */
+                    "anthropic-ratelimit-requests-limit"?: number;
+                    /** @description Requests left in the window after this one */
+                    "anthropic-ratelimit-requests-remaining"?: number;
+                    /** @description When the window is empty again (RFC 3339) */
+                    "anthropic-ratelimit-requests-reset"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "retry-after"?: number;
+                    /** @description Milliseconds to wait before retrying (the official SDKs read it first) */
+                    "retry-after-ms"?: number;
+                    /** @description Which limit refused the request */
+                    "x-ratelimit-limited-by"?: "key" | "account" | "gateway" | "model";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4376,6 +4457,12 @@ export interface operations {
             /** @description The image */
             200: {
                 headers: {
+                    /** @description The key’s requests per window (a minute by default) */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Requests left in the window after this one */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description How long until the window is empty again, as a Go duration (`1s`, `59.5s`, `1m0s`) */
+                    "x-ratelimit-reset-requests"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4394,6 +4481,27 @@ export interface operations {
             /** @description Validation failed: `detail` lists every issue as {loc, msg, type} */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description A limit refused the request: the key’s rate or concurrency, its account’s, the gateway’s, or the model’s routes (`x-ratelimit-limited-by`); retry after the announced wait */
+            429: {
+                headers: {
+                    /** @description The key’s requests per window (a minute by default) */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Requests left in the window after this one */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description How long until the window is empty again, as a Go duration (`1s`, `59.5s`, `1m0s`) */
+                    "x-ratelimit-reset-requests"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "retry-after"?: number;
+                    /** @description Milliseconds to wait before retrying (the official SDKs read it first) */
+                    "retry-after-ms"?: number;
+                    /** @description Which limit refused the request */
+                    "x-ratelimit-limited-by"?: "key" | "account" | "gateway" | "model";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4428,6 +4536,12 @@ export interface operations {
             /** @description Queued */
             201: {
                 headers: {
+                    /** @description The key’s requests per window (a minute by default) */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Requests left in the window after this one */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description How long until the window is empty again, as a Go duration (`1s`, `59.5s`, `1m0s`) */
+                    "x-ratelimit-reset-requests"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4446,6 +4560,27 @@ export interface operations {
             /** @description Validation failed: `detail` lists every issue as {loc, msg, type} */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description A limit refused the request: the key’s rate or concurrency, its account’s, the gateway’s, or the model’s routes (`x-ratelimit-limited-by`); retry after the announced wait */
+            429: {
+                headers: {
+                    /** @description The key’s requests per window (a minute by default) */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Requests left in the window after this one */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description How long until the window is empty again, as a Go duration (`1s`, `59.5s`, `1m0s`) */
+                    "x-ratelimit-reset-requests"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "retry-after"?: number;
+                    /** @description Milliseconds to wait before retrying (the official SDKs read it first) */
+                    "retry-after-ms"?: number;
+                    /** @description Which limit refused the request */
+                    "x-ratelimit-limited-by"?: "key" | "account" | "gateway" | "model";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4674,6 +4809,12 @@ export interface operations {
             /** @description Completion object */
             200: {
                 headers: {
+                    /** @description The key’s requests per window (a minute by default) */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Requests left in the window after this one */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description How long until the window is empty again, as a Go duration (`1s`, `59.5s`, `1m0s`) */
+                    "x-ratelimit-reset-requests"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4693,6 +4834,27 @@ export interface operations {
             /** @description Validation failed: `detail` lists every issue as {loc, msg, type} */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description A limit refused the request: the key’s rate or concurrency, its account’s, the gateway’s, or the model’s routes (`x-ratelimit-limited-by`); retry after the announced wait */
+            429: {
+                headers: {
+                    /** @description The key’s requests per window (a minute by default) */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Requests left in the window after this one */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description How long until the window is empty again, as a Go duration (`1s`, `59.5s`, `1m0s`) */
+                    "x-ratelimit-reset-requests"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "retry-after"?: number;
+                    /** @description Milliseconds to wait before retrying (the official SDKs read it first) */
+                    "retry-after-ms"?: number;
+                    /** @description Which limit refused the request */
+                    "x-ratelimit-limited-by"?: "key" | "account" | "gateway" | "model";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4726,6 +4888,12 @@ export interface operations {
             /** @description Response */
             200: {
                 headers: {
+                    /** @description The key’s requests per window (a minute by default) */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Requests left in the window after this one */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description How long until the window is empty again, as a Go duration (`1s`, `59.5s`, `1m0s`) */
+                    "x-ratelimit-reset-requests"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4745,6 +4913,27 @@ export interface operations {
             /** @description Validation failed: `detail` lists every issue as {loc, msg, type} */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description A limit refused the request: the key’s rate or concurrency, its account’s, the gateway’s, or the model’s routes (`x-ratelimit-limited-by`); retry after the announced wait */
+            429: {
+                headers: {
+                    /** @description The key’s requests per window (a minute by default) */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Requests left in the window after this one */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description How long until the window is empty again, as a Go duration (`1s`, `59.5s`, `1m0s`) */
+                    "x-ratelimit-reset-requests"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "retry-after"?: number;
+                    /** @description Milliseconds to wait before retrying (the official SDKs read it first) */
+                    "retry-after-ms"?: number;
+                    /** @description Which limit refused the request */
+                    "x-ratelimit-limited-by"?: "key" | "account" | "gateway" | "model";
                     [name: string]: unknown;
                 };
                 content: {

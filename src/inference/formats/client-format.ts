@@ -80,8 +80,13 @@ export interface RewrittenAnswer {
   deliveredText: string;
 }
 
+/** Whose rate-limit headers a format's clients read: OpenAI's `x-ratelimit-*` or Anthropic's `anthropic-ratelimit-*`. */
+export type RateLimitHeaderStyle = 'openai' | 'anthropic';
+
 /** The error bodies a format's clients read: their SDKs understand errors in their own shape only. */
 export interface ErrorShape {
+  /** The names its clients read the key's request limits under (on every answer, refusals included). */
+  rateLimitHeaders: RateLimitHeaderStyle;
   /** A refused request: our own words and stable code (the error's reason); on a 422 also SPEC.md's `detail`. */
   refused(error: DomainError): object;
   /** The gateway is not serving yet or any more (starting, restarting): `detail` and `code` say which. */

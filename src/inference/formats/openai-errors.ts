@@ -36,6 +36,7 @@ function openAiTypeOf(code: ErrorCode): string {
  * validation shape (`detail: [{loc, msg, type}]`), so both OpenAI clients and clients of the spec read it.
  */
 export const OPENAI_ERRORS: ErrorShape = {
+  rateLimitHeaders: 'openai',
   refused(error: DomainError): object {
     const first = error.issues[0];
     return {

@@ -43,6 +43,7 @@ export function errorBody(type: MessagesErrorType, message: string): { type: 'er
  * `code` beside them (and SPEC.md's `detail` on a 422). Messages clients read errors only in this shape.
  */
 export const MESSAGES_ERRORS: ErrorShape = {
+  rateLimitHeaders: 'anthropic',
   refused(error: DomainError): object {
     const first = error.issues[0];
     return {
