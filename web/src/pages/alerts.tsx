@@ -161,6 +161,7 @@ function Channels({ value, onChange, error }: { value: Channel[]; onChange(chann
   const toggle = (channel: Channel, on: boolean) => onChange(on ? [...value.filter((c) => c !== channel), channel] : value.filter((c) => c !== channel));
   return (
     <fieldset className="channels">
+      <legend>{t('alerts.channels')}</legend>
       {(['email', 'messenger'] as const).map((channel) => (
         <label key={channel} className="check">
           <input type="checkbox" checked={value.includes(channel)} onChange={(e) => toggle(channel, e.target.checked)} aria-invalid={error ? true : undefined} /> {t(`alerts.${channel}`)}
