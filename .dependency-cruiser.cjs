@@ -19,7 +19,6 @@ const LAYERS = [
   { name: 'account features', paths: ['^src/payments/', '^src/usage/', '^src/status/', '^src/announcements/', '^src/events/alerts/', '^src/events/webhooks/'] },
   { name: 'inference', paths: ['^src/inference/'] },
   { name: 'video', paths: ['^src/video/'] },
-  { name: 'alerts', paths: ['^src/events/alerts/'] },
   { name: 'configuration', paths: ['^src/config\\.ts$'] },
   { name: 'the database', paths: ['^src/(db/|(entities|mikro-orm\\.config)\\.ts$)'] },
   { name: 'the service registry', paths: ['^src/services\\.ts$'] },
