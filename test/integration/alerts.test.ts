@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { startGateway } from '../../src/server.js';
 import { createLogger } from '../../src/shared/logging.js';
+import type { UsageRecord } from '../../src/usage/usage-recorder.js';
 import { useAlertsGateway } from '../helpers/alerts.js';
 import { newAdmin } from '../helpers/accounts.js';
 import { http } from '../helpers/clients.js';
@@ -28,10 +29,23 @@ async function settle() {
   await gw.services.alerts.evaluator.idle();
 }
 
-/** A usage debit through the ledger (what a usage batch commits), optionally of a key. */
+/** A billed request through the usage recorder's write path (event, ledger debit, rollup; then the hub), optionally of a key. */
 async function spend(account: Account, usd: string, apiKeyId: string | null = null) {
-  await gw.services.billing.post({ userId: account.userId, amountUsd: `-${usd}`, kind: 'usage', apiKeyId, idempotencyKey: `test-usage:${randomUUID()}` });
+  gw.services.usage.record(usageRecord(account.userId, usd, apiKeyId));
+  await gw.services.usage.flush();
   await settle();
+}
+
+function usageRecord(userId: string, amountUsd: string, apiKeyId: string | null): UsageRecord {
+  const now = new Date();
+  return {
+    id: randomUUID(), userId, apiKeyId, requestId: `req-${randomUUID()}`, clientSurface: 'api', createdAt: now, completedAt: now,
+    providerFamily: 'family_a', routeGroup: 'cheap', routeGroupLabel: 'Cheap', endpoint: '/v1/chat/completions', model: 'gen-5.6-luna',
+    status: 'success', errorCode: null, latencyMs: 12, promptTokens: 10, completionTokens: 5, cacheReadTokens: null,
+    cacheWriteTokens: null, totalTokens: 15, cacheHitRatio: null, publicInputUsdPer1m: '0.016', publicOutputUsdPer1m: '0.04',
+    publicCacheReadUsdPer1m: null, publicCacheWriteUsdPer1m: null, publicRequestUsdPerGeneration: null, amountUsd,
+    officialCostUsd: null, savedUsd: null, upstreamId: null,
+  };
 }
 
 async function topUp(account: Account, usd: string) {

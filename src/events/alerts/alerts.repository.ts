@@ -4,8 +4,10 @@ import type { AlertChannel, AlertKind, AlertLanguage, AlertRule } from './alerts
 
 /**
  * The alert tables (alert_settings, alert_rules, alert_crossings) and the one read an evaluation makes. It also
- * reads, never writes, what an alert is about: the account's balances and contacts (users), its keys' caps
- * (api_keys) and its spending (the ledger's usage rows, as admission counts a key's month).
+ * reads, never writes, what an alert is about: the account's balances and contacts (users), today's spend from the
+ * usage rollups (usage_hourly: at most a row per hour and model, however busy the account), and its capped keys'
+ * month spend from the ledger's usage rows, as admission counts it (transactions_key_month_idx; a range that grows
+ * with the key's batches this month, read only for accounts with a key-share rule).
  */
 
 const USAGE_KIND_LIST = USAGE_KINDS.map((k) => `'${k}'`).join(',');
@@ -119,8 +121,7 @@ export async function snapshot(em: EntityManager, userId: string): Promise<Alert
             to_char(now() at time zone 'utc', 'YYYY-MM-DD') as day,
             to_char(now() at time zone 'utc', 'YYYY-MM') as month,
             case when exists (select 1 from alert_rules r where r.user_id = u.id and r.kind = 'spend_today_above') then
-              (select coalesce(-sum(t.amount_usd), 0) from transactions t
-                where t.user_id = u.id and t.kind in (${USAGE_KIND_LIST}) and t.created_at >= ${DAY_START})::text end as spent_today,
+              (select coalesce(sum(h.spend_usd), 0) from usage_hourly h where h.user_id = u.id and h.hour >= ${DAY_START})::text end as spent_today,
             (select coalesce(json_agg(json_build_object('kind', r.kind, 'keyId', r.key_id, 'threshold', r.threshold::text, 'channels', r.channels)), '[]')
                from alert_rules r where r.user_id = u.id) as rules,
             (select coalesce(json_agg(json_build_object('subject', c.subject, 'period', c.period)), '[]')
