@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { TRPCClientError } from '@trpc/client';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { startGateway } from '../../src/server.js';
@@ -6,7 +7,7 @@ import { createLogger } from '../../src/shared/logging.js';
 import type { UsageRecord } from '../../src/usage/usage-recorder.js';
 import { useAlertsGateway } from '../helpers/alerts.js';
 import { newAdmin } from '../helpers/accounts.js';
-import { http } from '../helpers/clients.js';
+import { http, trpcClient } from '../helpers/clients.js';
 import { sleep } from '../helpers/identity.js';
 
 const { gw, env, gql, alertAccount, received } = useAlertsGateway();
@@ -95,6 +96,17 @@ describe('alert settings', () => {
     expect(await refused({ balanceBelow: { amountUsd: '1', channels: BOTH } })).toEqual([expect.objectContaining({ loc: ['balanceBelow', 'channels'], type: 'channel_unavailable' })]);
     // Nothing refused was saved.
     expect((await gql(account.token, `{ alertSettings { language balanceBelow { amountUsd } emailVerified messengerLinked } }`)).data.alertSettings).toEqual({ language: 'ru', balanceBelow: { amountUsd: '5.5' }, emailVerified: false, messengerLinked: false });
+  });
+
+  it('are served the same by tRPC', async () => {
+    const account = await alertAccount();
+    const client = trpcClient(gw.url, account.token);
+    const saved = await client.alerts.update.mutate({ language: 'en', spendTodayAbove: { amountUsd: '3', channels: ['messenger'] } });
+    expect(saved).toMatchObject({ language: 'en', spendTodayAbove: { amountUsd: '3', channels: ['messenger'] }, keyCapShares: [] });
+    expect(await client.alerts.settings.query()).toEqual(saved);
+    const refused = await client.alerts.update.mutate({ keyCapShares: [{ percent: 150, channels: ['email'] }] }).catch((error: unknown) => error as TRPCClientError<any>);
+    expect(refused).toBeInstanceOf(TRPCClientError);
+    expect((refused as TRPCClientError<any>).data).toMatchObject({ code: 'UNPROCESSABLE_CONTENT', issues: [{ loc: ['keyCapShares', 0, 'percent'] }] });
   });
 
   it('are the signed-in account’s only', async () => {
