@@ -135,6 +135,12 @@ describe.each(['en', 'ru'] as const)('threshold alerts fire once per crossing (%
     await spend(account, '10');
     const second = await waitForAlerts(account, 2);
     expect(second!.text).toContain(language === 'en' ? '$4.4987655' : '4,4987655\u00a0$');
+    // A raised amount the balance is below is a new crossing; saving the same rule again is not.
+    await setAlerts(account, { language, balanceBelow: { amountUsd: '20', channels: BOTH } });
+    expect((await waitForAlerts(account, 3))!.subject).toContain(language === 'en' ? '$20.00' : '20,00\u00a0$');
+    await setAlerts(account, { language, balanceBelow: { amountUsd: '20', channels: BOTH } });
+    await settle();
+    expectAlerts(account, 3);
   });
 
   it('spend today above: once a UTC day', async () => {

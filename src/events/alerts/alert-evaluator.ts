@@ -21,7 +21,10 @@ export type OnFired = (tx: EntityManager, userId: string, alert: FiredAlert) => 
 /** One thing a rule watches, as this evaluation sees it. */
 interface Candidate {
   subject: string;
-  /** The crossing counts once per period: always 'on' for the balance, the UTC day, the month and cap of a key. */
+  /**
+   * The crossing counts once per period, which names the threshold too (a changed threshold is a new crossing):
+   * the balance's amount, the UTC day and amount for spend, the month, cap and percent for a key.
+   */
   period: string;
   over: boolean;
   rule: AlertRule;
@@ -35,10 +38,10 @@ export function candidatesOf(s: AlertSnapshot): Candidate[] {
   for (const rule of s.rules) {
     const threshold = rule.threshold ?? '0';
     if (rule.kind === 'balance_below') {
-      out.push({ subject: 'balance_below', period: 'on', over: balance.lessThan(threshold), rule, alert: { kind: 'balance_below', thresholdUsd: threshold, balanceUsd: s.balanceUsd } });
+      out.push({ subject: 'balance_below', period: money(threshold).toFixed(), over: balance.lessThan(threshold), rule, alert: { kind: 'balance_below', thresholdUsd: threshold, balanceUsd: s.balanceUsd } });
     } else if (rule.kind === 'spend_today_above' && s.spentTodayUsd !== null) {
       const spent = s.spentTodayUsd;
-      out.push({ subject: 'spend_today_above', period: s.day, over: money(spent).greaterThan(threshold), rule, alert: { kind: 'spend_today_above', thresholdUsd: threshold, spentUsd: spent, day: s.day } });
+      out.push({ subject: 'spend_today_above', period: `${s.day}:${money(threshold).toFixed()}`, over: money(spent).greaterThan(threshold), rule, alert: { kind: 'spend_today_above', thresholdUsd: threshold, spentUsd: spent, day: s.day } });
     }
   }
   const shareRules = s.rules.filter((rule) => rule.kind === 'key_cap_share');
@@ -51,7 +54,7 @@ export function candidatesOf(s: AlertSnapshot): Candidate[] {
     out.push({
       subject: `key_cap_share:${key.id}`,
       // A new month, or a changed cap, starts over.
-      period: `${s.month}:${money(key.capUsd).toFixed()}`,
+      period: `${s.month}:${money(key.capUsd).toFixed()}:${percent}`,
       over,
       rule,
       alert: { kind: 'key_cap_share', keyId: key.id, keyLabel: key.label, percent, spentUsd: key.spentUsd, capUsd: money(key.capUsd).toFixed() },

@@ -87,6 +87,11 @@ export async function replaceRules(tx: EntityManager, userId: string, language: 
     [userId, language],
   );
   await tx.execute('delete from alert_rules where user_id = ?', [userId]);
+  // A threshold rule turned off forgets its crossings: turned on again, it alerts on the value as it is then.
+  await tx.execute(
+    `delete from alert_crossings where user_id = ? and period <> 'once' and split_part(subject, ':', 1) <> all(array(select jsonb_array_elements_text(?::jsonb)))`,
+    [userId, JSON.stringify(rules.map((rule) => rule.kind))],
+  );
   for (const rule of rules) {
     await tx.execute('insert into alert_rules (user_id, kind, key_id, threshold, channels) values (?, ?, ?, ?, array(select jsonb_array_elements_text(?::jsonb)))', [
       userId,
