@@ -178,7 +178,7 @@ export function createServices(deps: ServiceDeps): Services {
 function accountEvents(deps: ServiceDeps, wallets: WalletStore) {
   const events = new AccountEventHub({ shared: deps.shared, log: deps.log });
   const publish = (userId: string, event: AccountEvent) => events.publish(userId, event);
-  const balanceEvents = new BalanceEvents({ orm: deps.orm, wallets, log: deps.log, publish });
+  const balanceEvents = new BalanceEvents({ orm: deps.orm, wallets, log: deps.log, publish, audible: (userId) => events.audible(userId) });
   const committed = (batch: CommittedBatch) => {
     announceUsage(events, batch, keyIdOfRecord);
     balanceEvents.announce(batch.ledger);

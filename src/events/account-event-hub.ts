@@ -82,7 +82,12 @@ export class AccountEventHub {
   constructor(private readonly deps: { shared?: SharedState; log: Logger }) {}
 
   publish(userId: string, event: AccountEvent): void {
-    this.publishJson(userId, event.kind, JSON.stringify(event));
+    this.publishJson(userId, event.kind, () => JSON.stringify(event));
+  }
+
+  /** Whether an event of this account may be heard (a subscriber here, other processes, or a listener of commits). */
+  audible(userId: string): boolean {
+    return this.listeners.has(userId) || this.deps.shared !== undefined || this.publishedListeners.size > 0;
   }
 
   /**
