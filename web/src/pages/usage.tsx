@@ -88,7 +88,7 @@ function csvCell(value: unknown): string {
 }
 
 export function Usage() {
-  const { t } = useI18n();
+  const { t, count } = useI18n();
   const client = useClient();
   const [draft, setDraft] = useState<Filters>({ from: '', to: '', model: '', group: '', status: '', providerFamily: '' });
   const [filters, setFilters] = useState<Filters>(draft);
@@ -141,7 +141,7 @@ export function Usage() {
           <div className="row">
             <Button type="submit">{t('usage.apply')}</Button>
             <Button kind="secondary" onClick={exportCsv} busy={exporting !== null}>
-              {exporting !== null ? t('usage.exporting', { count: exporting }) : t('usage.export')}
+              {exporting !== null ? t('usage.exporting', { rows: count('row', exporting) }) : t('usage.export')}
             </Button>
           </div>
         </form>
