@@ -80,6 +80,8 @@ type Documents = {
     "\n  subscription ServiceStatusChanged {\n    serviceStatusChanged {\n      groupId\n      modelId\n      status\n      observedAt\n    }\n  }\n": typeof types.ServiceStatusChangedDocument,
     "\n  query Usage($from: DateTimeISO, $to: DateTimeISO, $model: String, $group: String, $status: String, $providerFamily: String, $limit: Int) {\n    usage(from: $from, to: $to, model: $model, group: $group, status: $status, providerFamily: $providerFamily, limit: $limit) {\n      id\n      routeGroup\n      ...UsageEventFields\n    }\n  }\n": typeof types.UsageDocument,
     "\n  fragment UsageEventFields on UsageEvent {\n    requestId\n    createdAt\n    completedAt\n    model\n    providerFamily\n    routeGroupLabel\n    status\n    endpoint\n    clientSurface\n    promptTokens\n    completionTokens\n    totalTokens\n    cacheReadTokens\n    cacheWriteTokens\n    cacheHitRatio\n    amountUsd\n    officialCostUsd\n    savedUsd\n    latencyMs\n    errorCode\n    apiKey {\n      id\n      label\n    }\n  }\n": typeof types.UsageEventFieldsFragmentDoc,
+    "\n  subscription UsageLive {\n    usageRecorded {\n      events {\n        id\n        routeGroup\n        ...UsageEventFields\n      }\n    }\n  }\n": typeof types.UsageLiveDocument,
+    "\n  query UsageCatalog {\n    catalogModels {\n      id\n      label\n      family\n      groups {\n        id\n        label\n      }\n    }\n  }\n": typeof types.UsageCatalogDocument,
     "\n  query UsageEvent($requestId: ID!) {\n    usageEvent(requestId: $requestId) {\n      ...UsageEventFields\n    }\n  }\n": typeof types.UsageEventDocument,
     "\n  query VideoTasks {\n    videoTasks(limit: 20) {\n      ...VideoTaskFields\n    }\n  }\n": typeof types.VideoTasksDocument,
     "\n  fragment VideoTaskFields on VideoTask {\n    id\n    model\n    status\n    progress\n    seconds\n    createdAt\n    completedAt\n    playbackUrl\n    error {\n      code\n      message\n    }\n  }\n": typeof types.VideoTaskFieldsFragmentDoc,
@@ -153,6 +155,8 @@ const documents: Documents = {
     "\n  subscription ServiceStatusChanged {\n    serviceStatusChanged {\n      groupId\n      modelId\n      status\n      observedAt\n    }\n  }\n": types.ServiceStatusChangedDocument,
     "\n  query Usage($from: DateTimeISO, $to: DateTimeISO, $model: String, $group: String, $status: String, $providerFamily: String, $limit: Int) {\n    usage(from: $from, to: $to, model: $model, group: $group, status: $status, providerFamily: $providerFamily, limit: $limit) {\n      id\n      routeGroup\n      ...UsageEventFields\n    }\n  }\n": types.UsageDocument,
     "\n  fragment UsageEventFields on UsageEvent {\n    requestId\n    createdAt\n    completedAt\n    model\n    providerFamily\n    routeGroupLabel\n    status\n    endpoint\n    clientSurface\n    promptTokens\n    completionTokens\n    totalTokens\n    cacheReadTokens\n    cacheWriteTokens\n    cacheHitRatio\n    amountUsd\n    officialCostUsd\n    savedUsd\n    latencyMs\n    errorCode\n    apiKey {\n      id\n      label\n    }\n  }\n": types.UsageEventFieldsFragmentDoc,
+    "\n  subscription UsageLive {\n    usageRecorded {\n      events {\n        id\n        routeGroup\n        ...UsageEventFields\n      }\n    }\n  }\n": types.UsageLiveDocument,
+    "\n  query UsageCatalog {\n    catalogModels {\n      id\n      label\n      family\n      groups {\n        id\n        label\n      }\n    }\n  }\n": types.UsageCatalogDocument,
     "\n  query UsageEvent($requestId: ID!) {\n    usageEvent(requestId: $requestId) {\n      ...UsageEventFields\n    }\n  }\n": types.UsageEventDocument,
     "\n  query VideoTasks {\n    videoTasks(limit: 20) {\n      ...VideoTaskFields\n    }\n  }\n": types.VideoTasksDocument,
     "\n  fragment VideoTaskFields on VideoTask {\n    id\n    model\n    status\n    progress\n    seconds\n    createdAt\n    completedAt\n    playbackUrl\n    error {\n      code\n      message\n    }\n  }\n": types.VideoTaskFieldsFragmentDoc,
@@ -438,6 +442,14 @@ export function graphql(source: "\n  query Usage($from: DateTimeISO, $to: DateTi
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  fragment UsageEventFields on UsageEvent {\n    requestId\n    createdAt\n    completedAt\n    model\n    providerFamily\n    routeGroupLabel\n    status\n    endpoint\n    clientSurface\n    promptTokens\n    completionTokens\n    totalTokens\n    cacheReadTokens\n    cacheWriteTokens\n    cacheHitRatio\n    amountUsd\n    officialCostUsd\n    savedUsd\n    latencyMs\n    errorCode\n    apiKey {\n      id\n      label\n    }\n  }\n"): (typeof documents)["\n  fragment UsageEventFields on UsageEvent {\n    requestId\n    createdAt\n    completedAt\n    model\n    providerFamily\n    routeGroupLabel\n    status\n    endpoint\n    clientSurface\n    promptTokens\n    completionTokens\n    totalTokens\n    cacheReadTokens\n    cacheWriteTokens\n    cacheHitRatio\n    amountUsd\n    officialCostUsd\n    savedUsd\n    latencyMs\n    errorCode\n    apiKey {\n      id\n      label\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription UsageLive {\n    usageRecorded {\n      events {\n        id\n        routeGroup\n        ...UsageEventFields\n      }\n    }\n  }\n"): (typeof documents)["\n  subscription UsageLive {\n    usageRecorded {\n      events {\n        id\n        routeGroup\n        ...UsageEventFields\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query UsageCatalog {\n    catalogModels {\n      id\n      label\n      family\n      groups {\n        id\n        label\n      }\n    }\n  }\n"): (typeof documents)["\n  query UsageCatalog {\n    catalogModels {\n      id\n      label\n      family\n      groups {\n        id\n        label\n      }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
