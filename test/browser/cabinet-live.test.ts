@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerBalance } from '../helpers/accounts.js';
 import { launchChromium, requireChromium } from '../helpers/browser.js';
 import { http } from '../helpers/clients.js';
+import { startTcpForwarder } from '../helpers/tcp-forwarder.js';
 import { apiAccount, createKey, processAdmin, requestId, setKeyLimits, startInferenceStack, usageEventOf, type ApiAccount, type InferenceStack } from '../helpers/inference.js';
 
 /**
@@ -158,6 +159,28 @@ describe('the live cabinet in Chromium', () => {
     await page.getByRole('button', { name: 'Apply' }).click();
     await expect.poll(() => rows.count()).toBe(await stored());
     expect(problems).toEqual([]);
+  }, 60_000);
+
+  it('after the socket drops, it reconnects and the dashboard reads its snapshot again (what was billed meanwhile shows)', async () => {
+    // The page reaches the gateway through a forwarder the test can cut (the session cookie is per host, not port).
+    const link = await startTcpForwarder({ port: Number(new URL(stack.url).port) });
+    const tab = await context.newPage();
+    try {
+      await tab.goto(`${link.urlFor(stack.url)}app/dashboard`);
+      await tab.getByTestId('available').waitFor();
+      const shown = Number(/\d+/.exec((await tab.getByTestId('today-requests').textContent())!)![0]);
+      link.cut('reset');
+      // Billed while the socket is down: its event reaches no one.
+      const missed = await chat();
+      await usageEventOf(stack, missed.id, 10_000);
+      expect((await ledger()).requests).toBe(shown + 1);
+      link.restore();
+      await expect.poll(() => tab.getByTestId('today-requests').textContent(), { timeout: 30_000 }).toBe(`${shown + 1} requests`);
+      expect(await tab.getByTestId('today-spend').textContent()).toBe(formatExpected((await ledger()).spend));
+    } finally {
+      await tab.close();
+      await link.close();
+    }
   }, 60_000);
 });
 
