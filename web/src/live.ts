@@ -5,13 +5,24 @@ import { addDecimal } from './decimal.js';
 /**
  * The live pages' shared rules. A page shows a snapshot (a query) and moves it with subscription events; since
  * events sent while the socket was down (or before it first opened) are lost, the snapshot is read again each
- * time the socket (re)connects: `useSnapshotEpoch` counts those moments (and any the page adds with `renew`).
+ * time the socket (re)connects.
  */
-export function useSnapshotEpoch(): { epoch: number; renew(): void } {
-  const [epoch, setEpoch] = useState(0);
-  const renew = useCallback(() => setEpoch((value) => value + 1), []);
-  useEffect(() => onSocketConnected(renew), [renew]);
-  return { epoch, renew };
+
+/** Calls the latest `callback` on every socket (re)connect while the page is mounted. */
+export function useOnReconnect(callback: () => void): void {
+  const latest = useRef(callback);
+  latest.current = callback;
+  useEffect(() => onSocketConnected(() => latest.current()), []);
+}
+
+/** A snapshot's parameters, made by `make` at mount, again on every socket (re)connect and whenever the page calls `renew`. */
+export function useRenewed<T>(make: () => T): { value: T; renew(): void } {
+  const [value, setValue] = useState(make);
+  const latest = useRef(make);
+  latest.current = make;
+  const renew = useCallback(() => setValue(latest.current()), []);
+  useOnReconnect(renew);
+  return { value, renew };
 }
 
 /** `renew` once at `at` (a day's end: the page's "today" moves on with the clock, not with the next event). */

@@ -1,10 +1,10 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useQuery, useSubscription } from 'urql';
 import { BarChart } from '../chart.js';
 import { graphql } from '../gql/index.js';
 import type { DashboardQuery, DashboardQueryVariables } from '../gql/graphql.js';
 import { useI18n } from '../i18n.js';
-import { useLiveRequests, useRenewAt, useSnapshotEpoch, withLive } from '../live.js';
+import { useLiveRequests, useRenewAt, useRenewed, withLive } from '../live.js';
 import { Link } from '../router.js';
 import { Card, formatUsd, Loading, Money, Page } from '../ui.js';
 
@@ -99,8 +99,7 @@ function rangesAt(now: Date): DashboardQueryVariables {
  * request counts into the UTC day it was created in, so a batch from before midnight never counts into the new day).
  */
 function useLiveDashboard() {
-  const { epoch, renew } = useSnapshotEpoch();
-  const variables = useMemo(() => rangesAt(new Date()), [epoch]); // eslint-disable-line react-hooks/exhaustive-deps
+  const { value: variables, renew } = useRenewed(() => rangesAt(new Date()));
   const [result] = useQuery({ query: DashboardDocument, variables, requestPolicy: 'network-only' });
   // The last snapshot with the ranges it was read for: kept on screen while the next one loads.
   const [shown, setShown] = useState<{ data: DashboardQuery; ranges: DashboardQueryVariables } | null>(null);

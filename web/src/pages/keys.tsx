@@ -1,9 +1,10 @@
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useSubscription } from 'urql';
-import { describeError, onSocketConnected } from '../client.js';
+import { describeError } from '../client.js';
 import { graphql } from '../gql/index.js';
 import type { CreateKeyMutation, KeyEventType, KeysQuery } from '../gql/graphql.js';
 import { useI18n } from '../i18n.js';
+import { useOnReconnect } from '../live.js';
 import { useSession } from '../session.js';
 import { Badge, Button, Card, Code, CopyButton, Empty, Field, Loading, Money, Notice, Page, ProblemText, SelectField, TableHead } from '../ui.js';
 
@@ -145,7 +146,7 @@ type KeyAlert = { type: KeyEventType; limit: string | null; refused: number | nu
  * refuses requests gets a badge (the latest of each kind per key). Ends with the page.
  */
 function useKeyAlerts(reload: () => void): Record<string, KeyAlert[]> {
-  useEffect(() => onSocketConnected(reload), []); // eslint-disable-line react-hooks/exhaustive-deps
+  useOnReconnect(reload);
   const [live] = useSubscription({ query: KeyEventsDocument }, (known: Record<string, KeyAlert[]> = {}, { keyEvents: event }) => {
     if (event.type === 'CREATED' || event.type === 'REVOKED') {
       reload();

@@ -1,11 +1,10 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { useClient, useQuery, useSubscription } from 'urql';
-import { onSocketConnected } from '../client.js';
 import { addDecimal } from '../decimal.js';
 import { graphql } from '../gql/index.js';
 import type { UsageCatalogQuery, UsageQuery, UsageQueryVariables } from '../gql/graphql.js';
 import { useI18n } from '../i18n.js';
-import { mergeById } from '../live.js';
+import { mergeById, useOnReconnect } from '../live.js';
 import { Badge, Button, Card, Empty, Field, formatUsd, Loading, Money, Page, SelectField, TableHead, toneOf } from '../ui.js';
 
 const UsageDocument = graphql(`
@@ -134,7 +133,7 @@ function filterOptions(models: UsageCatalogQuery['catalogModels'], all: string):
  * socket (re)connect, since events sent while it was down are lost. Later pages stay as read.
  */
 function useLiveFirstPage(fetched: Event[], filters: Filters, firstPage: boolean, reload: () => void): Event[] {
-  useEffect(() => onSocketConnected(reload), []); // eslint-disable-line react-hooks/exhaustive-deps
+  useOnReconnect(reload);
   const [live] = useSubscription({ query: UsageLiveDocument }, (known: Event[] = [], event) => mergeById(known, event.usageRecorded.events, 1_000));
   return useMemo(() => {
     if (!firstPage || !live.data) return fetched;
