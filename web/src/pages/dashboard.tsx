@@ -4,7 +4,8 @@ import { BarChart } from '../chart.js';
 import { graphql } from '../gql/index.js';
 import type { DashboardQuery, DashboardQueryVariables } from '../gql/graphql.js';
 import { useI18n } from '../i18n.js';
-import { useLiveRequests, useRenewAt, useRenewed, withLive } from '../live.js';
+import { withLive } from '../live-totals.js';
+import { useLiveRequests, useRenewAt, useRenewed } from '../live.js';
 import { Link } from '../router.js';
 import { Card, formatUsd, Loading, Money, Page } from '../ui.js';
 

@@ -4,7 +4,8 @@ import { addDecimal } from '../decimal.js';
 import { graphql } from '../gql/index.js';
 import type { UsageCatalogQuery, UsageQuery, UsageQueryVariables } from '../gql/graphql.js';
 import { useI18n } from '../i18n.js';
-import { mergeById, useOnReconnect } from '../live.js';
+import { mergeById } from '../live-totals.js';
+import { useOnReconnect } from '../live.js';
 import { Badge, Button, Card, Empty, Field, formatUsd, Loading, Money, Page, SelectField, TableHead, toneOf } from '../ui.js';
 
 const UsageDocument = graphql(`
