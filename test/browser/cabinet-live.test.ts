@@ -121,8 +121,19 @@ describe('the live cabinet in Chromium', () => {
     await language('ru');
     await expect.poll(() => badge.textContent()).toMatch(/^Месячный лимит исчерпан · /);
     await language('en');
-    expect(await notReloaded()).toBe(true);
+
+    // A limit refusing requests (a fresh key's: the minute's window is its own): the badge names it and what it refused.
     await setKeyLimits(stack, admin, account.keyId, { monthlySpendCap: null });
+    const limited = await createKey(stack, account.token, { label: 'rate-limited' });
+    await setKeyLimits(stack, admin, limited.id, { rpmLimit: 2 });
+    const statuses = await Promise.all(Array.from({ length: 5 }, () => chat('gen-5.6-luna', limited.key)));
+    expect(statuses.filter((s) => s.status === 429)).toHaveLength(3);
+    const limitedBadge = page.locator(`tr[data-key-id="${limited.id}"] .badge`);
+    await limitedBadge.filter({ hasText: 'Refused by the requests-per-minute limit: 3 requests · ' }).waitFor({ timeout: 10_000 });
+    await language('ru');
+    await limitedBadge.filter({ hasText: 'Отказано (лимит запросов в минуту): 3 запроса · ' }).waitFor();
+    await language('en');
+    expect(await notReloaded()).toBe(true);
   }, 60_000);
 
   it('the usage filters are selects of the catalog’s models, groups and families; filtering by one works; new requests arrive on top', async () => {
@@ -138,7 +149,7 @@ describe('the live cabinet in Chromium', () => {
 
     const rows = page.locator('[data-testid=usage-table] tbody tr');
     const stored = async () => Number((await stack.db.query<{ n: string }>('select count(*)::text as n from usage_events where user_id = $1', [account.userId]))[0]!.n);
-    const before = await stored(); // the dashboard's five and the request the cap refused
+    const before = await stored(); // the dashboard's, and those the keys' limits refused or let through
     await expect.poll(() => rows.count()).toBe(before);
     // A request made now appears on top, live, and the totals move.
     const live = await chat();
