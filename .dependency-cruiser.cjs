@@ -10,13 +10,13 @@ const TRANSPORTS = ['^resolvers/', '^rest-shim/', '^src/trpc/'];
  */
 const LAYERS = [
   { name: 'shared', paths: ['^src/shared/'] },
-  { name: 'infrastructure', paths: ['^src/ledger/', '^src/mail/', '^src/storage/', '^src/simulator/', '^src/metrics\\.ts$', '^src/readiness\\.ts$', '^migrations/'] },
+  { name: 'infrastructure', paths: ['^src/ledger/', '^src/mail/', '^src/storage/', '^src/simulator/', '^src/metrics\\.ts$', '^src/readiness\\.ts$', '^src/events/(outbox|webhook-types)\\.ts$', '^migrations/'] },
   { name: 'catalog', paths: ['^src/catalog/'] },
   { name: 'upstreams', paths: ['^src/upstreams/'] },
   { name: 'billing', paths: ['^src/billing/'] },
   { name: 'keys', paths: ['^src/keys/'] },
   { name: 'accounts', paths: ['^src/accounts/'] },
-  { name: 'account features', paths: ['^src/payments/', '^src/usage/', '^src/status/', '^src/announcements/'] },
+  { name: 'account features', paths: ['^src/payments/', '^src/usage/', '^src/status/', '^src/announcements/', '^src/events/webhooks/'] },
   { name: 'inference', paths: ['^src/inference/'] },
   { name: 'video', paths: ['^src/video/'] },
   { name: 'configuration', paths: ['^src/config\\.ts$'] },
