@@ -140,11 +140,14 @@ function CreateEndpoint({ eventTypes, onCreated }: { eventTypes: { type: string;
         <ProblemText problem={problem} />
         <Field label={t('webhooks.url')} type="url" placeholder="https://example.com/webhooks" value={form.url} onChange={(e) => setForm({ ...form, url: e.target.value })} error={problem?.fields.url} hint={t('webhooks.urlHint')} />
         <Field label={t('webhooks.description')} value={form.description} maxLength={256} onChange={(e) => setForm({ ...form, description: e.target.value })} error={problem?.fields.description} />
-        <fieldset className="field">
+        <fieldset className="event-types">
           <legend>{t('webhooks.events')}</legend>
           {eventTypes.map(({ type, description }) => (
-            <label key={type} className="checkbox">
-              <input type="checkbox" name="eventTypes" value={type} checked={form.types.has(type)} onChange={(e) => toggle(type, e.target.checked)} /> <code>{type}</code> — {description}
+            <label key={type} className="check">
+              <input type="checkbox" name="eventTypes" value={type} checked={form.types.has(type)} onChange={(e) => toggle(type, e.target.checked)} />
+              <span>
+                <code>{type}</code> — {description}
+              </span>
             </label>
           ))}
           {problem?.fields.eventTypes && <p className="field-error">{problem.fields.eventTypes.msg}</p>}
@@ -222,7 +225,7 @@ function EndpointCard({ endpoint, onChanged, onSecret }: { endpoint: Endpoint; o
         >
           {t('webhooks.delete')}
         </Button>
-        <Button kind="link" onClick={reloadDeliveries}>
+        <Button kind="link" aria-label={t('webhooks.deliveries')} onClick={reloadDeliveries}>
           ↻
         </Button>
       </div>
