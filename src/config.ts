@@ -304,16 +304,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     messenger,
     responses: { ttlMs: Math.round(e.RESPONSES_TTL_DAYS * 86_400_000) },
-    webhooks: {
-      workers: e.WEBHOOKS_WORKERS,
-      pollMs: e.WEBHOOKS_POLL_MS,
-      leaseMs: Math.round(e.WEBHOOKS_LEASE_SECONDS * 1000),
-      retryBaseMs: e.WEBHOOKS_RETRY_BASE_MS,
-      disableAfterMs: Math.round(e.WEBHOOKS_DISABLE_AFTER_DAYS * 86_400_000),
-      maxEndpoints: e.WEBHOOKS_MAX_ENDPOINTS,
-      rotationGraceMs: 86_400_000,
-      allowInsecureUrls: e.WEBHOOKS_ALLOW_INSECURE_URLS,
-    },
+    webhooks: webhooksSettings(e),
+  };
+}
+
+/** WEBHOOKS_* as the webhooks service takes them (a rotated secret keeps signing for 24 hours). */
+function webhooksSettings(e: z.output<typeof envSchema>): WebhooksSettings {
+  return {
+    workers: e.WEBHOOKS_WORKERS,
+    pollMs: e.WEBHOOKS_POLL_MS,
+    leaseMs: Math.round(e.WEBHOOKS_LEASE_SECONDS * 1000),
+    retryBaseMs: e.WEBHOOKS_RETRY_BASE_MS,
+    disableAfterMs: Math.round(e.WEBHOOKS_DISABLE_AFTER_DAYS * 86_400_000),
+    maxEndpoints: e.WEBHOOKS_MAX_ENDPOINTS,
+    rotationGraceMs: 86_400_000,
+    allowInsecureUrls: e.WEBHOOKS_ALLOW_INSECURE_URLS,
   };
 }
 
