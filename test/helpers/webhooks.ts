@@ -14,6 +14,8 @@ export interface Received {
   /** Which of the receiver's secrets verified it (Webhook.verify), by index; empty: none did. */
   verifiedBy: number[];
   at: number;
+  /** What the receiver answered. */
+  status?: number;
 }
 
 export type Answer = number | { status: number; headers?: Record<string, string>; delayMs?: number };
@@ -50,6 +52,7 @@ export async function startReceiver(answer: (request: Received, n: number) => An
     received.push(request);
     const a = answer(request, received.length);
     const { status, headers: extra, delayMs } = typeof a === 'number' ? { status: a, headers: undefined, delayMs: 0 } : a;
+    request.status = status;
     if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
     res.writeHead(status, extra).end(status >= 300 ? 'receiver says no' : 'ok');
   });

@@ -5,6 +5,7 @@ import { templates } from '../../mail/templates.js';
 import { randomSecret } from '../../shared/ids.js';
 import type { Logger } from '../../shared/logging.js';
 import { deliver, DEFAULT_DELIVER_LIMITS, type AttemptResult } from './deliver.js';
+import type { Resolver } from './url-policy.js';
 import type { ClaimedDelivery, WebhooksRepository } from './webhooks.repository.js';
 import type { WebhooksSettings } from './webhooks.settings.js';
 
@@ -38,6 +39,8 @@ export interface WebhookWorkerDeps {
   log: Logger;
   settings: WebhooksSettings;
   brandName: string;
+  /** DNS (the system's unless a test gives its own). */
+  resolve?: Resolver;
 }
 
 /**
@@ -115,7 +118,7 @@ export class WebhookWorker {
       'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
       'webhook-signature': signatureHeader(delivery, at, body),
     };
-    const result: AttemptResult = await deliver(delivery.url, body, headers, { ...DEFAULT_DELIVER_LIMITS, allowInsecure: this.deps.settings.allowInsecureUrls });
+    const result: AttemptResult = await deliver(delivery.url, body, headers, { ...DEFAULT_DELIVER_LIMITS, allowInsecure: this.deps.settings.allowInsecureUrls, resolve: this.deps.resolve });
     const retryIn = result.ok ? null : retryDelayMs(delivery.attempts, this.deps.settings.retryBaseMs);
     const { disabled } = await this.deps.repository.record(
       delivery.id,

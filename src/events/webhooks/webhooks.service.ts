@@ -6,7 +6,7 @@ import { DomainError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logging.js';
 import { parseInput } from '../../shared/validation.js';
 import { WEBHOOK_EVENT_TYPES, webhookEventTypes, type WebhookEventType } from '../webhook-types.js';
-import { checkUrlForm, resolveAllowed, UrlRefused } from './url-policy.js';
+import { checkUrlForm, resolveAllowed, UrlRefused, type Resolver } from './url-policy.js';
 import { WebhookWorker } from './webhook-worker.js';
 import { WebhooksRepository, type DeliveryRow, type EndpointRow } from './webhooks.repository.js';
 import { createEndpointInput, deliveriesInput, endpointIdInput, updateEndpointInput, type CreateEndpointInput, type UpdateEndpointInput } from './webhooks.schemas.js';
@@ -63,10 +63,10 @@ export class WebhooksService {
   private readonly worker: WebhookWorker;
   private readonly mailer?: Mailer;
 
-  constructor(private readonly deps: { orm: MikroORM; log: Logger; settings: WebhooksSettings; mail?: Pick<MailSettings, 'smtpUrl' | 'from' | 'language'>; brandName?: string }) {
+  constructor(private readonly deps: { orm: MikroORM; log: Logger; settings: WebhooksSettings; mail?: Pick<MailSettings, 'smtpUrl' | 'from' | 'language'>; brandName?: string; resolve?: Resolver }) {
     this.repository = new WebhooksRepository(deps.orm);
     if (deps.mail) this.mailer = new Mailer({ orm: deps.orm, mail: deps.mail, log: deps.log });
-    this.worker = new WebhookWorker({ repository: this.repository, mailer: this.mailer, log: deps.log, settings: deps.settings, brandName: deps.brandName ?? 'Baikal' });
+    this.worker = new WebhookWorker({ repository: this.repository, mailer: this.mailer, log: deps.log, settings: deps.settings, brandName: deps.brandName ?? 'Baikal', resolve: deps.resolve });
   }
 
   start(): void {
@@ -155,7 +155,7 @@ export class WebhooksService {
     const allowInsecure = this.deps.settings.allowInsecureUrls;
     try {
       const url = checkUrlForm(raw, allowInsecure);
-      await resolveAllowed(url, allowInsecure);
+      await resolveAllowed(url, allowInsecure, this.deps.resolve);
       return url.toString();
     } catch (error) {
       if (!(error instanceof UrlRefused)) throw error;
