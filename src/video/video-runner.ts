@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { BillingService } from '../billing/billing.service.js';
 import { upstreamCostUnits } from '../billing/cost.js';
 import type { CatalogService } from '../catalog/catalog.service.js';
@@ -189,7 +190,8 @@ export class VideoRunner {
   private async transition(task: VideoTask, owner: string, status: VideoTaskStatus, changes: VideoTaskChanges): Promise<boolean> {
     // A finished task tells the account's webhooks in the transaction that moves it.
     const event = status === 'completed' ? 'video.completed' : status === 'failed' ? 'video.failed' : null;
-    const moved = await this.deps.tasks.transition(task.id, owner, status, changes, event ? (tx, done) => enqueueWebhookEvent(tx, { userId: done.userId, type: event, data: { video: { ...toView(done) } } }) : undefined);
+    const tellWebhooks = event ? (tx: EntityManager, done: VideoTask) => enqueueWebhookEvent(tx, { userId: done.userId, type: event, data: { video: { ...toView(done) } } }) : undefined;
+    const moved = await this.deps.tasks.transition(task.id, owner, status, changes, tellWebhooks);
     if (!moved) return false;
     task.status = moved.status;
     publishTask(this.deps.pubsub, moved);
