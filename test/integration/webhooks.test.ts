@@ -4,7 +4,7 @@ import { WebhooksService } from '../../src/events/webhooks/webhooks.service.js';
 import { createLogger } from '../../src/shared/logging.js';
 import { DomainError } from '../../src/shared/errors.js';
 import { newAdmin } from '../helpers/accounts.js';
-import { http } from '../helpers/clients.js';
+import { http, trpcClient } from '../helpers/clients.js';
 import { operatorConfigFile, removeOperatorConfigFile } from '../helpers/config.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { newFundedAccount, PAYMENTS } from '../helpers/payments.js';
@@ -224,5 +224,17 @@ describe('webhook URL rules', () => {
     for (let i = 0; i < gw.config.webhooks.maxEndpoints; i++) await createEndpoint(gw.url, account.token, { url: `http://127.0.0.1:9/${i}`, eventTypes: ['webhook.test'] });
     const over = await gq(account.token, 'mutation($input: CreateWebhookEndpointInput!) { createWebhookEndpoint(input: $input) { id } }', { input: { url: 'http://127.0.0.1:9/x', eventTypes: ['webhook.test'] } });
     expect(over.errors?.[0]?.extensions?.code).toBe('CONFLICT');
+  });
+
+  it('serves the same calls over tRPC, scoped to the account', async () => {
+    const account = await newFundedAccount(gw);
+    const client = trpcClient(gw.url, account.token);
+    expect((await client.webhooks.eventTypes.query()).map((t) => t.type)).toContain('invoice.paid');
+    const created = await client.webhooks.create.mutate({ url: 'http://127.0.0.1:9/trpc', eventTypes: ['webhook.test'] });
+    expect(created.secret).toMatch(/^whsec_/);
+    expect((await client.webhooks.list.query()).map((e) => e.id)).toEqual([created.id]);
+    const other = trpcClient(gw.url, (await newFundedAccount(gw)).token);
+    await expect(other.webhooks.remove.mutate({ id: created.id })).rejects.toMatchObject({ data: { code: 'NOT_FOUND' } });
+    expect(await client.webhooks.remove.mutate({ id: created.id })).toEqual({ ok: true });
   });
 });
