@@ -40,7 +40,7 @@ afterAll(async () => {
 });
 
 describe('SIGKILL of the gateway mid-delivery', () => {
-  it('loses no webhook: after a restart every event arrives (de-duplicated by webhook-id)', async () => {
+  it('loses no webhook: after a restart every event arrives (de-duplicated by webhook-id)', { timeout: 120_000 }, async () => {
     const first = await spawnGateway(env());
     gateways.push(first);
     const account = await registerRest(first.url);
