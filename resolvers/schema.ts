@@ -15,8 +15,9 @@ import { OperationsResolver } from './operations.resolver.js';
 
 import { UpstreamsResolver } from './upstreams.resolver.js';
 import { EventsResolver } from './events.resolver.js';
+import { WebhooksResolver } from './webhooks.resolver.js';
 
-export const resolvers = [AccountResolver, KeysResolver, CatalogResolver, AdminResolver, VideoResolver, UsageResolver, StatusResolver, AnnouncementsResolver, PaymentsResolver, UpstreamsResolver, OperationsResolver, EventsResolver] as const;
+export const resolvers = [AccountResolver, KeysResolver, CatalogResolver, AdminResolver, VideoResolver, UsageResolver, StatusResolver, AnnouncementsResolver, PaymentsResolver, UpstreamsResolver, OperationsResolver, EventsResolver, WebhooksResolver] as const;
 
 /** Builds the executable schema; `schema/schema.graphql` is this schema printed (a test keeps them equal). */
 export function buildGraphQLSchema(pubSub: PubSub): Promise<GraphQLSchema> {

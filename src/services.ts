@@ -39,6 +39,7 @@ import { PaymentsService } from './payments/payments.service.js';
 import { IdentityService } from './accounts/identity.service.js';
 import { AdminAccountsService } from './accounts/admin-accounts.js';
 import { ResponsesStore } from './inference/responses-store.js';
+import { WebhooksService } from './events/webhooks/webhooks.service.js';
 
 /** The domain services, one instance each per process, shared by every transport. */
 export interface Services {
@@ -74,6 +75,8 @@ export interface Services {
   payments: PaymentsService;
   /** Stored Responses (`store: true` on /v1/responses), per account, with expiry. */
   responses: ResponsesStore;
+  /** Outbound webhooks: endpoints, the delivery log and the delivery worker. */
+  webhooks: WebhooksService;
   metrics: Metrics;
   /** Account events (balance, usage, keys) from committed changes, to subscribers in every process. */
   events: AccountEventHub;
@@ -170,6 +173,7 @@ export function createServices(deps: ServiceDeps): Services {
     announcements: new AnnouncementsService(deps),
     payments: new PaymentsService({ ...deps, settings: deps.config.payments, billing, identity }),
     responses,
+    webhooks: new WebhooksService({ ...deps, settings: deps.config.webhooks, mail: deps.config.mail, brandName: deps.config.operator.brand.name }),
     metrics,
   };
 }

@@ -9,6 +9,7 @@ import { usageRouter } from './routers/usage.router.js';
 import { paymentsRouter } from './routers/payments.router.js';
 import { operationsRouter } from './routers/operations.router.js';
 import { upstreamsRouter } from './routers/upstreams.router.js';
+import { webhooksRouter } from './routers/webhooks.router.js';
 
 export const appRouter = router({
   accounts: accountsRouter,
@@ -21,6 +22,7 @@ export const appRouter = router({
   payments: paymentsRouter,
   operations: operationsRouter,
   upstreams: upstreamsRouter,
+  webhooks: webhooksRouter,
 });
 
 /** Imported (as a type only) by TypeScript front ends and by the tests' tRPC client. */

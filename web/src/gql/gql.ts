@@ -86,6 +86,14 @@ type Documents = {
     "\n  query VideoTasks {\n    videoTasks(limit: 20) {\n      ...VideoTaskFields\n    }\n  }\n": typeof types.VideoTasksDocument,
     "\n  fragment VideoTaskFields on VideoTask {\n    id\n    model\n    status\n    progress\n    seconds\n    createdAt\n    completedAt\n    playbackUrl\n    error {\n      code\n      message\n    }\n  }\n": typeof types.VideoTaskFieldsFragmentDoc,
     "\n  subscription VideoTaskUpdated {\n    videoTaskUpdated {\n      ...VideoTaskFields\n    }\n  }\n": typeof types.VideoTaskUpdatedDocument,
+    "\n  query WebhookEndpoints($language: String) {\n    webhookEndpoints {\n      id\n      url\n      description\n      eventTypes\n      enabled\n      disabledReason\n      createdAt\n    }\n    webhookEventTypes(language: $language) {\n      type\n      description\n    }\n  }\n": typeof types.WebhookEndpointsDocument,
+    "\n  query WebhookDeliveries($endpointId: ID!) {\n    webhookDeliveries(endpointId: $endpointId, limit: 20) {\n      id\n      messageId\n      eventType\n      status\n      attempts\n      lastStatusCode\n      lastError\n      lastDurationMs\n      lastAttemptAt\n      createdAt\n    }\n  }\n": typeof types.WebhookDeliveriesDocument,
+    "\n  mutation CreateWebhookEndpoint($input: CreateWebhookEndpointInput!) {\n    createWebhookEndpoint(input: $input) {\n      id\n      secret\n    }\n  }\n": typeof types.CreateWebhookEndpointDocument,
+    "\n  mutation UpdateWebhookEndpoint($input: UpdateWebhookEndpointInput!) {\n    updateWebhookEndpoint(input: $input) {\n      id\n      enabled\n      disabledReason\n    }\n  }\n": typeof types.UpdateWebhookEndpointDocument,
+    "\n  mutation DeleteWebhookEndpoint($id: ID!) {\n    deleteWebhookEndpoint(id: $id)\n  }\n": typeof types.DeleteWebhookEndpointDocument,
+    "\n  mutation RotateWebhookSecret($id: ID!) {\n    rotateWebhookSecret(id: $id) {\n      id\n      secret\n    }\n  }\n": typeof types.RotateWebhookSecretDocument,
+    "\n  mutation SendTestWebhook($endpointId: ID!) {\n    sendTestWebhook(endpointId: $endpointId)\n  }\n": typeof types.SendTestWebhookDocument,
+    "\n  mutation ReplayWebhookDelivery($deliveryId: ID!) {\n    replayWebhookDelivery(deliveryId: $deliveryId) {\n      id\n    }\n  }\n": typeof types.ReplayWebhookDeliveryDocument,
     "\n  query Me {\n    me {\n      userId\n      username\n      email\n      emailVerified\n      isAdmin\n      balanceUsd\n    }\n  }\n": typeof types.MeDocument,
 };
 const documents: Documents = {
@@ -161,6 +169,14 @@ const documents: Documents = {
     "\n  query VideoTasks {\n    videoTasks(limit: 20) {\n      ...VideoTaskFields\n    }\n  }\n": types.VideoTasksDocument,
     "\n  fragment VideoTaskFields on VideoTask {\n    id\n    model\n    status\n    progress\n    seconds\n    createdAt\n    completedAt\n    playbackUrl\n    error {\n      code\n      message\n    }\n  }\n": types.VideoTaskFieldsFragmentDoc,
     "\n  subscription VideoTaskUpdated {\n    videoTaskUpdated {\n      ...VideoTaskFields\n    }\n  }\n": types.VideoTaskUpdatedDocument,
+    "\n  query WebhookEndpoints($language: String) {\n    webhookEndpoints {\n      id\n      url\n      description\n      eventTypes\n      enabled\n      disabledReason\n      createdAt\n    }\n    webhookEventTypes(language: $language) {\n      type\n      description\n    }\n  }\n": types.WebhookEndpointsDocument,
+    "\n  query WebhookDeliveries($endpointId: ID!) {\n    webhookDeliveries(endpointId: $endpointId, limit: 20) {\n      id\n      messageId\n      eventType\n      status\n      attempts\n      lastStatusCode\n      lastError\n      lastDurationMs\n      lastAttemptAt\n      createdAt\n    }\n  }\n": types.WebhookDeliveriesDocument,
+    "\n  mutation CreateWebhookEndpoint($input: CreateWebhookEndpointInput!) {\n    createWebhookEndpoint(input: $input) {\n      id\n      secret\n    }\n  }\n": types.CreateWebhookEndpointDocument,
+    "\n  mutation UpdateWebhookEndpoint($input: UpdateWebhookEndpointInput!) {\n    updateWebhookEndpoint(input: $input) {\n      id\n      enabled\n      disabledReason\n    }\n  }\n": types.UpdateWebhookEndpointDocument,
+    "\n  mutation DeleteWebhookEndpoint($id: ID!) {\n    deleteWebhookEndpoint(id: $id)\n  }\n": types.DeleteWebhookEndpointDocument,
+    "\n  mutation RotateWebhookSecret($id: ID!) {\n    rotateWebhookSecret(id: $id) {\n      id\n      secret\n    }\n  }\n": types.RotateWebhookSecretDocument,
+    "\n  mutation SendTestWebhook($endpointId: ID!) {\n    sendTestWebhook(endpointId: $endpointId)\n  }\n": types.SendTestWebhookDocument,
+    "\n  mutation ReplayWebhookDelivery($deliveryId: ID!) {\n    replayWebhookDelivery(deliveryId: $deliveryId) {\n      id\n    }\n  }\n": types.ReplayWebhookDeliveryDocument,
     "\n  query Me {\n    me {\n      userId\n      username\n      email\n      emailVerified\n      isAdmin\n      balanceUsd\n    }\n  }\n": types.MeDocument,
 };
 
@@ -466,6 +482,38 @@ export function graphql(source: "\n  fragment VideoTaskFields on VideoTask {\n  
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  subscription VideoTaskUpdated {\n    videoTaskUpdated {\n      ...VideoTaskFields\n    }\n  }\n"): (typeof documents)["\n  subscription VideoTaskUpdated {\n    videoTaskUpdated {\n      ...VideoTaskFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query WebhookEndpoints($language: String) {\n    webhookEndpoints {\n      id\n      url\n      description\n      eventTypes\n      enabled\n      disabledReason\n      createdAt\n    }\n    webhookEventTypes(language: $language) {\n      type\n      description\n    }\n  }\n"): (typeof documents)["\n  query WebhookEndpoints($language: String) {\n    webhookEndpoints {\n      id\n      url\n      description\n      eventTypes\n      enabled\n      disabledReason\n      createdAt\n    }\n    webhookEventTypes(language: $language) {\n      type\n      description\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query WebhookDeliveries($endpointId: ID!) {\n    webhookDeliveries(endpointId: $endpointId, limit: 20) {\n      id\n      messageId\n      eventType\n      status\n      attempts\n      lastStatusCode\n      lastError\n      lastDurationMs\n      lastAttemptAt\n      createdAt\n    }\n  }\n"): (typeof documents)["\n  query WebhookDeliveries($endpointId: ID!) {\n    webhookDeliveries(endpointId: $endpointId, limit: 20) {\n      id\n      messageId\n      eventType\n      status\n      attempts\n      lastStatusCode\n      lastError\n      lastDurationMs\n      lastAttemptAt\n      createdAt\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateWebhookEndpoint($input: CreateWebhookEndpointInput!) {\n    createWebhookEndpoint(input: $input) {\n      id\n      secret\n    }\n  }\n"): (typeof documents)["\n  mutation CreateWebhookEndpoint($input: CreateWebhookEndpointInput!) {\n    createWebhookEndpoint(input: $input) {\n      id\n      secret\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UpdateWebhookEndpoint($input: UpdateWebhookEndpointInput!) {\n    updateWebhookEndpoint(input: $input) {\n      id\n      enabled\n      disabledReason\n    }\n  }\n"): (typeof documents)["\n  mutation UpdateWebhookEndpoint($input: UpdateWebhookEndpointInput!) {\n    updateWebhookEndpoint(input: $input) {\n      id\n      enabled\n      disabledReason\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeleteWebhookEndpoint($id: ID!) {\n    deleteWebhookEndpoint(id: $id)\n  }\n"): (typeof documents)["\n  mutation DeleteWebhookEndpoint($id: ID!) {\n    deleteWebhookEndpoint(id: $id)\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RotateWebhookSecret($id: ID!) {\n    rotateWebhookSecret(id: $id) {\n      id\n      secret\n    }\n  }\n"): (typeof documents)["\n  mutation RotateWebhookSecret($id: ID!) {\n    rotateWebhookSecret(id: $id) {\n      id\n      secret\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SendTestWebhook($endpointId: ID!) {\n    sendTestWebhook(endpointId: $endpointId)\n  }\n"): (typeof documents)["\n  mutation SendTestWebhook($endpointId: ID!) {\n    sendTestWebhook(endpointId: $endpointId)\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ReplayWebhookDelivery($deliveryId: ID!) {\n    replayWebhookDelivery(deliveryId: $deliveryId) {\n      id\n    }\n  }\n"): (typeof documents)["\n  mutation ReplayWebhookDelivery($deliveryId: ID!) {\n    replayWebhookDelivery(deliveryId: $deliveryId) {\n      id\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
