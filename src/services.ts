@@ -111,13 +111,7 @@ export function createServices(deps: ServiceDeps): Services {
   const baselines = { ...DEFAULT_LIMITS, windowMs: deps.config.rateWindowMs, concurrentPerAccount: deps.config.accountConcurrencyLimit };
   const limiter = deps.shared ? new SharedLimiter(deps.shared, deps.log, { leaseMs: deps.config.slotLeaseMs, baselines }) : new Limiter(baselines);
   const health = new UpstreamHealth({ log: deps.log, publish: deps.shared ? (change) => void deps.shared!.publish({ type: 'upstream-health', change }) : undefined });
-  const metrics = new Metrics({
-    upstreamTargets: () => health.snapshot(),
-    activeHolds: () => wallets.activeHolds,
-    concurrencySlots: () => limiter.inFlightTotal,
-    redisUp: () => (deps.shared ? deps.shared.healthy : null),
-    databaseUp: () => deps.orm.em.fork().execute('select 1').then(() => true, () => false),
-  });
+  const metrics = createMetrics(deps, { health, wallets, limiter });
   const { events, balanceEvents, refusals, committed } = accountEvents(deps, wallets);
   const usage = new UsageRecorder({ ...deps, metrics, flushMs: deps.config.usageFlushMs, committed });
   const upstreams = new UpstreamClient(CredentialRedactor.forUpstreams(deps.config.upstreams));
@@ -188,4 +182,15 @@ function accountEvents(deps: ServiceDeps, wallets: WalletStore) {
     balanceEvents.announce(batch.ledger);
   };
   return { events, balanceEvents, refusals: new LimitRefusals(publish), committed };
+}
+
+/** The gauges /metrics reads from the live parts. */
+function createMetrics(deps: ServiceDeps, parts: { health: UpstreamHealth; wallets: WalletStore; limiter: RequestLimiter }): Metrics {
+  return new Metrics({
+    upstreamTargets: () => parts.health.snapshot(),
+    activeHolds: () => parts.wallets.activeHolds,
+    concurrencySlots: () => parts.limiter.inFlightTotal,
+    redisUp: () => (deps.shared ? deps.shared.healthy : null),
+    databaseUp: () => deps.orm.em.fork().execute('select 1').then(() => true, () => false),
+  });
 }
