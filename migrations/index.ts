@@ -15,9 +15,10 @@ import { Migration20261124110000_account_concurrency } from './Migration20261124
 import { Migration20261124120000_wallet_epochs } from './Migration20261124120000_wallet_epochs.js';
 import { Migration20261124130000_video_inputs } from './Migration20261124130000_video_inputs.js';
 import { Migration20261125000000_usage_write_path } from './Migration20261125000000_usage_write_path.js';
+import { Migration20261129000000_webhooks } from './Migration20261129000000_webhooks.js';
 import { Migration20261128100000_upstream_cost } from './Migration20261128100000_upstream_cost.js';
 import { Migration20261128000000_upstreams } from './Migration20261128000000_upstreams.js';
-import { Migration20261128200000_alerts } from './Migration20261128200000_alerts.js';
+import { Migration20261129100000_alerts } from './Migration20261129100000_alerts.js';
 
 /**
  * Every migration, in order. Listed explicitly (not globbed from disk) so the same list runs from the
@@ -42,5 +43,6 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261125000000_usage_write_path', class: Migration20261125000000_usage_write_path },
   { name: 'Migration20261128000000_upstreams', class: Migration20261128000000_upstreams },
   { name: 'Migration20261128100000_upstream_cost', class: Migration20261128100000_upstream_cost },
-  { name: 'Migration20261128200000_alerts', class: Migration20261128200000_alerts },
+  { name: 'Migration20261129000000_webhooks', class: Migration20261129000000_webhooks },
+  { name: 'Migration20261129100000_alerts', class: Migration20261129100000_alerts },
 ];

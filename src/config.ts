@@ -12,6 +12,7 @@ import type { ResponsesSettings } from './inference/responses-store.js';
 import type { LoginThrottleSettings, MessengerSettings, RegisterThrottleSettings, SessionSettings } from './accounts/accounts.settings.js';
 import type { MailSettings } from './mail/mailer.js';
 import type { AlertsSettings } from './events/alerts/alerts.service.js';
+import type { WebhooksSettings } from './events/webhooks/webhooks.settings.js';
 
 /** Thrown at boot when the environment or the operator file is wrong; the message names the bad setting. */
 export class ConfigError extends Error {
@@ -110,6 +111,18 @@ const envSchema = z.object({
   EMAIL_CODE_MAX_PER_HOUR: z.coerce.number().int().positive().default(5),
   /** How long a stored response (`store: true` on /v1/responses) is kept; fractions allowed. */
   RESPONSES_TTL_DAYS: z.coerce.number().positive().max(3_650).default(30),
+  /** Outbound webhooks (docs/webhooks.md): delivery loops per process, poll, lease, retry unit, auto-disable window, endpoints per account. */
+  WEBHOOKS_WORKERS: z.coerce.number().int().min(0).max(64).default(2),
+  WEBHOOKS_POLL_MS: z.coerce.number().int().min(10).default(1_000),
+  WEBHOOKS_LEASE_SECONDS: z.coerce.number().positive().default(30),
+  WEBHOOKS_RETRY_BASE_MS: z.coerce.number().int().min(1).default(5_000),
+  WEBHOOKS_DISABLE_AFTER_DAYS: z.coerce.number().positive().default(5),
+  WEBHOOKS_MAX_ENDPOINTS: z.coerce.number().int().min(1).max(1_000).default(10),
+  /** Development and tests only: webhooks may go to plain http and local addresses (logged as a warning at start). */
+  WEBHOOKS_ALLOW_INSECURE_URLS: z
+    .enum(['true', 'false', '1', '0'])
+    .default('false')
+    .transform((value) => value === 'true' || value === '1'),
 });
 
 /** Operator data. Later capabilities (catalog, upstreams, payments) add their sections here. */
@@ -204,6 +217,7 @@ export interface Config {
   messenger: MessengerSettings | null;
   /** Stored responses: how long one is kept after it is written. */
   responses: ResponsesSettings;
+  webhooks: WebhooksSettings;
 }
 
 /** zod's words, except for a number given something else: "expected number, received NaN" does not say what was given. */
@@ -302,6 +316,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     messenger,
     responses: { ttlMs: Math.round(e.RESPONSES_TTL_DAYS * 86_400_000) },
+    webhooks: webhooksSettings(e),
+  };
+}
+
+/** WEBHOOKS_* as the webhooks service takes them (a rotated secret keeps signing for 24 hours). */
+function webhooksSettings(e: z.output<typeof envSchema>): WebhooksSettings {
+  return {
+    workers: e.WEBHOOKS_WORKERS,
+    pollMs: e.WEBHOOKS_POLL_MS,
+    leaseMs: Math.round(e.WEBHOOKS_LEASE_SECONDS * 1000),
+    retryBaseMs: e.WEBHOOKS_RETRY_BASE_MS,
+    disableAfterMs: Math.round(e.WEBHOOKS_DISABLE_AFTER_DAYS * 86_400_000),
+    maxEndpoints: e.WEBHOOKS_MAX_ENDPOINTS,
+    rotationGraceMs: 86_400_000,
+    allowInsecureUrls: e.WEBHOOKS_ALLOW_INSECURE_URLS,
   };
 }
 

@@ -65,6 +65,7 @@ export async function startGateway(configured: Config, log: Logger, clock: Clock
   address ??= await listen();
   services.video.start();
   services.status.start();
+  services.webhooks.start();
   const housekeeping = startHousekeeping(services, log);
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
@@ -170,6 +171,7 @@ function startHousekeeping(services: Services, log: Logger): { stopTimers(): voi
 async function stopServices(services: Services, graceMs: number, log: Logger): Promise<void> {
   await services.video.stop();
   await services.status.stop();
+  await services.webhooks.stop();
   await services.keys.flushLastUsed();
   // Every finished request's usage and ledger row is written before the database goes away.
   await services.usage.flush(Date.now() + graceMs).catch((error: unknown) => {

@@ -41,6 +41,7 @@ import { AdminAccountsService } from './accounts/admin-accounts.js';
 import { ResponsesStore } from './inference/responses-store.js';
 import { AlertsService } from './events/alerts/alerts.service.js';
 import { withAlertEvents } from './events/alerts/alert-sources.js';
+import { WebhooksService } from './events/webhooks/webhooks.service.js';
 
 /** The domain services, one instance each per process, shared by every transport. */
 export interface Services {
@@ -76,6 +77,8 @@ export interface Services {
   payments: PaymentsService;
   /** Stored Responses (`store: true` on /v1/responses), per account, with expiry. */
   responses: ResponsesStore;
+  /** Outbound webhooks: endpoints, the delivery log and the delivery worker. */
+  webhooks: WebhooksService;
   metrics: Metrics;
   /** Account events (balance, usage, keys) from committed changes, to subscribers in every process. */
   events: AccountEventHub;
@@ -112,7 +115,7 @@ export function createServices(deps: ServiceDeps): Services {
   const baselines = { ...DEFAULT_LIMITS, windowMs: deps.config.rateWindowMs, concurrentPerAccount: deps.config.accountConcurrencyLimit };
   const limiter = deps.shared ? new SharedLimiter(deps.shared, deps.log, { leaseMs: deps.config.slotLeaseMs, baselines }) : new Limiter(baselines);
   const health = new UpstreamHealth({ log: deps.log, publish: deps.shared ? (change) => void deps.shared!.publish({ type: 'upstream-health', change }) : undefined });
-  const metrics = createMetrics(deps, health, wallets, limiter);
+  const metrics = createMetrics(deps, { health, wallets, limiter });
   const { events, balanceEvents, refusals, committed } = accountEvents(deps, wallets);
   const usage = new UsageRecorder({ ...deps, metrics, flushMs: deps.config.usageFlushMs, committed });
   const upstreams = new UpstreamClient(CredentialRedactor.forUpstreams(deps.config.upstreams));
@@ -170,6 +173,7 @@ export function createServices(deps: ServiceDeps): Services {
     announcements: new AnnouncementsService(deps),
     payments: new PaymentsService({ ...deps, pubsub, settings: deps.config.payments, billing, identity }),
     responses,
+    webhooks: new WebhooksService({ ...deps, settings: deps.config.webhooks, mail: deps.config.mail, brandName: deps.config.operator.brand.name }),
     metrics,
     alerts,
   };
@@ -179,7 +183,7 @@ export function createServices(deps: ServiceDeps): Services {
 function accountEvents(deps: ServiceDeps, wallets: WalletStore) {
   const events = new AccountEventHub({ shared: deps.shared, log: deps.log });
   const publish = (userId: string, event: AccountEvent) => events.publish(userId, event);
-  const balanceEvents = new BalanceEvents({ orm: deps.orm, wallets, log: deps.log, publish });
+  const balanceEvents = new BalanceEvents({ orm: deps.orm, wallets, log: deps.log, publish, audible: (userId) => events.audible(userId) });
   const committed = (batch: CommittedBatch) => {
     announceUsage(events, batch, keyIdOfRecord);
     balanceEvents.announce(batch.ledger);
@@ -202,7 +206,7 @@ function createAlerts(deps: ServiceDeps, identity: IdentityService, events: Acco
       sendMessenger: sender.available ? (messengerUserId, text) => sender.send(messengerUserId, text) : null,
     },
   });
-  events.onPublished((userId) => alerts.changed(userId));
+  events.onPublished((userId) => alerts.changed(userId), (userId) => alerts.watches(userId));
   // Which accounts have rules, as other processes save them.
   deps.shared?.onMessage((message) => {
     if (message.type === 'alerts-changed') alerts.adopt(message.userId, message.active);
@@ -210,12 +214,12 @@ function createAlerts(deps: ServiceDeps, identity: IdentityService, events: Acco
   return { alerts, pubsub: withAlertEvents(deps.pubsub, (userId, event) => alerts.event(userId, event)) };
 }
 
-/** The gauges /metrics reads from the services when scraped. */
-function createMetrics(deps: ServiceDeps, health: UpstreamHealth, wallets: WalletStore, limiter: RequestLimiter): Metrics {
+/** The gauges /metrics reads from the live parts. */
+function createMetrics(deps: ServiceDeps, parts: { health: UpstreamHealth; wallets: WalletStore; limiter: RequestLimiter }): Metrics {
   return new Metrics({
-    upstreamTargets: () => health.snapshot(),
-    activeHolds: () => wallets.activeHolds,
-    concurrencySlots: () => limiter.inFlightTotal,
+    upstreamTargets: () => parts.health.snapshot(),
+    activeHolds: () => parts.wallets.activeHolds,
+    concurrencySlots: () => parts.limiter.inFlightTotal,
     redisUp: () => (deps.shared ? deps.shared.healthy : null),
     databaseUp: () => deps.orm.em.fork().execute('select 1').then(() => true, () => false),
   });

@@ -19,12 +19,21 @@ export interface BalanceView extends BalanceEvent {
  * same statement are worked back from it).
  */
 export class BalanceEvents {
-  constructor(private readonly deps: { orm: MikroORM; wallets: WalletStore; log: Logger; publish: (userId: string, event: BalanceEvent) => void }) {}
+  constructor(
+    private readonly deps: {
+      orm: MikroORM;
+      wallets: WalletStore;
+      log: Logger;
+      publish: (userId: string, event: BalanceEvent) => void;
+      /** Whether anyone may hear the account's events (nothing is built for an account nobody hears). */
+      audible: (userId: string) => boolean;
+    },
+  ) {}
 
   /** Announces committed rows (in the order they were appended); never throws (the money is already written). */
   announce(rows: readonly AppendedRow[]): void {
     try {
-      for (const [userId, own] of byAccount(rows)) for (const event of eventsOf(own)) this.deps.publish(userId, event);
+      for (const [userId, own] of byAccount(rows)) if (this.deps.audible(userId)) for (const event of eventsOf(own)) this.deps.publish(userId, event);
     } catch (error) {
       this.deps.log.error({ err: error }, 'could not announce balance changes');
     }

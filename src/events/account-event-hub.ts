@@ -75,14 +75,22 @@ type Listener = (event: AccountEvent) => void;
 export class AccountEventHub {
   private readonly listeners = new Map<string, Set<Listener>>();
   private readonly listening = new Map<string, Promise<void>>();
-  private readonly publishedListeners = new Set<(userId: string, kind: AccountEvent['kind']) => void>();
+  /** Commit listeners, each with the accounts it cares about (so an account none of them watches costs nothing). */
+  private readonly publishedListeners = new Map<(userId: string, kind: AccountEvent['kind']) => void, (userId: string) => boolean>();
   /** Marks this process's messages, so it skips its own copies coming back from Redis. */
   private readonly origin = randomUUID();
 
   constructor(private readonly deps: { shared?: SharedState; log: Logger }) {}
 
   publish(userId: string, event: AccountEvent): void {
-    this.publishJson(userId, event.kind, JSON.stringify(event));
+    this.publishJson(userId, event.kind, () => JSON.stringify(event));
+  }
+
+  /** Whether an event of this account may be heard (a subscriber here, other processes, or a listener of commits). */
+  audible(userId: string): boolean {
+    if (this.listeners.has(userId) || this.deps.shared !== undefined) return true;
+    for (const hears of this.publishedListeners.values()) if (hears(userId)) return true;
+    return false;
   }
 
   /**
@@ -90,7 +98,7 @@ export class AccountEventHub {
    * is), and only when someone may hear it: a subscriber in this process, or other processes.
    */
   publishJson(userId: string, kind: AccountEvent['kind'], json: string | (() => string)): void {
-    for (const listener of this.publishedListeners) listener(userId, kind);
+    for (const [listener, hears] of this.publishedListeners) if (hears(userId)) listener(userId, kind);
     const local = this.listeners.get(userId);
     if (!local && !this.deps.shared) return;
     const text = typeof json === 'string' ? json : json();
@@ -98,9 +106,9 @@ export class AccountEventHub {
     if (this.deps.shared) void this.deps.shared.send(this.channel(userId), `${this.origin}\n${text}`);
   }
 
-  /** Runs for every event committed by this process (not for those other processes committed). */
-  onPublished(listener: (userId: string, kind: AccountEvent['kind']) => void): () => void {
-    this.publishedListeners.add(listener);
+  /** Runs for every event committed by this process (not for those other processes committed) of an account `hears` names. */
+  onPublished(listener: (userId: string, kind: AccountEvent['kind']) => void, hears: (userId: string) => boolean = () => true): () => void {
+    this.publishedListeners.set(listener, hears);
     return () => this.publishedListeners.delete(listener);
   }
 

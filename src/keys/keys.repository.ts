@@ -1,4 +1,4 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { newId } from '../shared/ids.js';
 
 /** The api_keys table (and the account limit the inference path reads with a key). KeysService keeps the rules. */
@@ -52,9 +52,10 @@ export class KeysRepository {
   /**
    * Inserts a key unless the account already has `maxActive` active ones (then null). Count and insert
    * run under a lock of the account's row: parallel creations are serialised, so the bound holds exactly
-   * (a plain count then insert let 150 parallel requests make 103 keys).
+   * (a plain count then insert let 150 parallel requests make 103 keys). `within` runs in the same
+   * transaction after the insert (the account's webhook event).
    */
-  insertWithin(userId: string, key: NewKey, maxActive: number): Promise<KeyRow | null> {
+  insertWithin(userId: string, key: NewKey, maxActive: number, within?: (tx: EntityManager, row: KeyRow) => Promise<void>): Promise<KeyRow | null> {
     return this.em().transactional(async (em) => {
       await em.execute('select 1 from users where id = ? for update', [userId]);
       const [{ n }] = (await em.execute<{ n: string }[]>('select count(*) as n from api_keys where user_id = ? and revoked_at is null', [userId])) as [{ n: string }];
@@ -64,14 +65,18 @@ export class KeysRepository {
          values (?, ?, ?, ?, ?, ?, ?, ?, ?) returning *`,
         [newId(), userId, key.label, key.keyHash, key.keyHint, key.providerFamily, key.routeGroup, key.pricingPlan, key.monthlySpendCap],
       );
+      await within?.(em, inserted!);
       return inserted!;
     });
   }
 
-  /** True when an active key of this account was revoked now. */
-  async revoke(id: string, userId: string): Promise<boolean> {
-    const rows = await this.em().execute<{ id: string }[]>('update api_keys set revoked_at = now() where id = ? and user_id = ? and revoked_at is null returning id', [id, userId]);
-    return rows.length > 0;
+  /** True when an active key of this account was revoked now; `within` runs in the same transaction then (the webhook event). */
+  async revoke(id: string, userId: string, within?: (tx: EntityManager, row: { id: string; revoked_at: Date }) => Promise<void>): Promise<boolean> {
+    return this.em().transactional(async (tx) => {
+      const [row] = await tx.execute<{ id: string; revoked_at: Date }[]>('update api_keys set revoked_at = now() where id = ? and user_id = ? and revoked_at is null returning id, revoked_at', [id, userId]);
+      if (row) await within?.(tx, row);
+      return row !== undefined;
+    });
   }
 
   /** An active key by the SHA-256 of its secret, with its account's concurrency limit. */

@@ -9,6 +9,7 @@ import type { Logger } from '../shared/logging.js';
 import type { SharedState } from '../shared/redis.js';
 import { formatUsd } from '../shared/money.js';
 import { parseInput } from '../shared/validation.js';
+import { enqueueWebhookEvent } from '../events/outbox.js';
 import { KeysRepository, type KeyRow } from './keys.repository.js';
 import { accountLimitsInput, createKeyInput, keyIdInput, keyLimitsInput, type AccountLimitsInput, type CreateKeyInput, type KeyLimitsInput } from './keys.schemas.js';
 
@@ -135,6 +136,7 @@ export class KeysService {
       actor.userId,
       { label: input.label ?? null, keyHash: sha256Hex(key), keyHint: key.slice(-4), providerFamily: family, routeGroup: group, pricingPlan: plan, monthlySpendCap: input.monthlySpendCap ?? null },
       MAX_ACTIVE_KEYS,
+      (tx, created) => enqueueWebhookEvent(tx, { userId: actor.userId, type: 'key.created', data: { key: { id: created.id, label: created.label, providerFamily: created.provider_family, routeGroup: created.route_group, createdAt: created.created_at } } }),
     );
     if (!row) throw new DomainError('conflict', `An account may have at most ${MAX_ACTIVE_KEYS} active keys; revoke one first`, { reason: 'too_many_keys' });
     this.deps.log.info({ keyId: row.id, userId: actor.userId }, 'API key created');
@@ -146,7 +148,8 @@ export class KeysService {
   /** Revokes one of the actor's keys; 404 for an unknown, revoked or someone else's key (ids cannot be probed). */
   async revoke(actor: Actor, keyId: string): Promise<void> {
     const { keyId: id } = parseInput(keyIdInput, { keyId });
-    if (!(await this.keys.revoke(id, actor.userId))) throw new DomainError('not_found', 'No such key');
+    const revoked = await this.keys.revoke(id, actor.userId, (tx, row) => enqueueWebhookEvent(tx, { userId: actor.userId, type: 'key.revoked', data: { key: { id: row.id, revokedAt: row.revoked_at } } }));
+    if (!revoked) throw new DomainError('not_found', 'No such key');
     this.evictKey(id);
     await this.deps.shared?.publish({ type: 'key-evicted', keyId: id });
     this.deps.log.info({ keyId: id, userId: actor.userId }, 'API key revoked');

@@ -29,4 +29,16 @@ export const templates = {
           text: `Code to link this address to your ${p.brand} account: ${p.code}\n\nThe code is valid for ${p.minutes} minutes and works once.\nIf you did not ask for this, ignore this message.\n`,
         };
   },
+  webhookDisabled(language: MailLanguage, p: { brand: string; url: string; days: number }): MailContent {
+    const days = Number(p.days.toFixed(2));
+    return language === 'ru'
+      ? {
+          subject: `${p.brand}: вебхук отключён`,
+          text: `Доставки на адрес ${p.url} не удавались ${days} дн., и мы отключили этот вебхук.\n\nИсправьте приёмник и включите вебхук снова в кабинете (раздел «Вебхуки»); недоставленные события можно отправить повторно оттуда же.\n`,
+        }
+      : {
+          subject: `${p.brand}: webhook endpoint disabled`,
+          text: `Deliveries to ${p.url} have failed for ${days} days, so we disabled this webhook endpoint.\n\nFix the receiver and enable the endpoint again in the cabinet (Webhooks); you can replay the undelivered events from there.\n`,
+        };
+  },
 };

@@ -11,6 +11,7 @@ import { isUuid, newId } from '../shared/ids.js';
 import { formatUsd, money } from '../shared/money.js';
 import { Topics, type PubSub } from '../shared/pubsub.js';
 import { parseInput } from '../shared/validation.js';
+import { enqueueWebhookEvent } from '../events/outbox.js';
 import type { PaymentsSettings } from './payments.config.js';
 import * as store from './payments.repository.js';
 import type { InvoiceRow } from './payments.repository.js';
@@ -222,6 +223,8 @@ export class PaymentsService {
           await store.grantBonus(tx, { userId: row.user_id, invoiceId: row.id, amount: row.bonus_usd, at: now, expiresAt });
         }
       }
+      // The account's webhooks learn of it in the transaction that credits it: both or neither.
+      await enqueueWebhookEvent(tx, { userId: row.user_id, type: 'invoice.paid', data: { invoice: { ...toView(row) } } });
       await within?.(tx, true);
       return { changed: true, row };
     });

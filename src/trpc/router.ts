@@ -10,6 +10,7 @@ import { paymentsRouter } from './routers/payments.router.js';
 import { operationsRouter } from './routers/operations.router.js';
 import { upstreamsRouter } from './routers/upstreams.router.js';
 import { alertsRouter } from './routers/alerts.router.js';
+import { webhooksRouter } from './routers/webhooks.router.js';
 
 export const appRouter = router({
   accounts: accountsRouter,
@@ -23,6 +24,7 @@ export const appRouter = router({
   operations: operationsRouter,
   upstreams: upstreamsRouter,
   alerts: alertsRouter,
+  webhooks: webhooksRouter,
 });
 
 /** Imported (as a type only) by TypeScript front ends and by the tests' tRPC client. */

@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { BillingService } from '../billing/billing.service.js';
 import { upstreamCostUnits } from '../billing/cost.js';
 import type { CatalogService } from '../catalog/catalog.service.js';
@@ -11,7 +12,8 @@ import type { PubSub } from '../shared/pubsub.js';
 import type { VideoStorage } from '../storage/video-storage.js';
 import type { UsageRecorder } from '../usage/usage-recorder.js';
 import type { VideoSettings } from './video.config.js';
-import { holdKey, publishTask } from './video-task.js';
+import { holdKey, publishTask, toView } from './video-task.js';
+import { enqueueWebhookEvent } from '../events/outbox.js';
 import { downloadVideo, pollVideo, submitVideo } from './video-upstream.js';
 import type { VideoRepository, VideoTask, VideoTaskChanges, VideoTaskStatus } from './video.repository.js';
 
@@ -186,7 +188,10 @@ export class VideoRunner {
    * of this one) already moved it, so side effects are not repeated.
    */
   private async transition(task: VideoTask, owner: string, status: VideoTaskStatus, changes: VideoTaskChanges): Promise<boolean> {
-    const moved = await this.deps.tasks.transition(task.id, owner, status, changes);
+    // A finished task tells the account's webhooks in the transaction that moves it.
+    const event = status === 'completed' ? 'video.completed' : status === 'failed' ? 'video.failed' : null;
+    const tellWebhooks = event ? (tx: EntityManager, done: VideoTask) => enqueueWebhookEvent(tx, { userId: done.userId, type: event, data: { video: { ...toView(done) } } }) : undefined;
+    const moved = await this.deps.tasks.transition(task.id, owner, status, changes, tellWebhooks);
     if (!moved) return false;
     task.status = moved.status;
     publishTask(this.deps.pubsub, moved);

@@ -1,4 +1,4 @@
-import type { MikroORM, PostgreSqlConnection } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM, PostgreSqlConnection } from '@mikro-orm/postgresql';
 import type { GroupPrices } from '../catalog/catalog.schemas.js';
 import type { VideoTaskEventPayload } from '../shared/pubsub.js';
 import { dataUrlBytes, type VideoJobSpec, type VideoReference } from './video-request.js';
@@ -249,25 +249,32 @@ export class VideoRepository {
 
   /**
    * Compare-and-set: moves an active task `owner` holds to `status` and returns it moved; null when
-   * another worker (or an earlier life of this one) already moved it.
+   * another worker (or an earlier life of this one) already moved it. `within` runs in the same
+   * transaction when it moved (the account's webhook event: exactly once, with the move).
    */
-  async transition(taskId: string, owner: string, status: VideoTaskStatus, changes: VideoTaskChanges): Promise<VideoTask | null> {
+  async transition(taskId: string, owner: string, status: VideoTaskStatus, changes: VideoTaskChanges, within?: (tx: EntityManager, task: VideoTask) => Promise<void>): Promise<VideoTask | null> {
     const final = status === 'completed' || status === 'failed';
     const set = assignments(changes);
     // A task that ends drops its inputs in the same statement (one that failed before submission still has them).
-    const [row] = await this.em().execute<TaskRow[]>(
-      `with moved as (
-         update video_tasks set status = ?, ${set.sql}updated_at = now(),
-                started_at = coalesce(started_at, case when ? in ('in_progress', 'completed') then now() end),
-                completed_at = case when ? then now() else completed_at end,
-                lease_owner = case when ? then null else lease_owner end, lease_until = case when ? then null else lease_until end
-          where id = ? and ${ACTIVE} and status <> ? and lease_owner = ?
-          returning *),
-       dropped as (delete from video_task_inputs where ? and task_id in (select id from moved))
-       select * from moved`,
-      [status, ...set.values, status, final, final, final, taskId, status, owner, final],
-    );
-    return row ? toTask(row) : null;
+    // Without `within`, one statement needs no transaction of its own.
+    const work = async (tx: EntityManager) => {
+      const [row] = await tx.execute<TaskRow[]>(
+        `with moved as (
+           update video_tasks set status = ?, ${set.sql}updated_at = now(),
+                  started_at = coalesce(started_at, case when ? in ('in_progress', 'completed') then now() end),
+                  completed_at = case when ? then now() else completed_at end,
+                  lease_owner = case when ? then null else lease_owner end, lease_until = case when ? then null else lease_until end
+            where id = ? and ${ACTIVE} and status <> ? and lease_owner = ?
+            returning *),
+         dropped as (delete from video_task_inputs where ? and task_id in (select id from moved))
+         select * from moved`,
+        [status, ...set.values, status, final, final, final, taskId, status, owner, final],
+      );
+      const moved = row ? toTask(row) : null;
+      if (moved) await within?.(tx, moved);
+      return moved;
+    };
+    return within ? this.em().transactional(work) : work(this.em());
   }
 
   /** Frees the lease `owner` holds and sets when the task is next looked at. */

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { print, type DocumentNode } from 'graphql';
 import { createClient, type Client } from 'graphql-ws';
 import { Decimal } from 'decimal.js';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   BalanceChangedDocument,
@@ -16,6 +15,7 @@ import { http } from '../helpers/clients.js';
 import { ledgerBalance } from '../helpers/accounts.js';
 import { apiAccount, createKey, processAdmin, requestId, setAccountLimits, setKeyLimits, startInferenceStack, type InferenceStack } from '../helpers/inference.js';
 import type { ServerProcess } from '../helpers/process.js';
+import { dropRedisKeys } from '../helpers/redis.js';
 
 /**
  * Account events (issue 54): balance, usage and key events reach a graphql-ws subscriber on one process from
@@ -40,10 +40,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stack?.close();
-  const redis = new Redis(REDIS_URL);
-  const keys = await redis.keys(`${PREFIX}*`);
-  if (keys.length) await redis.del(...keys);
-  await redis.quit();
+  await dropRedisKeys(PREFIX);
 });
 
 /** A subscription's events as they arrive (with the time each arrived), until `stop`. */

@@ -11,6 +11,7 @@ import { chatToCanonical, parseChatRequest } from '../../src/inference/formats/o
 import { ledgerBalance } from '../helpers/accounts.js';
 import { apiAccount, createKey, fund, processAdmin, requestId, setAccountLimits, setKeyLimits, settled, startInferenceStack, usageEventOf, type InferenceStack } from '../helpers/inference.js';
 import type { ServerProcess } from '../helpers/process.js';
+import { dropRedisKeys } from '../helpers/redis.js';
 
 /**
  * Two gateway processes on one PostgreSQL and one Redis (the scale-out issue): every limit, cache
@@ -42,10 +43,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stack?.close();
-  const redis = new Redis(REDIS_URL);
-  const keys = await redis.keys(`${PREFIX}*`);
-  if (keys.length) await redis.del(...keys);
-  await redis.quit();
+  await dropRedisKeys(PREFIX);
 });
 
 /** One chat completion by plain fetch (no client retries): the status and our error code. */

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/simulator/openai-simulator.js';
 import { graphql, type GraphQLResult } from '../helpers/clients.js';
@@ -8,6 +7,7 @@ import { decode, startReceiver, type Receiver } from '../helpers/otlp.js';
 import type { ServerProcess } from '../helpers/process.js';
 import { chatBody, leaks, METRICS_TOKEN, rawCall, sleep, waitFor } from '../helpers/reliability.js';
 import { AdminUpstreamHealthDocument, AdminUpstreamsDocument, CreateUpstreamDocument, SetUpstreamEnabledDocument } from '../graphql/generated.js';
+import { dropRedisKeys } from '../helpers/redis.js';
 
 /**
  * Issue 52 across processes: two gateway processes on one database and one Redis. What one learns of an
@@ -43,10 +43,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.close();
   await Promise.all([receiver?.close(), echo?.close()]);
-  const redis = new Redis(REDIS_URL);
-  const left = await redis.keys(`${PREFIX}*`);
-  if (left.length) await redis.del(...left);
-  await redis.quit();
+  await dropRedisKeys(PREFIX);
 });
 
 async function breakerState(url: string, upstreamId: string): Promise<number | null> {

@@ -8,6 +8,7 @@ import { apiAccount, processAdmin, requestId, setKeyLimits, startInferenceStack,
 import type { ServerProcess } from '../helpers/process.js';
 import { eventsByRequest, METRICS_TOKEN, moneyReport, rawCall, sleep, waitFor, waitIdle } from '../helpers/reliability.js';
 import { startTcpForwarder, type TcpForwarder } from '../helpers/tcp-forwarder.js';
+import { dropRedisKeys } from '../helpers/redis.js';
 
 /**
  * Issue 11, Faults, storage: Redis killed and restarted, for a gateway process that reaches Redis
@@ -36,10 +37,7 @@ afterAll(async () => {
   forwarder?.restore();
   await stack?.close();
   await forwarder?.close();
-  const redis = new Redis(REDIS_URL);
-  const keys = await redis.keys(`${PREFIX}*`);
-  if (keys.length) await redis.del(...keys);
-  await redis.quit();
+  await dropRedisKeys(PREFIX);
 });
 
 const ask = (url: string, key: string, prompt = 'hi [sim:words=3]', stream = false) =>

@@ -15,6 +15,7 @@ import { Models } from './pages/models.js';
 import { Usage } from './pages/usage.js';
 import { Payments } from './pages/payments.js';
 import { Videos } from './pages/videos.js';
+import { Webhooks } from './pages/webhooks.js';
 import { Status } from './pages/status.js';
 import { News } from './pages/news.js';
 import { Alerts } from './pages/alerts.js';
@@ -42,6 +43,7 @@ const routes: Route[] = [
   { path: '/app/usage', title: 'nav.usage', page: Usage },
   { path: '/app/payments', title: 'nav.payments', page: Payments },
   { path: '/app/videos', title: 'nav.videos', page: Videos },
+  { path: '/app/webhooks', title: 'nav.webhooks', page: Webhooks },
   { path: '/app/playground', title: 'nav.playground', page: Playground },
   { path: '/app/status', title: 'nav.status', page: Status, public: true },
   { path: '/app/news', title: 'nav.news', page: News },

@@ -1,8 +1,10 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { pluralsEn, pluralsRu, type Noun } from './strings-plurals.js';
 import { en, ru, type StringKey } from './strings.js';
 
 export type Language = 'en' | 'ru';
 const dictionaries: Record<Language, Record<StringKey, string>> = { en, ru };
+const plurals: Record<Language, Record<Noun, Partial<Record<Intl.LDMLPluralRule, string>> & { other: string }>> = { en: pluralsEn, ru: pluralsRu };
 const STORAGE_KEY = 'baikal.language';
 
 /** The stored choice, else the browser's first language we speak, else English. */
@@ -25,6 +27,8 @@ interface I18n {
   /** Dates and times in the reader's language and time zone. */
   formatDate(iso: string | null | undefined, withTime?: boolean): string;
   formatNumber(value: number): string;
+  /** A number with its noun in the language's plural form: `count('request', 2)` is "2 requests" or "2 запроса". */
+  count(noun: Noun, value: number): string;
 }
 
 const I18nContext = createContext<I18n | null>(null);
@@ -44,12 +48,18 @@ export function I18nProvider({ children }: { children: ReactNode }) {
     const dateTime = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' });
     const dateOnly = new Intl.DateTimeFormat(locale, { dateStyle: 'medium' });
     const numbers = new Intl.NumberFormat(locale);
+    const pluralRules = new Intl.PluralRules(locale);
+    const nouns = plurals[language];
     return {
       language,
       setLanguage,
       t: (key, values) => dictionary[key].replace(/\{(\w+)\}/g, (_, name: string) => String(values?.[name] ?? `{${name}}`)),
       formatDate: (iso, withTime = true) => (iso ? (withTime ? dateTime : dateOnly).format(new Date(iso)) : '—'),
       formatNumber: (value) => numbers.format(value),
+      count: (noun, value) => {
+        const forms = nouns[noun];
+        return (forms[pluralRules.select(value)] ?? forms.other).replace('{count}', numbers.format(value));
+      },
     };
   }, [language, setLanguage]);
   return <I18nContext.Provider value={value}>{children}</I18nContext.Provider>;

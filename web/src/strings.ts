@@ -6,6 +6,7 @@ import { adminEn, adminRu } from './strings-admin.js';
 import { customerEn, customerRu } from './strings-customer.js';
 import { operationsEn, operationsRu } from './strings-operations.js';
 import { shellEn, shellRu } from './strings-shell.js';
+import { webhooksEn, webhooksRu } from './strings-webhooks.js';
 
 // One object per language, merged from the areas' files (no two areas share a key prefix, so none overrides another).
 export const en = {
@@ -13,6 +14,7 @@ export const en = {
   ...shellEn,
   ...customerEn,
   ...adminEn,
+  ...webhooksEn,
 } as const;
 
 export type StringKey = keyof typeof en;
@@ -22,4 +24,5 @@ export const ru: Record<StringKey, string> = {
   ...shellRu,
   ...customerRu,
   ...adminRu,
+  ...webhooksRu,
 };

@@ -51,6 +51,11 @@ export class AlertsService {
     return this.evaluator.stop();
   }
 
+  /** Whether the account has alert rules (the hub computes nothing for an account no one hears). */
+  watches(userId: string): boolean {
+    return this.active.has(userId);
+  }
+
   /** A change committed by this process (the account event hub's `onPublished`). */
   changed(userId: string): void {
     if (this.active.has(userId)) this.evaluator.changed(userId);

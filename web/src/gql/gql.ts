@@ -53,9 +53,12 @@ type Documents = {
     "\n  mutation UpdateAlertSettings($input: AlertSettingsInput!) {\n    updateAlertSettings(input: $input) {\n      language\n    }\n  }\n": typeof types.UpdateAlertSettingsDocument,
     "\n  mutation Login($input: LoginInput!) {\n    login(input: $input) {\n      account {\n        userId\n      }\n    }\n  }\n": typeof types.LoginDocument,
     "\n  mutation Register($input: RegisterInput!) {\n    register(input: $input) {\n      account {\n        userId\n      }\n    }\n  }\n": typeof types.RegisterDocument,
-    "\n  query Dashboard($dayStart: DateTimeISO!, $monthStart: DateTimeISO!, $chartFrom: DateTimeISO!, $now: DateTimeISO!) {\n    me {\n      userId\n      balanceUsd\n    }\n    paymentConfig {\n      paidBalanceUsd\n      bonusBalanceUsd\n      nextBonusExpiry\n    }\n    today: usageSummary(from: $dayStart, to: $now) {\n      totals {\n        requests\n        spendUsd\n      }\n    }\n    month: usageSummary(from: $monthStart, to: $now) {\n      totals {\n        requests\n        spendUsd\n        officialCostUsd\n        savedUsd\n        savedPercent\n        inputTokens\n        outputTokens\n      }\n    }\n    usageTimeseries(from: $chartFrom, to: $now, bucket: \"day\") {\n      points {\n        ts\n        spendUsd\n        inputTokens\n        outputTokens\n        requests\n      }\n    }\n  }\n": typeof types.DashboardDocument,
+    "\n  query Dashboard($dayStart: DateTimeISO!, $monthStart: DateTimeISO!, $chartFrom: DateTimeISO!, $now: DateTimeISO!) {\n    me {\n      userId\n      balanceUsd\n    }\n    paymentConfig {\n      paidBalanceUsd\n      bonusBalanceUsd\n      nextBonusExpiry\n    }\n    today: usageSummary(from: $dayStart, to: $now) {\n      totals {\n        requests\n        spendUsd\n        inputTokens\n        outputTokens\n      }\n    }\n    month: usageSummary(from: $monthStart, to: $now) {\n      totals {\n        requests\n        spendUsd\n        officialCostUsd\n        savedUsd\n        savedPercent\n        inputTokens\n        outputTokens\n      }\n    }\n    usageTimeseries(from: $chartFrom, to: $now, bucket: \"day\") {\n      points {\n        ts\n        spendUsd\n        inputTokens\n        outputTokens\n        requests\n      }\n    }\n  }\n": typeof types.DashboardDocument,
+    "\n  subscription DashboardBalance {\n    balanceChanged {\n      paidUsd\n      bonusUsd\n      balanceUsd\n      availableUsd\n    }\n  }\n": typeof types.DashboardBalanceDocument,
+    "\n  subscription DashboardUsage {\n    usageRecorded {\n      events {\n        id\n        createdAt\n        amountUsd\n        promptTokens\n        completionTokens\n      }\n    }\n  }\n": typeof types.DashboardUsageDocument,
     "\n  query Keys {\n    keys {\n      id\n      label\n      providerFamily\n      routeGroup\n      pricingPlan\n      monthlySpendCap\n      createdAt\n      lastUsed\n    }\n    catalogModels {\n      id\n      family\n      groups {\n        id\n        label\n      }\n    }\n  }\n": typeof types.KeysDocument,
     "\n  mutation CreateKey($input: CreateKeyInput!) {\n    createKey(input: $input) {\n      id\n      key\n      label\n      providerFamily\n      routeGroup\n      pricingPlan\n      monthlySpendCap\n      createdAt\n    }\n  }\n": typeof types.CreateKeyDocument,
+    "\n  subscription KeyEvents {\n    keyEvents {\n      type\n      keyId\n      limit\n      refused\n      at\n    }\n  }\n": typeof types.KeyEventsDocument,
     "\n  mutation RevokeKey($id: ID!) {\n    revokeKey(id: $id)\n  }\n": typeof types.RevokeKeyDocument,
     "\n  query Leaderboard {\n    leaderboard(limit: 20) {\n      date\n      timezone\n      prize\n      totalTokens\n      totalSavedUsd\n      me {\n        rank\n        tokens\n      }\n      items {\n        rank\n        user\n        tokens\n        savedUsd\n        isMe\n      }\n    }\n  }\n": typeof types.LeaderboardDocument,
     "\n  fragment PriceFields on Pricing {\n    inputUsdPer1m\n    outputUsdPer1m\n    cacheReadUsdPer1m\n    cacheWriteUsdPer1m\n    usdPerGeneration\n    usdPerSecond\n  }\n": typeof types.PriceFieldsFragmentDoc,
@@ -79,10 +82,20 @@ type Documents = {
     "\n  subscription ServiceStatusChanged {\n    serviceStatusChanged {\n      groupId\n      modelId\n      status\n      observedAt\n    }\n  }\n": typeof types.ServiceStatusChangedDocument,
     "\n  query Usage($from: DateTimeISO, $to: DateTimeISO, $model: String, $group: String, $status: String, $providerFamily: String, $limit: Int) {\n    usage(from: $from, to: $to, model: $model, group: $group, status: $status, providerFamily: $providerFamily, limit: $limit) {\n      id\n      routeGroup\n      ...UsageEventFields\n    }\n  }\n": typeof types.UsageDocument,
     "\n  fragment UsageEventFields on UsageEvent {\n    requestId\n    createdAt\n    completedAt\n    model\n    providerFamily\n    routeGroupLabel\n    status\n    endpoint\n    clientSurface\n    promptTokens\n    completionTokens\n    totalTokens\n    cacheReadTokens\n    cacheWriteTokens\n    cacheHitRatio\n    amountUsd\n    officialCostUsd\n    savedUsd\n    latencyMs\n    errorCode\n    apiKey {\n      id\n      label\n    }\n  }\n": typeof types.UsageEventFieldsFragmentDoc,
+    "\n  subscription UsageLive {\n    usageRecorded {\n      events {\n        id\n        routeGroup\n        ...UsageEventFields\n      }\n    }\n  }\n": typeof types.UsageLiveDocument,
+    "\n  query UsageCatalog {\n    catalogModels {\n      id\n      label\n      family\n      groups {\n        id\n        label\n      }\n    }\n  }\n": typeof types.UsageCatalogDocument,
     "\n  query UsageEvent($requestId: ID!) {\n    usageEvent(requestId: $requestId) {\n      ...UsageEventFields\n    }\n  }\n": typeof types.UsageEventDocument,
     "\n  query VideoTasks {\n    videoTasks(limit: 20) {\n      ...VideoTaskFields\n    }\n  }\n": typeof types.VideoTasksDocument,
     "\n  fragment VideoTaskFields on VideoTask {\n    id\n    model\n    status\n    progress\n    seconds\n    createdAt\n    completedAt\n    playbackUrl\n    error {\n      code\n      message\n    }\n  }\n": typeof types.VideoTaskFieldsFragmentDoc,
     "\n  subscription VideoTaskUpdated {\n    videoTaskUpdated {\n      ...VideoTaskFields\n    }\n  }\n": typeof types.VideoTaskUpdatedDocument,
+    "\n  query WebhookEndpoints($language: String) {\n    webhookEndpoints {\n      id\n      url\n      description\n      eventTypes\n      enabled\n      disabledReason\n      createdAt\n    }\n    webhookEventTypes(language: $language) {\n      type\n      description\n    }\n  }\n": typeof types.WebhookEndpointsDocument,
+    "\n  query WebhookDeliveries($endpointId: ID!) {\n    webhookDeliveries(endpointId: $endpointId, limit: 20) {\n      id\n      messageId\n      eventType\n      status\n      attempts\n      lastStatusCode\n      lastError\n      lastDurationMs\n      lastAttemptAt\n      createdAt\n    }\n  }\n": typeof types.WebhookDeliveriesDocument,
+    "\n  mutation CreateWebhookEndpoint($input: CreateWebhookEndpointInput!) {\n    createWebhookEndpoint(input: $input) {\n      id\n      secret\n    }\n  }\n": typeof types.CreateWebhookEndpointDocument,
+    "\n  mutation UpdateWebhookEndpoint($input: UpdateWebhookEndpointInput!) {\n    updateWebhookEndpoint(input: $input) {\n      id\n      enabled\n      disabledReason\n    }\n  }\n": typeof types.UpdateWebhookEndpointDocument,
+    "\n  mutation DeleteWebhookEndpoint($id: ID!) {\n    deleteWebhookEndpoint(id: $id)\n  }\n": typeof types.DeleteWebhookEndpointDocument,
+    "\n  mutation RotateWebhookSecret($id: ID!) {\n    rotateWebhookSecret(id: $id) {\n      id\n      secret\n    }\n  }\n": typeof types.RotateWebhookSecretDocument,
+    "\n  mutation SendTestWebhook($endpointId: ID!) {\n    sendTestWebhook(endpointId: $endpointId)\n  }\n": typeof types.SendTestWebhookDocument,
+    "\n  mutation ReplayWebhookDelivery($deliveryId: ID!) {\n    replayWebhookDelivery(deliveryId: $deliveryId) {\n      id\n    }\n  }\n": typeof types.ReplayWebhookDeliveryDocument,
     "\n  query Me {\n    me {\n      userId\n      username\n      email\n      emailVerified\n      isAdmin\n      balanceUsd\n    }\n  }\n": typeof types.MeDocument,
 };
 const documents: Documents = {
@@ -125,9 +138,12 @@ const documents: Documents = {
     "\n  mutation UpdateAlertSettings($input: AlertSettingsInput!) {\n    updateAlertSettings(input: $input) {\n      language\n    }\n  }\n": types.UpdateAlertSettingsDocument,
     "\n  mutation Login($input: LoginInput!) {\n    login(input: $input) {\n      account {\n        userId\n      }\n    }\n  }\n": types.LoginDocument,
     "\n  mutation Register($input: RegisterInput!) {\n    register(input: $input) {\n      account {\n        userId\n      }\n    }\n  }\n": types.RegisterDocument,
-    "\n  query Dashboard($dayStart: DateTimeISO!, $monthStart: DateTimeISO!, $chartFrom: DateTimeISO!, $now: DateTimeISO!) {\n    me {\n      userId\n      balanceUsd\n    }\n    paymentConfig {\n      paidBalanceUsd\n      bonusBalanceUsd\n      nextBonusExpiry\n    }\n    today: usageSummary(from: $dayStart, to: $now) {\n      totals {\n        requests\n        spendUsd\n      }\n    }\n    month: usageSummary(from: $monthStart, to: $now) {\n      totals {\n        requests\n        spendUsd\n        officialCostUsd\n        savedUsd\n        savedPercent\n        inputTokens\n        outputTokens\n      }\n    }\n    usageTimeseries(from: $chartFrom, to: $now, bucket: \"day\") {\n      points {\n        ts\n        spendUsd\n        inputTokens\n        outputTokens\n        requests\n      }\n    }\n  }\n": types.DashboardDocument,
+    "\n  query Dashboard($dayStart: DateTimeISO!, $monthStart: DateTimeISO!, $chartFrom: DateTimeISO!, $now: DateTimeISO!) {\n    me {\n      userId\n      balanceUsd\n    }\n    paymentConfig {\n      paidBalanceUsd\n      bonusBalanceUsd\n      nextBonusExpiry\n    }\n    today: usageSummary(from: $dayStart, to: $now) {\n      totals {\n        requests\n        spendUsd\n        inputTokens\n        outputTokens\n      }\n    }\n    month: usageSummary(from: $monthStart, to: $now) {\n      totals {\n        requests\n        spendUsd\n        officialCostUsd\n        savedUsd\n        savedPercent\n        inputTokens\n        outputTokens\n      }\n    }\n    usageTimeseries(from: $chartFrom, to: $now, bucket: \"day\") {\n      points {\n        ts\n        spendUsd\n        inputTokens\n        outputTokens\n        requests\n      }\n    }\n  }\n": types.DashboardDocument,
+    "\n  subscription DashboardBalance {\n    balanceChanged {\n      paidUsd\n      bonusUsd\n      balanceUsd\n      availableUsd\n    }\n  }\n": types.DashboardBalanceDocument,
+    "\n  subscription DashboardUsage {\n    usageRecorded {\n      events {\n        id\n        createdAt\n        amountUsd\n        promptTokens\n        completionTokens\n      }\n    }\n  }\n": types.DashboardUsageDocument,
     "\n  query Keys {\n    keys {\n      id\n      label\n      providerFamily\n      routeGroup\n      pricingPlan\n      monthlySpendCap\n      createdAt\n      lastUsed\n    }\n    catalogModels {\n      id\n      family\n      groups {\n        id\n        label\n      }\n    }\n  }\n": types.KeysDocument,
     "\n  mutation CreateKey($input: CreateKeyInput!) {\n    createKey(input: $input) {\n      id\n      key\n      label\n      providerFamily\n      routeGroup\n      pricingPlan\n      monthlySpendCap\n      createdAt\n    }\n  }\n": types.CreateKeyDocument,
+    "\n  subscription KeyEvents {\n    keyEvents {\n      type\n      keyId\n      limit\n      refused\n      at\n    }\n  }\n": types.KeyEventsDocument,
     "\n  mutation RevokeKey($id: ID!) {\n    revokeKey(id: $id)\n  }\n": types.RevokeKeyDocument,
     "\n  query Leaderboard {\n    leaderboard(limit: 20) {\n      date\n      timezone\n      prize\n      totalTokens\n      totalSavedUsd\n      me {\n        rank\n        tokens\n      }\n      items {\n        rank\n        user\n        tokens\n        savedUsd\n        isMe\n      }\n    }\n  }\n": types.LeaderboardDocument,
     "\n  fragment PriceFields on Pricing {\n    inputUsdPer1m\n    outputUsdPer1m\n    cacheReadUsdPer1m\n    cacheWriteUsdPer1m\n    usdPerGeneration\n    usdPerSecond\n  }\n": types.PriceFieldsFragmentDoc,
@@ -151,10 +167,20 @@ const documents: Documents = {
     "\n  subscription ServiceStatusChanged {\n    serviceStatusChanged {\n      groupId\n      modelId\n      status\n      observedAt\n    }\n  }\n": types.ServiceStatusChangedDocument,
     "\n  query Usage($from: DateTimeISO, $to: DateTimeISO, $model: String, $group: String, $status: String, $providerFamily: String, $limit: Int) {\n    usage(from: $from, to: $to, model: $model, group: $group, status: $status, providerFamily: $providerFamily, limit: $limit) {\n      id\n      routeGroup\n      ...UsageEventFields\n    }\n  }\n": types.UsageDocument,
     "\n  fragment UsageEventFields on UsageEvent {\n    requestId\n    createdAt\n    completedAt\n    model\n    providerFamily\n    routeGroupLabel\n    status\n    endpoint\n    clientSurface\n    promptTokens\n    completionTokens\n    totalTokens\n    cacheReadTokens\n    cacheWriteTokens\n    cacheHitRatio\n    amountUsd\n    officialCostUsd\n    savedUsd\n    latencyMs\n    errorCode\n    apiKey {\n      id\n      label\n    }\n  }\n": types.UsageEventFieldsFragmentDoc,
+    "\n  subscription UsageLive {\n    usageRecorded {\n      events {\n        id\n        routeGroup\n        ...UsageEventFields\n      }\n    }\n  }\n": types.UsageLiveDocument,
+    "\n  query UsageCatalog {\n    catalogModels {\n      id\n      label\n      family\n      groups {\n        id\n        label\n      }\n    }\n  }\n": types.UsageCatalogDocument,
     "\n  query UsageEvent($requestId: ID!) {\n    usageEvent(requestId: $requestId) {\n      ...UsageEventFields\n    }\n  }\n": types.UsageEventDocument,
     "\n  query VideoTasks {\n    videoTasks(limit: 20) {\n      ...VideoTaskFields\n    }\n  }\n": types.VideoTasksDocument,
     "\n  fragment VideoTaskFields on VideoTask {\n    id\n    model\n    status\n    progress\n    seconds\n    createdAt\n    completedAt\n    playbackUrl\n    error {\n      code\n      message\n    }\n  }\n": types.VideoTaskFieldsFragmentDoc,
     "\n  subscription VideoTaskUpdated {\n    videoTaskUpdated {\n      ...VideoTaskFields\n    }\n  }\n": types.VideoTaskUpdatedDocument,
+    "\n  query WebhookEndpoints($language: String) {\n    webhookEndpoints {\n      id\n      url\n      description\n      eventTypes\n      enabled\n      disabledReason\n      createdAt\n    }\n    webhookEventTypes(language: $language) {\n      type\n      description\n    }\n  }\n": types.WebhookEndpointsDocument,
+    "\n  query WebhookDeliveries($endpointId: ID!) {\n    webhookDeliveries(endpointId: $endpointId, limit: 20) {\n      id\n      messageId\n      eventType\n      status\n      attempts\n      lastStatusCode\n      lastError\n      lastDurationMs\n      lastAttemptAt\n      createdAt\n    }\n  }\n": types.WebhookDeliveriesDocument,
+    "\n  mutation CreateWebhookEndpoint($input: CreateWebhookEndpointInput!) {\n    createWebhookEndpoint(input: $input) {\n      id\n      secret\n    }\n  }\n": types.CreateWebhookEndpointDocument,
+    "\n  mutation UpdateWebhookEndpoint($input: UpdateWebhookEndpointInput!) {\n    updateWebhookEndpoint(input: $input) {\n      id\n      enabled\n      disabledReason\n    }\n  }\n": types.UpdateWebhookEndpointDocument,
+    "\n  mutation DeleteWebhookEndpoint($id: ID!) {\n    deleteWebhookEndpoint(id: $id)\n  }\n": types.DeleteWebhookEndpointDocument,
+    "\n  mutation RotateWebhookSecret($id: ID!) {\n    rotateWebhookSecret(id: $id) {\n      id\n      secret\n    }\n  }\n": types.RotateWebhookSecretDocument,
+    "\n  mutation SendTestWebhook($endpointId: ID!) {\n    sendTestWebhook(endpointId: $endpointId)\n  }\n": types.SendTestWebhookDocument,
+    "\n  mutation ReplayWebhookDelivery($deliveryId: ID!) {\n    replayWebhookDelivery(deliveryId: $deliveryId) {\n      id\n    }\n  }\n": types.ReplayWebhookDeliveryDocument,
     "\n  query Me {\n    me {\n      userId\n      username\n      email\n      emailVerified\n      isAdmin\n      balanceUsd\n    }\n  }\n": types.MeDocument,
 };
 
@@ -331,7 +357,15 @@ export function graphql(source: "\n  mutation Register($input: RegisterInput!) {
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query Dashboard($dayStart: DateTimeISO!, $monthStart: DateTimeISO!, $chartFrom: DateTimeISO!, $now: DateTimeISO!) {\n    me {\n      userId\n      balanceUsd\n    }\n    paymentConfig {\n      paidBalanceUsd\n      bonusBalanceUsd\n      nextBonusExpiry\n    }\n    today: usageSummary(from: $dayStart, to: $now) {\n      totals {\n        requests\n        spendUsd\n      }\n    }\n    month: usageSummary(from: $monthStart, to: $now) {\n      totals {\n        requests\n        spendUsd\n        officialCostUsd\n        savedUsd\n        savedPercent\n        inputTokens\n        outputTokens\n      }\n    }\n    usageTimeseries(from: $chartFrom, to: $now, bucket: \"day\") {\n      points {\n        ts\n        spendUsd\n        inputTokens\n        outputTokens\n        requests\n      }\n    }\n  }\n"): (typeof documents)["\n  query Dashboard($dayStart: DateTimeISO!, $monthStart: DateTimeISO!, $chartFrom: DateTimeISO!, $now: DateTimeISO!) {\n    me {\n      userId\n      balanceUsd\n    }\n    paymentConfig {\n      paidBalanceUsd\n      bonusBalanceUsd\n      nextBonusExpiry\n    }\n    today: usageSummary(from: $dayStart, to: $now) {\n      totals {\n        requests\n        spendUsd\n      }\n    }\n    month: usageSummary(from: $monthStart, to: $now) {\n      totals {\n        requests\n        spendUsd\n        officialCostUsd\n        savedUsd\n        savedPercent\n        inputTokens\n        outputTokens\n      }\n    }\n    usageTimeseries(from: $chartFrom, to: $now, bucket: \"day\") {\n      points {\n        ts\n        spendUsd\n        inputTokens\n        outputTokens\n        requests\n      }\n    }\n  }\n"];
+export function graphql(source: "\n  query Dashboard($dayStart: DateTimeISO!, $monthStart: DateTimeISO!, $chartFrom: DateTimeISO!, $now: DateTimeISO!) {\n    me {\n      userId\n      balanceUsd\n    }\n    paymentConfig {\n      paidBalanceUsd\n      bonusBalanceUsd\n      nextBonusExpiry\n    }\n    today: usageSummary(from: $dayStart, to: $now) {\n      totals {\n        requests\n        spendUsd\n        inputTokens\n        outputTokens\n      }\n    }\n    month: usageSummary(from: $monthStart, to: $now) {\n      totals {\n        requests\n        spendUsd\n        officialCostUsd\n        savedUsd\n        savedPercent\n        inputTokens\n        outputTokens\n      }\n    }\n    usageTimeseries(from: $chartFrom, to: $now, bucket: \"day\") {\n      points {\n        ts\n        spendUsd\n        inputTokens\n        outputTokens\n        requests\n      }\n    }\n  }\n"): (typeof documents)["\n  query Dashboard($dayStart: DateTimeISO!, $monthStart: DateTimeISO!, $chartFrom: DateTimeISO!, $now: DateTimeISO!) {\n    me {\n      userId\n      balanceUsd\n    }\n    paymentConfig {\n      paidBalanceUsd\n      bonusBalanceUsd\n      nextBonusExpiry\n    }\n    today: usageSummary(from: $dayStart, to: $now) {\n      totals {\n        requests\n        spendUsd\n        inputTokens\n        outputTokens\n      }\n    }\n    month: usageSummary(from: $monthStart, to: $now) {\n      totals {\n        requests\n        spendUsd\n        officialCostUsd\n        savedUsd\n        savedPercent\n        inputTokens\n        outputTokens\n      }\n    }\n    usageTimeseries(from: $chartFrom, to: $now, bucket: \"day\") {\n      points {\n        ts\n        spendUsd\n        inputTokens\n        outputTokens\n        requests\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription DashboardBalance {\n    balanceChanged {\n      paidUsd\n      bonusUsd\n      balanceUsd\n      availableUsd\n    }\n  }\n"): (typeof documents)["\n  subscription DashboardBalance {\n    balanceChanged {\n      paidUsd\n      bonusUsd\n      balanceUsd\n      availableUsd\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription DashboardUsage {\n    usageRecorded {\n      events {\n        id\n        createdAt\n        amountUsd\n        promptTokens\n        completionTokens\n      }\n    }\n  }\n"): (typeof documents)["\n  subscription DashboardUsage {\n    usageRecorded {\n      events {\n        id\n        createdAt\n        amountUsd\n        promptTokens\n        completionTokens\n      }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -340,6 +374,10 @@ export function graphql(source: "\n  query Keys {\n    keys {\n      id\n      l
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation CreateKey($input: CreateKeyInput!) {\n    createKey(input: $input) {\n      id\n      key\n      label\n      providerFamily\n      routeGroup\n      pricingPlan\n      monthlySpendCap\n      createdAt\n    }\n  }\n"): (typeof documents)["\n  mutation CreateKey($input: CreateKeyInput!) {\n    createKey(input: $input) {\n      id\n      key\n      label\n      providerFamily\n      routeGroup\n      pricingPlan\n      monthlySpendCap\n      createdAt\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription KeyEvents {\n    keyEvents {\n      type\n      keyId\n      limit\n      refused\n      at\n    }\n  }\n"): (typeof documents)["\n  subscription KeyEvents {\n    keyEvents {\n      type\n      keyId\n      limit\n      refused\n      at\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -435,6 +473,14 @@ export function graphql(source: "\n  fragment UsageEventFields on UsageEvent {\n
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "\n  subscription UsageLive {\n    usageRecorded {\n      events {\n        id\n        routeGroup\n        ...UsageEventFields\n      }\n    }\n  }\n"): (typeof documents)["\n  subscription UsageLive {\n    usageRecorded {\n      events {\n        id\n        routeGroup\n        ...UsageEventFields\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query UsageCatalog {\n    catalogModels {\n      id\n      label\n      family\n      groups {\n        id\n        label\n      }\n    }\n  }\n"): (typeof documents)["\n  query UsageCatalog {\n    catalogModels {\n      id\n      label\n      family\n      groups {\n        id\n        label\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "\n  query UsageEvent($requestId: ID!) {\n    usageEvent(requestId: $requestId) {\n      ...UsageEventFields\n    }\n  }\n"): (typeof documents)["\n  query UsageEvent($requestId: ID!) {\n    usageEvent(requestId: $requestId) {\n      ...UsageEventFields\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
@@ -448,6 +494,38 @@ export function graphql(source: "\n  fragment VideoTaskFields on VideoTask {\n  
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  subscription VideoTaskUpdated {\n    videoTaskUpdated {\n      ...VideoTaskFields\n    }\n  }\n"): (typeof documents)["\n  subscription VideoTaskUpdated {\n    videoTaskUpdated {\n      ...VideoTaskFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query WebhookEndpoints($language: String) {\n    webhookEndpoints {\n      id\n      url\n      description\n      eventTypes\n      enabled\n      disabledReason\n      createdAt\n    }\n    webhookEventTypes(language: $language) {\n      type\n      description\n    }\n  }\n"): (typeof documents)["\n  query WebhookEndpoints($language: String) {\n    webhookEndpoints {\n      id\n      url\n      description\n      eventTypes\n      enabled\n      disabledReason\n      createdAt\n    }\n    webhookEventTypes(language: $language) {\n      type\n      description\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query WebhookDeliveries($endpointId: ID!) {\n    webhookDeliveries(endpointId: $endpointId, limit: 20) {\n      id\n      messageId\n      eventType\n      status\n      attempts\n      lastStatusCode\n      lastError\n      lastDurationMs\n      lastAttemptAt\n      createdAt\n    }\n  }\n"): (typeof documents)["\n  query WebhookDeliveries($endpointId: ID!) {\n    webhookDeliveries(endpointId: $endpointId, limit: 20) {\n      id\n      messageId\n      eventType\n      status\n      attempts\n      lastStatusCode\n      lastError\n      lastDurationMs\n      lastAttemptAt\n      createdAt\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateWebhookEndpoint($input: CreateWebhookEndpointInput!) {\n    createWebhookEndpoint(input: $input) {\n      id\n      secret\n    }\n  }\n"): (typeof documents)["\n  mutation CreateWebhookEndpoint($input: CreateWebhookEndpointInput!) {\n    createWebhookEndpoint(input: $input) {\n      id\n      secret\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UpdateWebhookEndpoint($input: UpdateWebhookEndpointInput!) {\n    updateWebhookEndpoint(input: $input) {\n      id\n      enabled\n      disabledReason\n    }\n  }\n"): (typeof documents)["\n  mutation UpdateWebhookEndpoint($input: UpdateWebhookEndpointInput!) {\n    updateWebhookEndpoint(input: $input) {\n      id\n      enabled\n      disabledReason\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeleteWebhookEndpoint($id: ID!) {\n    deleteWebhookEndpoint(id: $id)\n  }\n"): (typeof documents)["\n  mutation DeleteWebhookEndpoint($id: ID!) {\n    deleteWebhookEndpoint(id: $id)\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RotateWebhookSecret($id: ID!) {\n    rotateWebhookSecret(id: $id) {\n      id\n      secret\n    }\n  }\n"): (typeof documents)["\n  mutation RotateWebhookSecret($id: ID!) {\n    rotateWebhookSecret(id: $id) {\n      id\n      secret\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SendTestWebhook($endpointId: ID!) {\n    sendTestWebhook(endpointId: $endpointId)\n  }\n"): (typeof documents)["\n  mutation SendTestWebhook($endpointId: ID!) {\n    sendTestWebhook(endpointId: $endpointId)\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ReplayWebhookDelivery($deliveryId: ID!) {\n    replayWebhookDelivery(deliveryId: $deliveryId) {\n      id\n    }\n  }\n"): (typeof documents)["\n  mutation ReplayWebhookDelivery($deliveryId: ID!) {\n    replayWebhookDelivery(deliveryId: $deliveryId) {\n      id\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

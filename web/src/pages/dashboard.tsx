@@ -1,8 +1,11 @@
-import { useMemo } from 'react';
-import { useQuery } from 'urql';
+import { useEffect, useState } from 'react';
+import { useQuery, useSubscription } from 'urql';
 import { BarChart } from '../chart.js';
 import { graphql } from '../gql/index.js';
+import type { DashboardQuery, DashboardQueryVariables } from '../gql/graphql.js';
 import { useI18n } from '../i18n.js';
+import { withLive } from '../live-totals.js';
+import { useLiveRequests, useRenewAt, useRenewed } from '../live.js';
 import { Link } from '../router.js';
 import { Card, formatUsd, Loading, Money, Page } from '../ui.js';
 
@@ -21,6 +24,8 @@ const DashboardDocument = graphql(`
       totals {
         requests
         spendUsd
+        inputTokens
+        outputTokens
       }
     }
     month: usageSummary(from: $monthStart, to: $now) {
@@ -46,26 +51,90 @@ const DashboardDocument = graphql(`
   }
 `);
 
+// The balances as they move (the first event is the balance now), and each billed batch of requests.
+const DashboardBalanceDocument = graphql(`
+  subscription DashboardBalance {
+    balanceChanged {
+      paidUsd
+      bonusUsd
+      balanceUsd
+      availableUsd
+    }
+  }
+`);
+const DashboardUsageDocument = graphql(`
+  subscription DashboardUsage {
+    usageRecorded {
+      events {
+        id
+        createdAt
+        amountUsd
+        promptTokens
+        completionTokens
+      }
+    }
+  }
+`);
+
+const DAY = 86_400_000;
+
 /** Midnight UTC (the usage rollups and the timeseries' day buckets are UTC). */
 function utcDay(date: Date): Date {
   return new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()));
 }
 
+/** The snapshot's ranges: today and this month (UTC) up to now, and the chart's 30 days. */
+function rangesAt(now: Date): DashboardQueryVariables {
+  const dayStart = utcDay(now);
+  return {
+    now: now.toISOString(),
+    dayStart: dayStart.toISOString(),
+    monthStart: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString(),
+    chartFrom: new Date(dayStart.getTime() - 29 * DAY).toISOString(),
+  };
+}
+
+/**
+ * The dashboard's figures, live: the snapshot (read again on every socket (re)connect and at UTC midnight), its
+ * balances replaced by each balanceChanged, its today and month totals plus the requests billed since it (a
+ * request counts into the UTC day it was created in, so a batch from before midnight never counts into the new day).
+ */
+function useLiveDashboard() {
+  const { value: variables, renew } = useRenewed(() => rangesAt(new Date()));
+  const [result] = useQuery({ query: DashboardDocument, variables, requestPolicy: 'network-only' });
+  // The last snapshot with the ranges it was read for: kept on screen while the next one loads.
+  const [shown, setShown] = useState<{ data: DashboardQuery; ranges: DashboardQueryVariables } | null>(null);
+  useEffect(() => {
+    if (result.data && result.operation) setShown({ data: result.data, ranges: result.operation.variables as DashboardQueryVariables });
+  }, [result.data, result.operation]);
+  const since = shown ? Date.parse(shown.ranges.now) : null;
+  const dayEnd = Date.parse(variables.dayStart) + DAY;
+  useRenewAt(dayEnd, renew);
+  const [balance] = useSubscription({ query: DashboardBalanceDocument });
+  const reduce = useLiveRequests(since, renew);
+  const [live] = useSubscription({ query: DashboardUsageDocument }, (known: ReturnType<typeof reduce> | undefined, event) => reduce(known, event.usageRecorded.events));
+  if (!shown || since === null) return { data: null, fetching: result.fetching };
+  const ranges = shown.ranges;
+  const start = new Date(ranges.monthStart);
+  const monthEnd = Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1);
+  const events = live.data ?? [];
+  const data = shown.data;
+  return {
+    fetching: result.fetching,
+    data: {
+      ...data,
+      balance: balance.data?.balanceChanged ?? { paidUsd: data.paymentConfig.paidBalanceUsd, bonusUsd: data.paymentConfig.bonusBalanceUsd, balanceUsd: data.me.balanceUsd, availableUsd: null },
+      today: withLive(data.today.totals, events, since, Date.parse(ranges.dayStart) + DAY),
+      month: withLive(data.month.totals, events, since, monthEnd),
+    },
+  };
+}
+
 export function Dashboard() {
-  const { t, formatDate, formatNumber } = useI18n();
-  const variables = useMemo(() => {
-    const now = new Date();
-    const dayStart = utcDay(now);
-    return {
-      now: now.toISOString(),
-      dayStart: dayStart.toISOString(),
-      monthStart: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString(),
-      chartFrom: new Date(dayStart.getTime() - 29 * 86_400_000).toISOString(),
-    };
-  }, []);
-  const [{ data, fetching }] = useQuery({ query: DashboardDocument, variables, requestPolicy: 'network-only' });
+  const { t, formatDate, formatNumber, count } = useI18n();
+  const { data, fetching } = useLiveDashboard();
   if (!data) return <Page title={t('nav.dashboard')}>{fetching ? <Loading /> : null}</Page>;
-  const month = data.month.totals;
+  const month = data.month;
   const points = data.usageTimeseries.points;
   const dayLabel = (iso: string) => iso.slice(5, 10);
   return (
@@ -73,26 +142,31 @@ export function Dashboard() {
       <div className="grid stats">
         <Card title={t('dash.balance')} className="stat">
           <p className="big" data-testid="balance">
-            <Money usd={data.me.balanceUsd} />
+            <Money usd={data.balance.balanceUsd} />
           </p>
           <p>
-            {t('dash.paid')} <Money usd={data.paymentConfig.paidBalanceUsd} /> · {t('dash.bonus')} <Money usd={data.paymentConfig.bonusBalanceUsd} />
+            {t('dash.paid')} <span data-testid="paid"><Money usd={data.balance.paidUsd} /></span> · {t('dash.bonus')} <span data-testid="bonus"><Money usd={data.balance.bonusUsd} /></span>
           </p>
+          {data.balance.availableUsd !== null && (
+            <p>
+              {t('dash.available')} <span data-testid="available"><Money usd={data.balance.availableUsd} /></span>
+            </p>
+          )}
           {data.paymentConfig.nextBonusExpiry && <p className="hint">{t('dash.bonusExpiry', { date: formatDate(data.paymentConfig.nextBonusExpiry) })}</p>}
           <Link to="/app/payments">{t('dash.topUp')}</Link>
         </Card>
         <Card title={t('dash.today')} className="stat">
-          <p className="big">
-            <Money usd={data.today.totals.spendUsd} />
+          <p className="big" data-testid="today-spend">
+            <Money usd={data.today.spendUsd} />
           </p>
-          <p>{t('dash.requests', { count: formatNumber(data.today.totals.requests) })}</p>
+          <p data-testid="today-requests">{count('request', data.today.requests)}</p>
         </Card>
         <Card title={t('dash.month')} className="stat">
           <p className="big">
             <Money usd={month.spendUsd} />
           </p>
-          <p>{t('dash.requests', { count: formatNumber(month.requests) })}</p>
-          <p>{t('dash.tokens', { input: formatNumber(month.inputTokens), output: formatNumber(month.outputTokens) })}</p>
+          <p>{count('request', month.requests)}</p>
+          <p>{t('dash.tokens', { input: count('inputToken', month.inputTokens), output: count('outputToken', month.outputTokens) })}</p>
         </Card>
         <Card title={t('dash.savings')} className="stat">
           <p className="big">

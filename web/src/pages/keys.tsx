@@ -1,11 +1,12 @@
 import { useMemo, useState, type FormEvent } from 'react';
-import { useMutation, useQuery } from 'urql';
+import { useMutation, useQuery, useSubscription } from 'urql';
 import { describeError } from '../client.js';
 import { graphql } from '../gql/index.js';
-import type { CreateKeyMutation, KeysQuery } from '../gql/graphql.js';
+import type { CreateKeyMutation, KeyEventType, KeysQuery } from '../gql/graphql.js';
 import { useI18n } from '../i18n.js';
+import { useOnReconnect } from '../live.js';
 import { useSession } from '../session.js';
-import { Button, Card, Code, CopyButton, Empty, Field, Loading, Money, Notice, Page, ProblemText, SelectField, TableHead } from '../ui.js';
+import { Badge, Button, Card, Code, CopyButton, Empty, Field, Loading, Money, Notice, Page, ProblemText, SelectField, TableHead } from '../ui.js';
 
 const KeysDocument = graphql(`
   query Keys {
@@ -43,15 +44,27 @@ const CreateKeyDocument = graphql(`
     }
   }
 `);
+// Keys created or revoked elsewhere (another tab, the API) and keys whose limits refuse requests.
+const KeyEventsDocument = graphql(`
+  subscription KeyEvents {
+    keyEvents {
+      type
+      keyId
+      limit
+      refused
+      at
+    }
+  }
+`);
 const RevokeKeyDocument = graphql(`
   mutation RevokeKey($id: ID!) {
     revokeKey(id: $id)
   }
 `);
 
-/** Families and, per family, the groups its models are sold in: what a key may be scoped to. */
 type CreatedApiKey = CreateKeyMutation['createKey'];
 
+/** Families and, per family, the groups its models are sold in: what a key may be scoped to. */
 export function familiesAndGroups(models: { family: string; groups: { id: string; label: string }[] }[]): Map<string, Map<string, string>> {
   const families = new Map<string, Map<string, string>>();
   for (const model of models) {
@@ -75,6 +88,7 @@ export function Keys() {
   const groups = [...(families.get(family) ?? new Map<string, string>()).entries()];
   const group = form.routeGroup && groups.some(([id]) => id === form.routeGroup) ? form.routeGroup : (groups[0]?.[0] ?? '');
   const problem = describeError(createState.error);
+  const alerts = useKeyAlerts(() => refetch({ requestPolicy: 'network-only' }));
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -112,6 +126,7 @@ export function Keys() {
         ) : (
           <KeyList
             keys={data.keys}
+            alerts={alerts}
             onRevoke={async (id) => {
               await revoke({ id });
               refetch({ requestPolicy: 'network-only' });
@@ -123,22 +138,67 @@ export function Keys() {
   );
 }
 
-/** The account's keys, each with a Revoke button that asks first. */
-function KeyList({ keys, onRevoke }: { keys: KeysQuery['keys']; onRevoke(id: string): Promise<void> }) {
+type KeyAlert = { type: KeyEventType; limit: string | null; refused: number | null; at: string };
+
+/**
+ * The keys' events, live: a key created or revoked elsewhere reloads the list (`reload`, also run on every socket
+ * (re)connect, since events sent while it was down are lost); a key whose monthly cap was reached or whose limit
+ * refuses requests gets a badge (the latest of each kind per key). Ends with the page.
+ */
+function useKeyAlerts(reload: () => void): Record<string, KeyAlert[]> {
+  useOnReconnect(reload);
+  const [live] = useSubscription({ query: KeyEventsDocument }, (known: Record<string, KeyAlert[]> = {}, { keyEvents: event }) => {
+    if (event.type === 'CREATED' || event.type === 'REVOKED') {
+      reload();
+      return known;
+    }
+    const alert: KeyAlert = { type: event.type, limit: event.limit ?? null, refused: event.refused ?? null, at: event.at };
+    return { ...known, [event.keyId]: [...(known[event.keyId] ?? []).filter((a) => a.type !== event.type || a.limit !== alert.limit), alert] };
+  });
+  return live.data ?? {};
+}
+
+function AlertBadges({ alerts }: { alerts: KeyAlert[] }) {
+  const { t, formatDate, count } = useI18n();
+  return (
+    <>
+      {alerts.map((alert) => (
+        <Badge key={`${alert.type}/${alert.limit}`} tone="warn">
+          {alert.type === 'MONTHLY_CAP_REACHED'
+            ? t('keys.capReached', { time: formatDate(alert.at) })
+            : t('keys.limitRefused', { limit: limitName(t, alert.limit), requests: count('request', alert.refused ?? 0), time: formatDate(alert.at) })}
+        </Badge>
+      ))}
+    </>
+  );
+}
+
+const LIMITS = ['requests_per_minute', 'key_concurrency', 'account_concurrency', 'gateway_concurrency', 'monthly_spend_cap'] as const;
+
+function limitName(t: ReturnType<typeof useI18n>['t'], limit: string | null): string {
+  const known = LIMITS.find((name) => name === limit);
+  return known ? t(`keys.limit.${known}`) : (limit ?? '');
+}
+
+/** The account's keys, each with its live badges and a Revoke button that asks first. */
+function KeyList({ keys, alerts, onRevoke }: { keys: KeysQuery['keys']; alerts: Record<string, KeyAlert[]>; onRevoke(id: string): Promise<void> }) {
   const { t, formatDate } = useI18n();
   return (
     <div className="table-wrap">
       <table className="table">
-        <TableHead columns={[t('keys.label'), t('keys.family'), t('keys.group'), t('keys.monthCap'), t('keys.created'), t('keys.lastUsed')]} actions />
+        <TableHead columns={[t('keys.label'), t('keys.family'), t('keys.group'), t('keys.monthCap'), t('keys.created'), t('keys.lastUsed'), t('keys.status')]} actions />
         <tbody>
           {keys.map((key) => (
-            <tr key={key.id}>
+            <tr key={key.id} data-key-id={key.id}>
               <td>{key.label ?? key.id}</td>
               <td>{key.providerFamily}</td>
               <td>{key.routeGroup}</td>
               <td>{key.monthlySpendCap ? <Money usd={key.monthlySpendCap} /> : t('keys.noCap')}</td>
               <td>{formatDate(key.createdAt)}</td>
               <td>{formatDate(key.lastUsed)}</td>
+              <td>
+                <AlertBadges alerts={alerts[key.id] ?? []} />
+              </td>
               <td>
                 <Button
                   kind="danger"

@@ -27,7 +27,7 @@ const LeaderboardDocument = graphql(`
 `);
 
 export function Leaderboard() {
-  const { t, formatNumber } = useI18n();
+  const { t, formatNumber, count } = useI18n();
   const [{ data }] = useQuery({ query: LeaderboardDocument, requestPolicy: 'network-only' });
   const board = data?.leaderboard;
   if (!board) return <Page title={t('nav.leaderboard')}><Loading /></Page>;
@@ -37,9 +37,9 @@ export function Leaderboard() {
         <p>{t('board.day', { date: board.date, zone: board.timezone })}</p>
         {board.prize && <p>{t('board.prize', { prize: board.prize })}</p>}
         <p>
-          {t('board.totals', { tokens: formatNumber(board.totalTokens) })} <Money usd={board.totalSavedUsd} />
+          {t('board.totals', { tokens: count('token', board.totalTokens) })} <Money usd={board.totalSavedUsd} />
         </p>
-        {board.me && <p>{t('board.me', { rank: board.me.rank, tokens: formatNumber(board.me.tokens) })}</p>}
+        {board.me && <p>{t('board.me', { rank: board.me.rank, tokens: count('token', board.me.tokens) })}</p>}
       </Card>
       {!board.items.length ? (
         <Empty>{t('board.none')}</Empty>

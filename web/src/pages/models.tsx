@@ -121,7 +121,7 @@ export function Models() {
 
 /** The models shown, with what they can do, their endpoints, their prices per group and the official ones. */
 function ModelTable({ models }: { models: ModelsQuery['catalogModels'] }) {
-  const { t, formatNumber } = useI18n();
+  const { t, formatNumber, count } = useI18n();
   return (
     <div className="table-wrap">
       <table className="table" data-testid="models-table">
@@ -134,7 +134,7 @@ function ModelTable({ models }: { models: ModelsQuery['catalogModels'] }) {
                 {m.label}
                 <br />
                 <code>{m.id}</code>
-                {m.contextWindow ? <span className="hint"> · {t('models.context', { tokens: formatNumber(m.contextWindow) })}</span> : null}
+                {m.contextWindow ? <span className="hint"> · {t('models.context', { tokens: count('token', m.contextWindow) })}</span> : null}
               </th>
               <td>{m.family}</td>
               <td>

@@ -217,7 +217,7 @@ function InvoiceTable({ invoices }: { invoices: PaymentsQuery['invoices'] }) {
 
 /** The bonus an invoice earns from each amount up, and how long a bonus lasts. */
 function BonusTiers({ config }: { config: PaymentsQuery['paymentConfig'] }) {
-  const { t } = useI18n();
+  const { t, count } = useI18n();
   return (
     <Card title={t('pay.bonusTiers')}>
       {config.bonusEnabled && config.bonusTiers.length ? (
@@ -229,7 +229,7 @@ function BonusTiers({ config }: { config: PaymentsQuery['paymentConfig'] }) {
       ) : (
         <Empty>{t('pay.noBonus')}</Empty>
       )}
-      {config.bonusEnabled && <p className="hint">{t('pay.bonusExpiry', { days: config.bonusExpiryDays })}</p>}
+      {config.bonusEnabled && <p className="hint">{t('pay.bonusExpiry', { days: count('day', config.bonusExpiryDays) })}</p>}
     </Card>
   );
 }

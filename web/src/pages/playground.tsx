@@ -34,7 +34,7 @@ export async function readChatStream(body: ReadableStream<Uint8Array>, onText: (
 }
 
 export function Playground() {
-  const { t } = useI18n();
+  const { t, count } = useI18n();
   const { keyring } = useSession();
   const [models] = useQuery({ query: ModelsDocument });
   const chatModels = (models.data?.catalogModels ?? []).filter((m) => m.endpoints.includes('/v1/chat/completions'));
@@ -68,7 +68,7 @@ export function Playground() {
         throw new Error(body?.error?.message ?? `HTTP ${response.status}`);
       }
       const { usage } = await readChatStream(response.body, (text) => setAnswer((previous) => previous + text));
-      setStatus(usage ? t('play.done', { input: usage.prompt_tokens ?? 0, output: usage.completion_tokens ?? 0 }) : t('play.doneNoUsage'));
+      setStatus(usage ? t('play.done', { input: count('inputToken', usage.prompt_tokens ?? 0), output: count('outputToken', usage.completion_tokens ?? 0) }) : t('play.doneNoUsage'));
     } catch (error) {
       setStatus(null);
       if (!controller.signal.aborted) setFailure((error as Error).message);

@@ -1,9 +1,12 @@
-import { useState } from 'react';
-import { useClient, useQuery } from 'urql';
+import { useMemo, useState } from 'react';
+import { useClient, useQuery, useSubscription } from 'urql';
+import { addDecimal } from '../decimal.js';
 import { graphql } from '../gql/index.js';
-import type { UsageQuery, UsageQueryVariables } from '../gql/graphql.js';
+import type { UsageCatalogQuery, UsageQuery, UsageQueryVariables } from '../gql/graphql.js';
 import { useI18n } from '../i18n.js';
-import { Badge, Button, Card, Empty, Field, Loading, Money, Page, SelectField, TableHead, toneOf } from '../ui.js';
+import { mergeById } from '../live-totals.js';
+import { useOnReconnect } from '../live.js';
+import { Badge, Button, Card, Empty, Field, formatUsd, Loading, Money, Page, SelectField, TableHead, toneOf } from '../ui.js';
 
 const UsageDocument = graphql(`
   query Usage($from: DateTimeISO, $to: DateTimeISO, $model: String, $group: String, $status: String, $providerFamily: String, $limit: Int) {
@@ -42,6 +45,32 @@ graphql(`
     }
   }
 `);
+// The requests billed from now on, as the list shows them.
+const UsageLiveDocument = graphql(`
+  subscription UsageLive {
+    usageRecorded {
+      events {
+        id
+        routeGroup
+        ...UsageEventFields
+      }
+    }
+  }
+`);
+// What the filters offer: the catalog's models, their public route groups and their provider families.
+const UsageCatalogDocument = graphql(`
+  query UsageCatalog {
+    catalogModels {
+      id
+      label
+      family
+      groups {
+        id
+        label
+      }
+    }
+  }
+`);
 const UsageEventDocument = graphql(`
   query UsageEvent($requestId: ID!) {
     usageEvent(requestId: $requestId) {
@@ -73,6 +102,50 @@ function variablesOf(filters: Filters, before: string | null, limit: number): Us
   return v;
 }
 
+/** Whether a live event belongs in the list the filters asked for (the server's filters, applied here). */
+function matches(event: Event, filters: Filters): boolean {
+  const at = Date.parse(event.createdAt);
+  if (filters.from && at < new Date(filters.from).getTime()) return false;
+  if (filters.to && at >= new Date(filters.to).getTime()) return false;
+  if (filters.model && event.model !== filters.model) return false;
+  if (filters.group && (event.routeGroup ?? '') !== filters.group) return false;
+  if (filters.status && event.status !== filters.status) return false;
+  return !filters.providerFamily || event.providerFamily === filters.providerFamily;
+}
+
+type Option = { value: string; label: string };
+
+/** The filters' choices from the catalog, "all" first; labels are the catalog's own. */
+function filterOptions(models: UsageCatalogQuery['catalogModels'], all: string): { models: Option[]; groups: Option[]; families: Option[] } {
+  const groups = new Map<string, string>();
+  for (const model of models) for (const group of model.groups) if (!groups.has(group.id)) groups.set(group.id, group.label);
+  const byLabel = (a: Option, b: Option) => a.label.localeCompare(b.label);
+  const first = { value: '', label: all };
+  return {
+    models: [first, ...models.map((model) => ({ value: model.id, label: model.label })).sort(byLabel)],
+    groups: [first, ...[...groups].map(([value, label]) => ({ value, label })).sort(byLabel)],
+    families: [first, ...[...new Set(models.map((model) => model.family))].sort().map((family) => ({ value: family, label: family }))],
+  };
+}
+
+/**
+ * The list's first page, live: requests billed after it was read are put on top when the filters and the time
+ * range include them, once each (by id: one already fetched is not added again). The page is read again on every
+ * socket (re)connect, since events sent while it was down are lost. Later pages stay as read.
+ */
+function useLiveFirstPage(fetched: Event[], filters: Filters, firstPage: boolean, reload: () => void): Event[] {
+  useOnReconnect(reload);
+  const [live] = useSubscription({ query: UsageLiveDocument }, (known: Event[] = [], event) => mergeById(known, event.usageRecorded.events, 1_000));
+  return useMemo(() => {
+    if (!firstPage || !live.data) return fetched;
+    const ids = new Set(fetched.map((event) => event.id));
+    // On a full page, only what is newer than its oldest row: an older one belongs on a later page.
+    const oldest = fetched.length >= PAGE_SIZE ? Date.parse(fetched[fetched.length - 1]!.createdAt) : -Infinity;
+    const added = live.data.filter((event) => !ids.has(event.id) && Date.parse(event.createdAt) >= oldest && matches(event, filters));
+    return added.length ? [...added, ...fetched].sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt)) : fetched;
+  }, [fetched, filters, firstPage, live.data]);
+}
+
 /** One millisecond before an event: the next (older) page's `to`. */
 function justBefore(iso: string): string {
   return new Date(new Date(iso).getTime() - 1).toISOString();
@@ -87,18 +160,10 @@ function csvCell(value: unknown): string {
   return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
-export function Usage() {
-  const { t } = useI18n();
+/** The CSV export of every row the filters select (200 a request, at most EXPORT_MAX_ROWS): rows so far, or null when idle. */
+function useCsvExport(filters: Filters): [number | null, () => Promise<void>] {
   const client = useClient();
-  const [draft, setDraft] = useState<Filters>({ from: '', to: '', model: '', group: '', status: '', providerFamily: '' });
-  const [filters, setFilters] = useState<Filters>(draft);
-  const [cursors, setCursors] = useState<(string | null)[]>([null]);
-  const before = cursors[cursors.length - 1] ?? null;
-  const [{ data, fetching, error }] = useQuery({ query: UsageDocument, variables: variablesOf(filters, before, PAGE_SIZE), requestPolicy: 'network-only' });
-  const [selected, setSelected] = useState<string | null>(null);
   const [exporting, setExporting] = useState<number | null>(null);
-  const events = data?.usage ?? [];
-
   const exportCsv = async () => {
     const rows: Event[] = [];
     let cursor: string | null = null;
@@ -119,6 +184,25 @@ export function Usage() {
     URL.revokeObjectURL(link.href);
     setExporting(null);
   };
+  return [exporting, exportCsv];
+}
+
+export function Usage() {
+  const { t, count } = useI18n();
+  const [draft, setDraft] = useState<Filters>({ from: '', to: '', model: '', group: '', status: '', providerFamily: '' });
+  const [filters, setFilters] = useState<Filters>(draft);
+  const [cursors, setCursors] = useState<(string | null)[]>([null]);
+  const before = cursors[cursors.length - 1] ?? null;
+  const [{ data, fetching, error }, reexecute] = useQuery({ query: UsageDocument, variables: variablesOf(filters, before, PAGE_SIZE), requestPolicy: 'network-only' });
+  const [catalog] = useQuery({ query: UsageCatalogDocument });
+  const options = useMemo(() => filterOptions(catalog.data?.catalogModels ?? [], t('common.all')), [catalog.data, t]);
+  const [selected, setSelected] = useState<string | null>(null);
+  const [exporting, exportCsv] = useCsvExport(filters);
+  const fetched = data?.usage;
+  const events = useLiveFirstPage(useMemo(() => fetched ?? [], [fetched]), filters, cursors.length === 1, () => reexecute({ requestPolicy: 'network-only' }));
+  // The older page starts below the oldest row read from the server (live rows on top do not move it).
+  const oldest = fetched?.[fetched.length - 1];
+
 
   return (
     <Page title={t('nav.usage')}>
@@ -134,14 +218,14 @@ export function Usage() {
         >
           <Field label={t('usage.from')} type="datetime-local" value={draft.from} onChange={(e) => setDraft({ ...draft, from: e.target.value })} />
           <Field label={t('usage.to')} type="datetime-local" value={draft.to} onChange={(e) => setDraft({ ...draft, to: e.target.value })} />
-          <Field label={t('models.model')} value={draft.model} onChange={(e) => setDraft({ ...draft, model: e.target.value })} />
-          <Field label={t('keys.group')} value={draft.group} onChange={(e) => setDraft({ ...draft, group: e.target.value })} />
+          <SelectField label={t('models.model')} value={draft.model} onChange={(e) => setDraft({ ...draft, model: e.target.value })} options={options.models} />
+          <SelectField label={t('keys.group')} value={draft.group} onChange={(e) => setDraft({ ...draft, group: e.target.value })} options={options.groups} />
           <SelectField label={t('usage.status')} value={draft.status} onChange={(e) => setDraft({ ...draft, status: e.target.value })} options={['', 'success', 'error', 'cancelled'].map((s) => ({ value: s, label: s || t('common.all') }))} />
-          <Field label={t('keys.family')} value={draft.providerFamily} onChange={(e) => setDraft({ ...draft, providerFamily: e.target.value })} />
+          <SelectField label={t('keys.family')} value={draft.providerFamily} onChange={(e) => setDraft({ ...draft, providerFamily: e.target.value })} options={options.families} />
           <div className="row">
             <Button type="submit">{t('usage.apply')}</Button>
             <Button kind="secondary" onClick={exportCsv} busy={exporting !== null}>
-              {exporting !== null ? t('usage.exporting', { count: exporting }) : t('usage.export')}
+              {exporting !== null ? t('usage.exporting', { rows: count('row', exporting) }) : t('usage.export')}
             </Button>
           </div>
         </form>
@@ -152,19 +236,33 @@ export function Usage() {
       ) : !events.length ? (
         <Empty>{t('usage.none')}</Empty>
       ) : (
-        <EventTable events={events} onSelect={setSelected} />
+        <>
+          <PageTotals events={events} />
+          <EventTable events={events} onSelect={setSelected} />
+        </>
       )}
       <nav className="row pager" aria-label={t('usage.pages')}>
         <Button kind="secondary" disabled={cursors.length < 2} onClick={() => setCursors(cursors.slice(0, -1))}>
           {t('usage.newer')}
         </Button>
         <span>{t('usage.page', { page: cursors.length })}</span>
-        <Button kind="secondary" disabled={events.length < PAGE_SIZE} onClick={() => setCursors([...cursors, justBefore(events[events.length - 1]!.createdAt)])}>
+        <Button kind="secondary" disabled={!oldest || (fetched?.length ?? 0) < PAGE_SIZE} onClick={() => oldest && setCursors([...cursors, justBefore(oldest.createdAt)])}>
           {t('usage.older')}
         </Button>
       </nav>
       {selected && <EventDetail requestId={selected} onClose={() => setSelected(null)} />}
     </Page>
+  );
+}
+
+/** The shown rows' count and spend (they move as requests arrive on the first page). */
+function PageTotals({ events }: { events: Event[] }) {
+  const { t, count } = useI18n();
+  const spend = events.reduce((sum, event) => addDecimal(sum, event.amountUsd) ?? sum, '0');
+  return (
+    <p className="hint" data-testid="usage-totals">
+      {t('usage.onPage', { requests: count('request', events.length), spend: formatUsd(spend) })}
+    </p>
   );
 }
 

@@ -59,12 +59,12 @@ interface Issue {
 }
 
 /** The catalog's rules, checked here so the form says what is wrong before anything is reserved. */
-function localIssues(t: ReturnType<typeof useI18n>['t'], secret: string, prompt: string, seconds: string, rules: VideoRules | null): Issue[] {
+function localIssues({ t, count }: Pick<ReturnType<typeof useI18n>, 't' | 'count'>, secret: string, prompt: string, seconds: string, rules: VideoRules | null): Issue[] {
   const found: Issue[] = [];
   if (!secret) found.push({ loc: ['key'], msg: t('video.needKey') });
   if (!prompt.trim()) found.push({ loc: ['prompt'], msg: t('video.needPrompt') });
   const n = Number(seconds);
-  if (rules && (!Number.isInteger(n) || n < rules.seconds.min || n > rules.seconds.max)) found.push({ loc: ['seconds'], msg: t('video.secondsRange', { min: rules.seconds.min, max: rules.seconds.max }) });
+  if (rules && (!Number.isInteger(n) || n < rules.seconds.min || n > rules.seconds.max)) found.push({ loc: ['seconds'], msg: t('video.secondsRange', { min: rules.seconds.min, max: count('toSeconds', rules.seconds.max) }) });
   return found;
 }
 
@@ -86,7 +86,8 @@ async function postVideo(secret: string, job: object, failed: string): Promise<{
 }
 
 export function Videos() {
-  const { t } = useI18n();
+  const i18n = useI18n();
+  const { t, count } = i18n;
   const { keyring } = useSession();
   const [models] = useQuery({ query: ModelsDocument });
   const [tasks, refetch] = useQuery({ query: VideoTasksDocument, requestPolicy: 'network-only' });
@@ -107,7 +108,7 @@ export function Videos() {
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     setFailure(null);
-    const found = localIssues(t, secret, form.prompt, seconds, rules);
+    const found = localIssues(i18n, secret, form.prompt, seconds, rules);
     setIssues(found);
     if (found.length || !model) return;
     setBusy(true);
@@ -140,7 +141,7 @@ export function Videos() {
           {issueFor('key') && <p className="field-error">{issueFor('key')}</p>}
           <SelectField label={t('models.model')} value={model?.id ?? ''} onChange={(e) => setForm({ ...form, model: e.target.value, seconds: '' })} options={videoModels.map((m) => ({ value: m.id, label: m.label }))} />
           <Field label={t('video.prompt')} value={form.prompt} maxLength={4000} onChange={(e) => setForm({ ...form, prompt: e.target.value })} error={issueFor('prompt')} />
-          <Field label={t('video.seconds')} type="number" min={rules?.seconds.min} max={rules?.seconds.max} value={seconds} onChange={(e) => setForm({ ...form, seconds: e.target.value })} error={issueFor('seconds')} hint={rules ? t('video.secondsRange', { min: rules.seconds.min, max: rules.seconds.max }) : undefined} />
+          <Field label={t('video.seconds')} type="number" min={rules?.seconds.min} max={rules?.seconds.max} value={seconds} onChange={(e) => setForm({ ...form, seconds: e.target.value })} error={issueFor('seconds')} hint={rules ? t('video.secondsRange', { min: rules.seconds.min, max: count('toSeconds', rules.seconds.max) }) : undefined} />
           <SelectField label={t('video.resolution')} value={resolution} onChange={(e) => setForm({ ...form, resolution: e.target.value })} options={(rules?.resolutions ?? []).map((r) => ({ value: r, label: r }))} error={issueFor('resolution')} />
           <SelectField label={t('video.ratio')} value={ratio} onChange={(e) => setForm({ ...form, ratio: e.target.value })} options={(rules?.ratios ?? []).map((r) => ({ value: r, label: r }))} error={issueFor('ratio')} />
           <Button type="submit" busy={busy}>

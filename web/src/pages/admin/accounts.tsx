@@ -131,7 +131,7 @@ export function AdminAccounts() {
 }
 
 function AccountPanel({ account, onChanged }: { account: AdminAccount; onChanged(): void }) {
-  const { t } = useI18n();
+  const { t, count } = useI18n();
   const [adjustState, adjust] = useMutation(AdjustDocument);
   const [trustedState, setTrusted] = useMutation(TrustedDocument);
   const [, revokeTrusted] = useMutation(RevokeTrustedDocument);
@@ -190,7 +190,7 @@ function AccountPanel({ account, onChanged }: { account: AdminAccount; onChanged
         </form>
       </div>
       <p className="row">
-        <Button kind="danger" busy={endState.fetching} onClick={async () => { const r = await endSessions({ userId: account.userId }); if (r.data) { setDone(t('admin.sessionsEnded', { count: r.data.endSessions })); onChanged(); } }}>
+        <Button kind="danger" busy={endState.fetching} onClick={async () => { const r = await endSessions({ userId: account.userId }); if (r.data) { setDone(t('admin.sessionsEnded', { sessions: count('session', r.data.endSessions) })); onChanged(); } }}>
           {t('admin.endSessions')}
         </Button>
       </p>

@@ -180,7 +180,7 @@ export function AdminMargin() {
 
 /** The period's revenue, upstream cost, margin (with its share of the costed revenue) and what has no cost. */
 function MarginTotals({ totals }: { totals: Row }) {
-  const { t, formatNumber } = useI18n();
+  const { t, formatNumber, count } = useI18n();
   const percent = marginPercent(totals);
   return (
     <div className="grid stats" data-testid="margin-totals">
@@ -188,7 +188,7 @@ function MarginTotals({ totals }: { totals: Row }) {
         <p className="big" data-testid="total-revenue">
           <Money usd={totals.revenueUsd} />
         </p>
-        <p>{t('margin.requestsCount', { count: formatNumber(totals.requests) })}</p>
+        <p>{count('request', totals.requests)}</p>
       </Card>
       <Card title={t('margin.cost')} className="stat">
         <p className="big" data-testid="total-cost">

@@ -6,8 +6,8 @@ import { Migration } from '@mikro-orm/migrations';
  * crossing row is written by an `insert ... on conflict ... where` (a compare-and-set), so two gateway processes
  * evaluating the same change never both send.
  */
-export class Migration20261128200000_alerts extends Migration {
-  override name = 'Migration20261128200000_alerts';
+export class Migration20261129100000_alerts extends Migration {
+  override name = 'Migration20261129100000_alerts';
 
   override up(): void {
     this.addSql(`
