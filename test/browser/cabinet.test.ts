@@ -15,7 +15,7 @@ import { runNode, spawnGateway, type ServerProcess } from '../helpers/process.js
  * in cabinet-speed.test.ts, alone in the timing lane.
  */
 
-const CUSTOMER_PAGES = ['dashboard', 'keys', 'models', 'usage', 'payments', 'videos', 'webhooks', 'playground', 'status', 'news', 'leaderboard', 'profile'];
+const CUSTOMER_PAGES = ['dashboard', 'keys', 'models', 'usage', 'payments', 'videos', 'webhooks', 'playground', 'status', 'news', 'alerts', 'leaderboard', 'profile'];
 const ADMIN_PAGES = ['admin/accounts', 'admin/catalog', 'admin/announcements', 'admin/invoices', 'admin/probes'];
 
 describe('the web cabinet in Chromium', () => {
