@@ -9,12 +9,18 @@ import { toUsageEvent } from './usage.resolver.js';
 
 type Subscribe = { context: RequestContext; args: Record<string, unknown> };
 
+type Pick<T> = (event: AccountEvent) => T | null | Promise<T | null>;
+
 /**
  * The subscriber's own account events (src/events/account-event-hub.ts), filtered and shaped by `pick`; events
- * `pick` returns null for are skipped. Ends when the client completes the subscription.
+ * `pick` returns null for are skipped. Ends when the client completes the subscription. The session is checked
+ * here, before the stream starts: an error thrown while a stream runs reaches the client only as an internal one.
  */
-async function* accountEvents<T>(context: RequestContext, pick: (event: AccountEvent) => T | null | Promise<T | null>, first?: () => Promise<T>): AsyncGenerator<T> {
-  const userId = requireActor(context).userId;
+function accountEvents<T>(context: RequestContext, pick: Pick<T>, first?: () => Promise<T>): AsyncGenerator<T> {
+  return eventsOf(context, requireActor(context).userId, pick, first);
+}
+
+async function* eventsOf<T>(context: RequestContext, userId: string, pick: Pick<T>, first?: () => Promise<T>): AsyncGenerator<T> {
   const stream = context.services.events.subscribe(userId);
   try {
     await stream.ready;

@@ -50,9 +50,11 @@ export class BalanceEvents {
   /**
    * Adds what admission holds for the account now, and what it may spend: its wallet's figure (holds, the credit
    * line) when this process has the account loaded or wallets are shared (Redis), else the balance itself.
+   * Never throws: an error in a running subscription would reach its client as an internal one.
    */
   async withHolds(userId: string, event: BalanceEvent): Promise<BalanceView> {
-    const wallet = await this.deps.wallets.view(userId, null);
+    // Shared wallets away (Redis): the ledger's figures still go out, without the holds.
+    const wallet = await Promise.resolve(this.deps.wallets.view(userId, null)).catch(() => null);
     return { ...event, heldUsd: formatUsd(wallet?.held ?? 0), availableUsd: formatUsd(wallet?.available ?? event.balanceUsd) };
   }
 }

@@ -204,6 +204,20 @@ describe('account events across two gateway processes', () => {
     }
   }, 60_000);
 
+  it('refuses the account subscriptions to an anonymous socket, in our words', async () => {
+    const client = createClient({ url: stack.url.replace('http', 'ws') + '/graphql', webSocketImpl: WebSocket, retryAttempts: 0 });
+    try {
+      for (const document of [BalanceChangedDocument, UsageRecordedDocument, KeyEventsDocument]) {
+        const outcome = await new Promise<unknown>((resolve) => {
+          client.subscribe({ query: print(document) }, { next: (result) => resolve(result.errors), error: resolve, complete: () => resolve('completed') });
+        });
+        expect(JSON.stringify(outcome), JSON.stringify(outcome)).toContain("UNAUTHENTICATED");
+      }
+    } finally {
+      await client.dispose();
+    }
+  });
+
   it('tells the subscriber of keys created and revoked on another process, a limit refusing and the monthly cap', async () => {
     const account = await apiAccount(stack, admin, '5');
     const client = socket(stack.url, account.token);

@@ -168,7 +168,9 @@ describe('production mode', () => {
 describe('the same authorization on every field', () => {
   const schema = buildSchema(readFileSync(path.join(ROOT, 'schema/schema.graphql'), 'utf8'));
   /** Public by SPEC.md: signing up and in, the catalog, status, leaderboard, payment settings and announcements. */
-  const PUBLIC = new Set(['register', 'login', 'catalogModels', 'serviceStatus', 'leaderboard', 'paymentConfig', 'announcements', 'messengerLinkStatus', 'resendVerification', 'logout']);
+  const PUBLIC = new Set(['register', 'login', 'catalogModels', 'serviceStatus', 'leaderboard', 'paymentConfig', 'announcements', 'messengerLinkStatus', 'resendVerification', 'logout',
+    // The list of webhook event types and what each carries: documentation, the same for everyone.
+    'webhookEventTypes']);
   const ADMIN = new Set([
     'adjustBalance', 'createAnnouncement', 'updateAnnouncement', 'publishAnnouncement', 'unpublishAnnouncement', 'adminAnnouncements', 'markInvoicePaid',
     'removeCatalogModel', 'upsertCatalogModel', 'setModelPrices', 'upsertPricingPlan', 'setKeyLimits', 'setAccountLimits', 'setTrustedPartner', 'revokeTrustedPartner',
