@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config.js';
 import { startGateway } from '../../src/server.js';
 import { createLogger } from '../../src/shared/logging.js';
 import type { UsageRecord } from '../../src/usage/usage-recorder.js';
+import { AlertsService } from '../../src/events/alerts/alerts.service.js';
 import { useAlertsGateway } from '../helpers/alerts.js';
 import { newAdmin } from '../helpers/accounts.js';
 import { http, trpcClient } from '../helpers/clients.js';
@@ -222,6 +223,39 @@ describe.each(['en', 'ru'] as const)('event alerts fire once per invoice and tas
     gw.services.alerts.event(account.userId, { kind: 'video_finished', taskId: bad.body.id, model: 'gamma_h3', status: 'failed' });
     await settle();
     expectAlerts(account, 2);
+  });
+});
+
+describe('the onFired hook', () => {
+  it('runs inside the crossing’s transaction: when it fails, nothing is sent and the next evaluation fires', async () => {
+    const account = await alertAccount('10');
+    await setAlerts(account, { language: 'en', balanceBelow: { amountUsd: '5', channels: ['email'] } });
+    const sent: string[] = [];
+    const hooked: { userId: string; kind: string; inTx: boolean }[] = [];
+    let fail = true;
+    const service = new AlertsService({
+      orm: gw.database.orm,
+      log: createLogger('silent'),
+      settings: { coalesceMs: 10, defaultLanguage: 'en' },
+      delivery: { brandName: 'Baikal', sendMail: async (to) => { sent.push(to); return true; }, sendMessenger: null },
+      onFired: async (tx, userId, alert) => {
+        const [row] = await tx.execute<{ n: number }[]>('select count(*)::int as n from alert_crossings where user_id = ?', [userId]);
+        hooked.push({ userId, kind: alert.kind, inTx: row!.n === 1 });
+        if (fail) throw new Error('the outbox is away');
+      },
+    });
+    // Below the amount without a committed change the gateway's own evaluator would hear: only this service evaluates.
+    await gw.db.query('update users set balance_paid_usd = 1 where id = $1', [account.userId]);
+    await expect(service.evaluator.evaluate(account.userId)).rejects.toThrow('the outbox is away');
+    expect(sent).toEqual([]);
+    expect(await gw.db.query('select 1 from alert_crossings where user_id = $1', [account.userId])).toEqual([]);
+    fail = false;
+    expect((await service.evaluator.evaluate(account.userId)).map((a) => a.kind)).toEqual(['balance_below']);
+    expect(sent).toEqual([account.email]);
+    expect(hooked).toEqual([
+      { userId: account.userId, kind: 'balance_below', inTx: true },
+      { userId: account.userId, kind: 'balance_below', inTx: true },
+    ]);
   });
 });
 
