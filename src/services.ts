@@ -19,6 +19,7 @@ import { KeyStatusService } from './accounts/key-status.js';
 import type { Config } from './config.js';
 import type { Clock } from './shared/clock.js';
 import type { Logger } from './shared/logging.js';
+import { enqueueWebhookEvent } from './events/outbox.js';
 import { AccountEventHub, type AccountEvent } from './events/account-event-hub.js';
 import { LimitRefusals } from './events/limit-refusals.js';
 import { BalanceEvents } from './billing/balance-events.js';
@@ -205,6 +206,8 @@ function createAlerts(deps: ServiceDeps, identity: IdentityService, events: Acco
       sendMail: (to, content) => identity.mailer.send({ to, ...content }),
       sendMessenger: sender.available ? (messengerUserId, text) => sender.send(messengerUserId, text) : null,
     },
+    // An `alert.triggered` webhook, queued in the transaction that records the crossing (fired once, delivered at least once).
+    onFired: (tx, userId, { kind, ...details }) => enqueueWebhookEvent(tx, { userId, type: 'alert.triggered', data: { alert: kind, ...details } }),
   });
   events.onPublished((userId) => alerts.changed(userId), (userId) => alerts.watches(userId));
   // Which accounts have rules, as other processes save them.

@@ -75,6 +75,9 @@ export function useAlertsGateway() {
       VIDEO_POLL_MS: '40',
       DATA_DIR: dir,
       ALERTS_COALESCE_MS: '50',
+      // A fired alert is also an `alert.triggered` webhook: the test's receiver listens on 127.0.0.1.
+      WEBHOOKS_ALLOW_INSECURE_URLS: 'true',
+      WEBHOOKS_POLL_MS: '50',
     });
     Object.assign(gw, await startTestGateway(env));
   });

@@ -10,6 +10,7 @@ import { useAlertsGateway } from '../helpers/alerts.js';
 import { newAdmin } from '../helpers/accounts.js';
 import { http, trpcClient } from '../helpers/clients.js';
 import { sleep } from '../helpers/identity.js';
+import { createEndpoint, startReceiver, waitFor } from '../helpers/webhooks.js';
 
 const { gw, env, gql, alertAccount, received } = useAlertsGateway();
 
@@ -223,6 +224,27 @@ describe.each(['en', 'ru'] as const)('event alerts fire once per invoice and tas
     gw.services.alerts.event(account.userId, { kind: 'video_finished', taskId: bad.body.id, model: 'gamma_h3', status: 'failed' });
     await settle();
     expectAlerts(account, 2);
+  });
+});
+
+describe('alerts as webhooks', () => {
+  it('a fired alert is an alert.triggered webhook, signed, with the alert’s figures', async () => {
+    const receiver = await startReceiver();
+    try {
+      const account = await alertAccount('10');
+      const endpoint = await createEndpoint(gw.url, account.token, { url: receiver.url, eventTypes: ['alert.triggered'] });
+      receiver.secrets.push(endpoint.secret);
+      await setAlerts(account, { language: 'en', balanceBelow: { amountUsd: '5', channels: ['email'] } });
+      await spend(account, '6');
+      const [hook] = await waitFor(() => (receiver.received.length ? receiver.received : null), 'the alert.triggered webhook');
+      expect(hook!.verifiedBy).toEqual([0]);
+      expect(hook!.body).toMatchObject({ type: 'alert.triggered', data: { alert: 'balance_below', thresholdUsd: '5', balanceUsd: '4' } });
+      await spend(account, '1');
+      await sleep(300);
+      expect(receiver.received).toHaveLength(1);
+    } finally {
+      await receiver.close();
+    }
   });
 });
 

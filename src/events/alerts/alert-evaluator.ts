@@ -1,6 +1,6 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from '../../shared/logging.js';
-import { money } from '../../shared/money.js';
+import { formatUsd, money } from '../../shared/money.js';
 import { alertText, type AlertText } from './alert-texts.js';
 import { cross, rearm, snapshot, type AlertSnapshot } from './alerts.repository.js';
 import type { AlertChannel, AlertEvent, AlertRule, FiredAlert } from './alerts.schemas.js';
@@ -38,10 +38,10 @@ export function candidatesOf(s: AlertSnapshot): Candidate[] {
   for (const rule of s.rules) {
     const threshold = rule.threshold ?? '0';
     if (rule.kind === 'balance_below') {
-      out.push({ subject: 'balance_below', period: money(threshold).toFixed(), over: balance.lessThan(threshold), rule, alert: { kind: 'balance_below', thresholdUsd: threshold, balanceUsd: s.balanceUsd } });
+      out.push({ subject: 'balance_below', period: money(threshold).toFixed(), over: balance.lessThan(threshold), rule, alert: { kind: 'balance_below', thresholdUsd: formatUsd(threshold), balanceUsd: formatUsd(s.balanceUsd) } });
     } else if (rule.kind === 'spend_today_above' && s.spentTodayUsd !== null) {
       const spent = s.spentTodayUsd;
-      out.push({ subject: 'spend_today_above', period: `${s.day}:${money(threshold).toFixed()}`, over: money(spent).greaterThan(threshold), rule, alert: { kind: 'spend_today_above', thresholdUsd: threshold, spentUsd: spent, day: s.day } });
+      out.push({ subject: 'spend_today_above', period: `${s.day}:${money(threshold).toFixed()}`, over: money(spent).greaterThan(threshold), rule, alert: { kind: 'spend_today_above', thresholdUsd: formatUsd(threshold), spentUsd: formatUsd(spent), day: s.day } });
     }
   }
   const shareRules = s.rules.filter((rule) => rule.kind === 'key_cap_share');
@@ -57,7 +57,7 @@ export function candidatesOf(s: AlertSnapshot): Candidate[] {
       period: `${s.month}:${money(key.capUsd).toFixed()}:${percent}`,
       over,
       rule,
-      alert: { kind: 'key_cap_share', keyId: key.id, keyLabel: key.label, percent, spentUsd: key.spentUsd, capUsd: money(key.capUsd).toFixed() },
+      alert: { kind: 'key_cap_share', keyId: key.id, keyLabel: key.label, percent, spentUsd: formatUsd(key.spentUsd), capUsd: formatUsd(key.capUsd) },
     });
   }
   return out;
