@@ -7,7 +7,7 @@ import { Decimal } from 'decimal.js';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/simulator/openai-simulator.js';
-import { launchChromium, reactStateHolds as pageHolds, requireChromium, SCREENSHOTS, usd } from '../helpers/browser.js';
+import { SCREENSHOTS, launchChromium, reactStateHolds as pageHolds, requireChromium, signIn, usd } from '../helpers/browser.js';
 import { graphql, registerRest } from '../helpers/clients.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { createKey, fund } from '../helpers/inference.js';
@@ -76,11 +76,7 @@ describe('admin pages: upstreams and margin, in Chromium', () => {
     page.on('websocket', (socket) => socket.on('framereceived', (frame) => void received.push(String(frame.payload))));
     await mkdir(SCREENSHOTS, { recursive: true });
 
-    await page.goto(`${gateway.url}/app/sign-in`);
-    await page.getByLabel('Username or e-mail').fill(admin.login);
-    await page.getByLabel('Password').fill(admin.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(/\/app\/dashboard$/);
+    await signIn(page, gateway.url, admin.login, admin.password);
   }, 120_000);
 
   afterAll(async () => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, requireChromium, SCREENSHOTS } from '../helpers/browser.js';
+import { SCREENSHOTS, launchChromium, requireChromium, signIn } from '../helpers/browser.js';
 import { newAccountInput, registerRest } from '../helpers/clients.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { spawnGateway, type ServerProcess } from '../helpers/process.js';
@@ -31,11 +31,7 @@ describe('the alerts page in Chromium', () => {
     await db.query('update users set email_verified = true where id = $1', [registered.account.user_id]);
     browser = await launchChromium();
     page = await (await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 } })).newPage();
-    await page.goto(`${gateway.url}/app/sign-in`);
-    await page.getByLabel('Username or e-mail').fill(input.username);
-    await page.getByLabel('Password').fill(input.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(/\/app\/dashboard$/);
+    await signIn(page, gateway.url, input.username, input.password);
   }, 120_000);
 
   afterAll(async () => {

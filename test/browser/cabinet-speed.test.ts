@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, requireChromium, SCREENSHOTS } from '../helpers/browser.js';
+import { SCREENSHOTS, launchChromium, requireChromium, signIn } from '../helpers/browser.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { spawnGateway, type ServerProcess } from '../helpers/process.js';
 import { seedUsageHistory } from '../helpers/usage-history.js';
@@ -48,11 +48,7 @@ describe('the web cabinet in Chromium, with a long history', () => {
     await seedUsageHistory((sql, params) => db.query(sql, params), userId, 100_000);
     const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
-    await page.goto(`${gateway.url}/app/sign-in`);
-    await page.getByLabel('Username or e-mail').fill(heavy);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(/\/app\/dashboard$/);
+    await signIn(page, gateway.url, heavy, password);
     // What went wrong on the page, should the chart never be drawn.
     const trouble: string[] = [];
     page.on('console', (message) => {

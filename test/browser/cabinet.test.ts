@@ -4,7 +4,7 @@ import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, requireChromium, SCREENSHOTS } from '../helpers/browser.js';
+import { SCREENSHOTS, launchChromium, requireChromium, signIn } from '../helpers/browser.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { runNode, spawnGateway, type ServerProcess } from '../helpers/process.js';
 
@@ -113,11 +113,7 @@ describe('the web cabinet in Chromium', () => {
     await me.locator('[data-testid=invoices] tbody tr').first().getByText('pending').waitFor();
 
     // The operator confirms the manual payment; the customer's open page shows it paid, live.
-    await boss.goto(`${gateway.url}/app/sign-in`);
-    await boss.getByLabel('Username or e-mail').fill('boss');
-    await boss.getByLabel('Password').fill(password);
-    await boss.getByRole('button', { name: 'Sign in' }).click();
-    await boss.waitForURL(/\/app\/dashboard$/);
+    await signIn(boss, gateway.url, 'boss', password);
     await open(boss, 'admin/invoices');
     boss.once('dialog', (dialog) => void dialog.accept('bank-ref-42'));
     await boss.locator('[data-testid=admin-invoices] tbody tr', { hasText: username }).getByRole('button', { name: 'Mark paid' }).click();

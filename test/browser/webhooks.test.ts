@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, requireChromium, SCREENSHOTS } from '../helpers/browser.js';
+import { SCREENSHOTS, launchChromium, requireChromium, signIn } from '../helpers/browser.js';
 import { newAccountInput, registerRest } from '../helpers/clients.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { spawnGateway, type ServerProcess } from '../helpers/process.js';
@@ -35,11 +35,7 @@ describe('the webhooks page in Chromium', () => {
     await mkdir(SCREENSHOTS, { recursive: true });
     const input = newAccountInput('hooks');
     await registerRest(gateway.url, input);
-    await page.goto(`${gateway.url}/app/sign-in`);
-    await page.getByLabel('Username or e-mail').fill(input.username);
-    await page.getByLabel('Password').fill(input.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(/\/app\/dashboard$/);
+    await signIn(page, gateway.url, input.username, input.password);
   }, 120_000);
 
   afterAll(async () => {

@@ -62,3 +62,12 @@ export function usd(value: string): string {
 
 /** The page's globals, inside `page.evaluate` (the test project has no DOM types). */
 declare const document: { getElementById(id: string): unknown; querySelectorAll(selector: string): Iterable<unknown> };
+
+/** Signs in through the cabinet's form (English labels) and waits for the dashboard. */
+export async function signIn(page: Page, baseUrl: string, login: string, password: string): Promise<void> {
+  await page.goto(`${baseUrl}/app/sign-in`);
+  await page.getByLabel('Username or e-mail').fill(login);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(/\/app\/dashboard$/);
+}
