@@ -65,17 +65,10 @@ export interface VideoTask {
   completedAt: Date | null;
 }
 
-export interface NewVideoTask {
-  id: string;
-  userId: string;
-  apiKeyId: string | null;
-  requestId: string;
-  model: string;
-  providerFamily: string;
-  routeGroup: string;
+/** A task to insert: who and what it is (as a `VideoTask` names them), its full spec and prices. */
+export interface NewVideoTask extends Pick<VideoTask, 'id' | 'userId' | 'apiKeyId' | 'requestId' | 'model' | 'providerFamily' | 'routeGroup' | 'costUsd'> {
   spec: VideoJobSpec;
   prices: GroupPrices;
-  costUsd: string;
   /** From now until the job fails unfinished. */
   deadlineMs: number;
 }

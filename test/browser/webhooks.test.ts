@@ -7,7 +7,8 @@ import { SCREENSHOTS, launchChromium, requireChromium, signIn } from '../helpers
 import { newAccountInput, registerRest } from '../helpers/clients.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { spawnGateway, type ServerProcess } from '../helpers/process.js';
-import { startReceiver, waitFor } from '../helpers/webhooks.js';
+import { startReceiver } from '../helpers/webhooks.js';
+import { waitFor } from '../helpers/reliability.js';
 
 /**
  * The webhooks page in a real Chromium against the built gateway: an endpoint created on the page (its secret
@@ -60,14 +61,14 @@ describe('the webhooks page in Chromium', () => {
     await expect.poll(() => page.getByTestId('webhook-secret').count()).toBe(0);
 
     await page.getByRole('button', { name: 'Send test event' }).click();
-    await waitFor(() => receiver.received.length === 1, 'the test event');
+    await waitFor('the test event', () => receiver.received.length === 1, 20_000);
     const row = page.locator('tr[data-delivery]').first();
     await row.getByText('delivered').waitFor({ timeout: 15_000 });
     await expect.poll(() => row.textContent()).toContain(receiver.received[0]!.id);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'webhooks-en.png'), fullPage: true });
 
     await row.getByRole('button', { name: 'Replay' }).click();
-    await waitFor(() => receiver.received.length === 2, 'the replay');
+    await waitFor('the replay', () => receiver.received.length === 2, 20_000);
     const [first, again] = receiver.received;
     expect(again!.id).toBe(first!.id);
     expect(first!.verifiedBy).toEqual([0]);

@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { Webhook } from 'standardwebhooks';
 import { http } from './clients.js';
+import { smtpServer, type Delivered } from './identity.js';
 
 /** One request a receiver got, with what the standardwebhooks library said of its signature. */
 export interface Received {
@@ -69,33 +69,13 @@ export async function startReceiver(answer: (request: Received, n: number) => An
   };
 }
 
-/** An SMTP server keeping every message it is given. */
-export async function startSmtp(): Promise<{ url: string; delivered: { to: string[]; raw: string }[]; close(): Promise<void> }> {
-  const delivered: { to: string[]; raw: string }[] = [];
-  const smtp = new SMTPServer({
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        delivered.push({ to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()), raw: Buffer.concat(chunks).toString('utf8') });
-        callback();
-      });
-    },
-  });
+/** The tests' SMTP server (test/helpers/identity.ts) on an ephemeral port, and the SMTP_URL that reaches it. */
+export async function startSmtp(): Promise<{ url: string; delivered: Delivered[]; close(): Promise<void> }> {
+  const delivered: Delivered[] = [];
+  const smtp = smtpServer(delivered);
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
   const port = (smtp.server.address() as AddressInfo).port;
-  return { url: `smtp://127.0.0.1:${port}`, delivered, close: () => new Promise<void>((resolve) => smtp.close(() => resolve())) };
-}
-
-export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 20_000): Promise<NonNullable<T>> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  return { url: `smtp://mailer:smtp-pass@127.0.0.1:${port}`, delivered, close: () => new Promise<void>((resolve) => smtp.close(() => resolve())) };
 }
 
 export async function gql(url: string, token: string | undefined, query: string, variables: Record<string, unknown> = {}) {

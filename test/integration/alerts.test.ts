@@ -10,7 +10,8 @@ import { useAlertsGateway } from '../helpers/alerts.js';
 import { newAdmin } from '../helpers/accounts.js';
 import { http, trpcClient } from '../helpers/clients.js';
 import { sleep } from '../helpers/identity.js';
-import { createEndpoint, startReceiver, waitFor } from '../helpers/webhooks.js';
+import { createEndpoint, startReceiver } from '../helpers/webhooks.js';
+import { waitFor } from '../helpers/reliability.js';
 
 const { gw, env, gql, alertAccount, received } = useAlertsGateway();
 
@@ -236,7 +237,7 @@ describe('alerts as webhooks', () => {
       receiver.secrets.push(endpoint.secret);
       await setAlerts(account, { language: 'en', balanceBelow: { amountUsd: '5', channels: ['email'] } });
       await spend(account, '6');
-      const [hook] = await waitFor(() => (receiver.received.length ? receiver.received : null), 'the alert.triggered webhook');
+      const [hook] = await waitFor('the alert.triggered webhook', () => (receiver.received.length ? receiver.received : null), 20_000);
       expect(hook!.verifiedBy).toEqual([0]);
       expect(hook!.body).toMatchObject({ type: 'alert.triggered', data: { alert: 'balance_below', thresholdUsd: '5', balanceUsd: '4' } });
       await spend(account, '1');

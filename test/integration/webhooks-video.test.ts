@@ -7,7 +7,8 @@ import { startSimulator, type Simulator } from '../../src/simulator/openai-simul
 import { newFundedAccount } from '../helpers/accounts.js';
 import { http } from '../helpers/clients.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { createEndpoint, startReceiver, waitFor } from '../helpers/webhooks.js';
+import { createEndpoint, startReceiver } from '../helpers/webhooks.js';
+import { waitFor } from '../helpers/reliability.js';
 
 /** video.completed and video.failed come from the runner's final transition, once each, in the customer's view. */
 const VIDEO_MODELS = defaultCatalog.models.filter((m) => m.kind === 'video').map((m) => m.id);
@@ -42,7 +43,7 @@ describe('video webhooks', () => {
     const bad = await http(gw.url, 'POST', '/v1/videos', { token: key, body: { model: 'beta3.0-t2v', prompt: 'a storm [sim:start-ms=10 video-ms=30 fail]', seconds: 2 } });
     expect([ok.status, bad.status]).toEqual([201, 201]);
 
-    await waitFor(() => receiver.received.length >= 2, 'both video events');
+    await waitFor('both video events', () => receiver.received.length >= 2, 20_000);
     await new Promise((resolve) => setTimeout(resolve, 500)); // nothing more comes
     expect(receiver.received).toHaveLength(2);
     const byType = Object.fromEntries(receiver.received.map((r) => [r.body.type, r.body.data.video]));

@@ -8,7 +8,8 @@ import { http, trpcClient } from '../helpers/clients.js';
 import { operatorConfigFile, removeOperatorConfigFile } from '../helpers/config.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { newFundedAccount, PAYMENTS } from '../helpers/payments.js';
-import { createEndpoint, DELIVERY_FIELDS, ENDPOINT_FIELDS, gql, startReceiver, startSmtp, waitFor } from '../helpers/webhooks.js';
+import { createEndpoint, DELIVERY_FIELDS, ENDPOINT_FIELDS, gql, startReceiver, startSmtp } from '../helpers/webhooks.js';
+import { waitFor } from '../helpers/reliability.js';
 
 /**
  * Outbound webhooks end to end on a real gateway, PostgreSQL, SMTP server and HTTP receivers (docs/webhooks.md).
@@ -59,7 +60,7 @@ describe('webhook events', () => {
     const test = await gq(account.token, 'mutation($id: ID!) { sendTestWebhook(endpointId: $id) }', { id: endpoint.id });
     expect(test.data.sendTestWebhook).toMatch(/^msg_/);
 
-    await waitFor(() => receiver.received.length >= 4, 'four deliveries');
+    await waitFor('four deliveries', () => receiver.received.length >= 4, 20_000);
     const byType = Object.fromEntries(receiver.received.map((r) => [r.body.type, r]));
     expect(Object.keys(byType).sort()).toEqual(['invoice.paid', 'key.created', 'key.revoked', 'webhook.test']);
     for (const r of receiver.received) {
@@ -93,9 +94,9 @@ describe('webhook events', () => {
     const [{ n }] = await gw.db.query<{ n: string }>('select count(*) as n from webhook_messages where user_id = $1', [account.userId]);
     expect(Number(n)).toBe(8);
     // Down until every delivery has failed at least once, then back.
-    await waitFor(async () => (await deliveries(account.token, endpoint.id)).every((d) => d.lastStatusCode === 500 && d.lastError === 'status'), 'every delivery failed once');
+    await waitFor('every delivery failed once', async () => (await deliveries(account.token, endpoint.id)).every((d) => d.lastStatusCode === 500 && d.lastError === 'status'), 20_000);
     up = true;
-    await waitFor(async () => (await deliveries(account.token, endpoint.id)).every((d) => d.status === 'delivered'), 'all delivered');
+    await waitFor('all delivered', async () => (await deliveries(account.token, endpoint.id)).every((d) => d.status === 'delivered'), 20_000);
     const list = await deliveries(account.token, endpoint.id);
     const messageIds = new Set(list.map((d) => d.messageId));
     expect(messageIds.size).toBe(8);
@@ -113,9 +114,9 @@ describe('webhook events', () => {
     const endpoint = await createEndpoint(gw.url, account.token, { url: receiver.url, eventTypes: ['key.created'] });
     receiver.secrets.push(endpoint.secret);
     await gq(account.token, 'mutation { createKey { id } }');
-    await waitFor(() => receiver.received.length === 1, 'the first delivery');
+    await waitFor('the first delivery', () => receiver.received.length === 1, 20_000);
     const [first] = await deliveries(account.token, endpoint.id);
-    await waitFor(async () => (await deliveries(account.token, endpoint.id))[0].status === 'delivered', 'delivered');
+    await waitFor('delivered', async () => (await deliveries(account.token, endpoint.id))[0].status === 'delivered', 20_000);
 
     const rotated = await gq(account.token, `mutation($id: ID!) { rotateWebhookSecret(id: $id) { ${ENDPOINT_FIELDS} secret } }`, { id: endpoint.id });
     const newSecret = rotated.data.rotateWebhookSecret.secret as string;
@@ -125,7 +126,7 @@ describe('webhook events', () => {
 
     const replay = await gq(account.token, `mutation($id: ID!) { replayWebhookDelivery(deliveryId: $id) { ${DELIVERY_FIELDS} } }`, { id: first.id });
     expect(replay.data.replayWebhookDelivery.messageId).toBe(first.messageId);
-    await waitFor(() => receiver.received.length === 2, 'the replay');
+    await waitFor('the replay', () => receiver.received.length === 2, 20_000);
     const [original, again] = receiver.received;
     expect(again!.id).toBe(original!.id);
     expect(again!.raw).toBe(original!.raw);
@@ -142,10 +143,10 @@ describe('webhook events', () => {
     const account = await newFundedAccount(gw);
     const endpoint = await createEndpoint(gw.url, account.token, { url: receiver.url, eventTypes: ['webhook.test'] });
     await gq(account.token, 'mutation($id: ID!) { sendTestWebhook(endpointId: $id) }', { id: endpoint.id });
-    const [delivery] = await waitFor(async () => {
+    const [delivery] = await waitFor('an attempt', async () => {
       const list = await deliveries(account.token, endpoint.id);
       return list[0]?.attempts >= 1 && list[0]?.lastStatusCode ? list : null;
-    }, 'an attempt');
+    }, 20_000);
     expect(delivery).toMatchObject({ status: 'pending', lastStatusCode: 302, lastError: 'redirect', lastResponseBody: 'receiver says no' });
     expect(delivery.lastDurationMs).toBeGreaterThanOrEqual(0);
     await gq(account.token, 'mutation($id: ID!) { deleteWebhookEndpoint(id: $id) }', { id: endpoint.id });
@@ -157,12 +158,12 @@ describe('webhook events', () => {
     const account = await newFundedAccount(gw);
     const endpoint = await createEndpoint(gw.url, account.token, { url: receiver.url, eventTypes: ['webhook.test'], language: 'en' });
     await gq(account.token, 'mutation($id: ID!) { sendTestWebhook(endpointId: $id) }', { id: endpoint.id });
-    const disabled = await waitFor(async () => {
+    const disabled = await waitFor('the endpoint disabled', async () => {
       const list = (await gq(account.token, `{ webhookEndpoints { ${ENDPOINT_FIELDS} } }`)).data.webhookEndpoints;
       return list[0].enabled ? null : list[0];
-    }, 'the endpoint disabled', 15_000);
+    }, 15_000);
     expect(disabled.disabledReason).toBe('failing');
-    const mail = await waitFor(() => smtp.delivered.find((m) => m.to.includes(account.input.email.toLowerCase()) && /webhook endpoint disabled/.test(m.raw)), 'the owner e-mail');
+    const mail = await waitFor('the owner e-mail', () => smtp.delivered.find((m) => m.to.includes(account.input.email.toLowerCase()) && /webhook endpoint disabled/.test(m.raw)), 20_000);
     expect(mail.raw).toContain('127.0.0.1');
     // Re-enabling is the owner's action and clears the reason.
     const enabled = await gq(account.token, `mutation($input: UpdateWebhookEndpointInput!) { updateWebhookEndpoint(input: $input) { ${ENDPOINT_FIELDS} } }`, { input: { id: endpoint.id, enabled: true } });

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerRest } from '../helpers/clients.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { spawnGateway, type ServerProcess } from '../helpers/process.js';
-import { createEndpoint, gql, startReceiver, waitFor } from '../helpers/webhooks.js';
+import { createEndpoint, gql, startReceiver } from '../helpers/webhooks.js';
+import { waitFor } from '../helpers/reliability.js';
 
 /**
  * Webhooks survive a SIGKILL (docs/webhooks.md, Queue): 60 events queued to a slow receiver (250 ms an
@@ -50,7 +51,7 @@ describe('SIGKILL of the gateway mid-delivery', () => {
       const sent = await gql(first.url, account.token, 'mutation($id: ID!) { sendTestWebhook(endpointId: $id) }', { id: endpoint.id });
       expect(sent.errors).toBeUndefined();
     }
-    await waitFor(() => receiver.received.length >= 15, 'a quarter delivered');
+    await waitFor('a quarter delivered', () => receiver.received.length >= 15, 20_000);
     first.child.kill('SIGKILL');
     expect(await first.exited).toBeNull();
     const atKill = receiver.ids().size;
@@ -62,13 +63,13 @@ describe('SIGKILL of the gateway mid-delivery', () => {
     gateways.push(second);
     const messages = (await db.query<{ id: string }>('select id from webhook_messages')).map((row) => row.id);
     expect(messages).toHaveLength(EVENTS);
-    await waitFor(() => messages.every((id) => receiver.ids().has(id)), 'every event after the restart', 60_000);
+    await waitFor('every event after the restart', () => messages.every((id) => receiver.ids().has(id)), 60_000);
     const tookMs = Date.now() - restartedAt;
 
     expect(receiver.received.every((r) => r.verifiedBy.length === 1)).toBe(true);
     expect(receiver.ids()).toEqual(new Set(messages));
     const duplicates = receiver.received.length - receiver.ids().size;
-    await waitFor(async () => (await db.query<{ n: number }>(`select count(*)::int as n from webhook_deliveries where status <> 'delivered'`))[0]!.n === 0, 'every delivery recorded');
+    await waitFor('every delivery recorded', async () => (await db.query<{ n: number }>(`select count(*)::int as n from webhook_deliveries where status <> 'delivered'`))[0]!.n === 0, 20_000);
     console.log(`webhooks SIGKILL: ${atKill}/${EVENTS} received at the kill, ${held} leases held by the dead process, all ${EVENTS} received ${tookMs} ms after the restart, ${duplicates} duplicate(s)`);
   });
 });
