@@ -12,6 +12,7 @@ import { ledgerBalance } from '../helpers/accounts.js';
 import { apiAccount, createKey, fund, processAdmin, requestId, setAccountLimits, setKeyLimits, settled, startInferenceStack, usageEventOf, type InferenceStack } from '../helpers/inference.js';
 import type { ServerProcess } from '../helpers/process.js';
 import { dropRedisKeys } from '../helpers/redis.js';
+import { waitFor } from '../helpers/reliability.js';
 
 /**
  * Two gateway processes on one PostgreSQL and one Redis (the scale-out issue): every limit, cache
@@ -169,6 +170,9 @@ describe('two gateway processes sharing one Redis', () => {
     expect((await chat(b.url, account.key)).status).toBe(200); // b has served this model at the old price
     const changed = await graphql(stack.url, SetModelPricesDocument, { modelId: MODEL, group: 'cheap', prices: { tokens: { input: '7.5', output: '9.25' } } }, admin.token);
     expect(changed.errors).toBeUndefined();
+    // The change reaches the other process over the Redis bus, a moment after the mutation answered (a request
+    // there may arrive first): wait until its public catalog shows the new price, then bill there.
+    await waitFor('the new price on the other process', async () => (await http(b.url, 'GET', '/catalog/models')).text.includes('"9.25"'), 10_000);
     const billed = await chat(b.url, account.key);
     expect(billed.status).toBe(200);
     const event = await usageEventOf(stack, billed.id);
