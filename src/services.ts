@@ -7,7 +7,7 @@ import { SharedWallets } from './billing/shared-wallets.js';
 import { CatalogService } from './catalog/catalog.service.js';
 import { InferenceService } from './inference/inference.service.js';
 import { CountTokensService } from './inference/count-tokens.js';
-import { DEFAULT_LIMITS, Limiter, type RequestLimiter } from './inference/limits.js';
+import { DEFAULT_LIMITS, Limiter, type LimitBaselines, type RequestLimiter } from './inference/limits.js';
 import { SharedLimiter } from './inference/shared-limits.js';
 import { RouteTable } from './upstreams/routes.js';
 import { UpstreamHealth } from './upstreams/health.js';
@@ -112,9 +112,8 @@ export function createServices(deps: ServiceDeps): Services {
     identity,
     settings: { session: deps.config.session, loginThrottle: deps.config.loginThrottle, registerThrottle: deps.config.registerThrottle },
   });
-  const wallets = deps.shared ? new SharedWallets({ orm: deps.orm, shared: deps.shared, log: deps.log, leaseMs: deps.config.slotLeaseMs }) : new Wallets(deps);
   const baselines = { ...DEFAULT_LIMITS, windowMs: deps.config.rateWindowMs, concurrentPerAccount: deps.config.accountConcurrencyLimit };
-  const limiter = deps.shared ? new SharedLimiter(deps.shared, deps.log, { leaseMs: deps.config.slotLeaseMs, baselines }) : new Limiter(baselines);
+  const { wallets, limiter } = admissionStores(deps, baselines);
   const health = new UpstreamHealth({ log: deps.log, publish: deps.shared ? (change) => void deps.shared!.publish({ type: 'upstream-health', change }) : undefined });
   const metrics = createMetrics(deps, { health, wallets, limiter });
   const { events, balanceEvents, refusals, committed } = accountEvents(deps, wallets);
@@ -226,4 +225,11 @@ function createMetrics(deps: ServiceDeps, parts: { health: UpstreamHealth; walle
     redisUp: () => (deps.shared ? deps.shared.healthy : null),
     databaseUp: () => deps.orm.em.fork().execute('select 1').then(() => true, () => false),
   });
+}
+
+/** Balances and limits: in this process, or shared through Redis (a request's hold is then its concurrency slot). */
+function admissionStores(deps: ServiceDeps, baselines: LimitBaselines): { wallets: WalletStore; limiter: RequestLimiter } {
+  if (!deps.shared) return { wallets: new Wallets(deps), limiter: new Limiter(baselines) };
+  const wallets = new SharedWallets({ orm: deps.orm, shared: deps.shared, log: deps.log, leaseMs: deps.config.slotLeaseMs });
+  return { wallets, limiter: new SharedLimiter(deps.shared, wallets, deps.log, { leaseMs: deps.config.slotLeaseMs, baselines }) };
 }

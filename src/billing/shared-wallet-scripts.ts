@@ -18,41 +18,66 @@ export const fromUnits = (value: string | number): Decimal => unitsToMoney(BigIn
 /** An account hash unused this long drops out of Redis and is seeded again from PostgreSQL. */
 export const IDLE_TTL_MS = 60 * 60_000;
 
-/**
- * Shared by every script: read the account hash (b balance, c credit limit, p partner-until ms, and one
- * field `h:<hold id>` = "amount|key id|expiry ms" per hold), dropping expired holds.
+/*
+ * An account's state in Redis is one hash under its hash tag (`{acct:<id>}`: on a Redis Cluster every script
+ * touches one hash slot), beside the rate windows of its keys (`{acct:<id>}:w:<key>`, the admission times of the
+ * last window). The hash: b balance, c credit limit, p partner-until ms, s = 1 once seeded from PostgreSQL; the
+ * sums over its live holds, H held (units) and N requests in flight; per key kh:<key> held, kn:<key> in flight,
+ * km:<key> the month its spend is for and ks:<key> that spend; and one field h:<hold id> =
+ * "amount|key id|kind|expiry ms" per hold, kind r (a request: it is also a concurrency slot) or d (durable: a
+ * video task's phase, or a request whose slot is taken elsewhere). A request's hold is on a lease its process
+ * renews; a durable one has its own expiry.
+ *
+ * Redis's work per script is mostly its number of commands (each costs about as much as the command itself), so
+ * the usual admission reads the sums in one HMGET and writes them in one HSET, and never looks at the other
+ * holds: sums instead of a scan keep it O(1) in the holds an account has (a busy account has dozens; scanning
+ * them was most of Redis's work per request). Expired holds (a dead process's) are swept only when the sums
+ * would refuse, since they only ever make the sums stricter, and when the balance is viewed.
  */
-const READ_ACCOUNT = `
+const COMMON = `
 local function now_ms()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
-local function read_account(key, keyId, now)
-  local fields = redis.call('HGETALL', key)
-  local a = { b = 0, c = 0, p = 0, held = 0, keyHeld = 0 }
+-- Amounts go back to Redis as integer strings: a Lua number passed to Redis is formatted with 14 digits.
+local function units(x) if x == 0 then return '0' end return string.format('%.0f', x) end
+local function parse_hold(value) return string.match(value, '^([^|]*)|([^|]*)|([^|]*)|([^|]*)$') end
+-- Adds a hold (absent ones only) to the account's sums; present ones get the new expiry.
+local function put_hold(account, id, amount, keyId, kind, expiry)
+  local field, value = 'h:' .. id, amount .. '|' .. keyId .. '|' .. kind .. '|' .. expiry
+  if redis.call('HSET', account, field, value) == 0 then return end
+  redis.call('HINCRBY', account, 'H', amount)
+  if keyId ~= '' then redis.call('HINCRBY', account, 'kh:' .. keyId, amount) end
+  if kind == 'r' then
+    redis.call('HINCRBY', account, 'N', 1)
+    if keyId ~= '' then redis.call('HINCRBY', account, 'kn:' .. keyId, 1) end
+  end
+end
+-- Takes expired holds off the account's sums (one pass over its fields: only on a refusal, or a view).
+local function drop_expired(account, now)
+  local fields = redis.call('HGETALL', account)
+  local sums, gone = {}, {}
+  local function add(name, x) sums[name] = (sums[name] or 0) + x end
   for i = 1, #fields, 2 do
-    local name, value = fields[i], fields[i + 1]
-    if string.sub(name, 1, 2) == 'h:' then
-      local amount, holdKey, expiry = string.match(value, '^([^|]*)|([^|]*)|([^|]*)$')
+    if string.sub(fields[i], 1, 2) == 'h:' then
+      local amount, keyId, kind, expiry = parse_hold(fields[i + 1])
       if tonumber(expiry) <= now then
-        redis.call('HDEL', key, name)
-      else
-        a.held = a.held + tonumber(amount)
-        if holdKey == keyId and keyId ~= '' then a.keyHeld = a.keyHeld + tonumber(amount) end
+        table.insert(gone, fields[i])
+        add('H', -tonumber(amount))
+        if keyId ~= '' then add('kh:' .. keyId, -tonumber(amount)) end
+        if kind == 'r' then
+          add('N', -1)
+          if keyId ~= '' then add('kn:' .. keyId, -1) end
+        end
       end
-    else
-      a[name] = tonumber(value)
     end
   end
-  return a
+  if #gone == 0 then return end
+  redis.call('HDEL', account, unpack(gone))
+  for name, x in pairs(sums) do redis.call('HINCRBY', account, name, units(x)) end
 end
-`;
-
-/**
- * Shared by the scripts that admit or read money: the wallet epoch this process joined must be the
- * current one, and past its re-assertion window (see the class comment). Returns nil when it is.
- */
-const CHECK_EPOCH = `
+-- The wallet epoch this process joined must be the current one, and past its re-assertion window (see
+-- shared-wallets.ts). Returns nil when it is.
 local function epoch_problem(epochKey, known, now)
   local current = redis.call('GET', epochKey)
   if not current or current ~= known then return {-3} end
@@ -62,78 +87,181 @@ local function epoch_problem(epochKey, known, now)
 end
 `;
 
+/** What an admission is: a request (money and a slot), a durable hold (money only) or a slot only (no money). */
+export type AdmitKind = 'r' | 'd' | 's';
+
 /**
- * KEYS: account, key spend, epoch. ARGV: hold id, amount, key id ('' none), cap ('' none), ttl ms, month, idle ttl, epoch.
- * Returns {0} held, {1} insufficient balance, {2} spend cap, {-1} account not seeded, {-2} key not cached,
- * {-3} another epoch (rejoin), {-4, ms} the epoch's re-assertion window is still open.
+ * One admission in one call: the account's money (balance with its credit line against the holds, the key's
+ * month spend against its cap), then the limits (the account's and the key's concurrency, the key's rate
+ * window), then the hold, which is also the request's concurrency slot. A refusal changes nothing. The usual
+ * admission makes five commands (TIME, HMGET, ZCOUNT, ZADD, HSET; two more with the gateway's slots): the window is trimmed and the expiries of the
+ * hash and the window pushed back only every so often (the hash remembers when: x for itself, kx:<key> for the
+ * key's window), and the epoch is checked where an account is seeded (after Redis lost its data every account
+ * must be seeded again, so no admission passes a new epoch's re-assertion window).
+ * KEYS: account, window[, the gateway's slots: on one Redis the global limit is one set of every process's
+ * slots; on a cluster no key can sit beside every account's, and each process keeps a share of the limit].
+ * ARGV: 1 hold id, 2 amount, 3 key id ('' none), 4 cap ('' none), 5 ttl ms, 6 month, 7 idle ttl, 8 kind,
+ * 9 window ms, 10 rpm, 11 per key, 12 per account, 13 global.
+ * Returns {0, requests in the window with this one} admitted (0 for a durable hold or one held already),
+ * {1} insufficient balance, {2} spend cap, {-1} account not seeded, {-2} key's month not seeded; or a limit's
+ * refusal with the window as it stands, {code, requests in the window, ms until it is empty[, ms until a place
+ * frees]}: 11 gateway capacity, 12 key concurrency, 13 key rate (with the last figure), 14 account concurrency.
  */
-const RESERVE = `${READ_ACCOUNT}${CHECK_EPOCH}
-local problem = epoch_problem(KEYS[3], ARGV[8], now_ms())
-if problem then return problem end
-if redis.call('HGET', KEYS[1], 's') ~= '1' then return {-1} end
-local keyId, cap = ARGV[3], ARGV[4]
-local spent = 0
-if keyId ~= '' then
-  if redis.call('HGET', KEYS[2], 'm') ~= ARGV[6] then return {-2} end
-  spent = tonumber(redis.call('HGET', KEYS[2], 's'))
-end
-if redis.call('HEXISTS', KEYS[1], 'h:' .. ARGV[1]) == 1 then return {0} end
+const ADMIT = `${COMMON}
+local account, window, global, id, keyId, kind = KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[3], ARGV[8]
 local now = now_ms()
-local a = read_account(KEYS[1], keyId, now)
+local f
+local function read()
+  f = redis.call('HMGET', account, 's', 'b', 'c', 'p', 'H', 'N', 'kh:' .. keyId, 'kn:' .. keyId, 'km:' .. keyId, 'ks:' .. keyId, 'h:' .. id, 'x', 'kx:' .. keyId)
+end
+read()
+if f[11] then return {0, 0} end
+if kind ~= 's' then
+  if f[1] ~= '1' then return {-1} end
+  if keyId ~= '' and f[9] ~= ARGV[6] then return {-2} end
+end
 local amount = tonumber(ARGV[2])
-local credit = 0
-if a.p > now then credit = a.c end
-if amount > a.b + credit - a.held then return {1} end
-if cap ~= '' and spent + a.keyHeld + amount > tonumber(cap) then return {2} end
-redis.call('HSET', KEYS[1], 'h:' .. ARGV[1], ARGV[2] .. '|' .. keyId .. '|' .. (now + tonumber(ARGV[5])))
-redis.call('PEXPIRE', KEYS[1], ARGV[7])
-if keyId ~= '' then redis.call('PEXPIRE', KEYS[2], ARGV[7]) end
-return {0}
+local function num(i) return tonumber(f[i] or '0') end
+-- What the account's sums refuse, if anything: money first, then its and the key's concurrency.
+local function refusal()
+  if kind ~= 's' then
+    local credit = 0
+    if num(4) > now then credit = num(3) end
+    if amount > num(2) + credit - num(5) then return 1 end
+    if ARGV[4] ~= '' and num(10) + num(7) + amount > tonumber(ARGV[4]) then return 2 end
+  end
+  if kind ~= 'd' then
+    if num(6) >= tonumber(ARGV[12]) then return 14 end
+    if num(8) >= tonumber(ARGV[11]) then return 12 end
+  end
+  return nil
+end
+local refused = refusal()
+if refused then
+  drop_expired(account, now)
+  read()
+  refused = refusal()
+end
+if refused == 1 or refused == 2 then return {refused} end
+local counted, sums = 0, {}
+if kind ~= 'd' then
+  local windowMs, rpm = tonumber(ARGV[9]), tonumber(ARGV[10])
+  local n = redis.call('ZCOUNT', window, now - windowMs + 1, '+inf')
+  local function refuse(code, extra)
+    local newest = redis.call('ZRANGE', window, -1, -1, 'WITHSCORES')
+    local reset = 0
+    if newest[2] then reset = math.max(0, tonumber(newest[2]) + windowMs - now) end
+    return {code, n, reset, extra}
+  end
+  if global and redis.call('ZCARD', global) >= tonumber(ARGV[13]) then
+    redis.call('ZREMRANGEBYSCORE', global, '-inf', now)
+    if redis.call('ZCARD', global) >= tonumber(ARGV[13]) then return refuse(11) end
+  end
+  if refused then return refuse(refused) end
+  if n >= rpm then
+    redis.call('ZREMRANGEBYSCORE', window, '-inf', now - windowMs)
+    local oldest = redis.call('ZRANGE', window, n - rpm, n - rpm, 'WITHSCORES')
+    return refuse(13, tonumber(oldest[2]) + windowMs - now)
+  end
+  redis.call('ZADD', window, now, id)
+  if now - num(13) > windowMs / 2 then
+    redis.call('ZREMRANGEBYSCORE', window, '-inf', now - windowMs)
+    redis.call('PEXPIRE', window, windowMs * 2)
+    sums = {'kx:' .. keyId, now}
+  end
+  if global then redis.call('ZADD', global, now + tonumber(ARGV[5]), id) end
+  counted = n + 1
+end
+local slot = 'r'
+if kind == 'd' then slot = 'd' end
+local function set(name, value) table.insert(sums, name) table.insert(sums, value) end
+set('h:' .. id, ARGV[2] .. '|' .. keyId .. '|' .. slot .. '|' .. (now + tonumber(ARGV[5])))
+set('H', units(num(5) + amount))
+if keyId ~= '' then set('kh:' .. keyId, units(num(7) + amount)) end
+if slot == 'r' then
+  set('N', num(6) + 1)
+  if keyId ~= '' then set('kn:' .. keyId, num(8) + 1) end
+end
+local idle = tonumber(ARGV[7])
+if now - num(12) > idle / 4 then
+  set('x', now)
+  redis.call('PEXPIRE', account, idle)
+end
+redis.call('HSET', account, unpack(sums))
+return {0, counted}
 `;
 
-/** KEYS: account, key spend. ARGV: hold id, cost, month. The hold goes; the cost is booked where cached. */
-const SETTLE = `
-redis.call('HDEL', KEYS[1], 'h:' .. ARGV[1])
-if ARGV[2] ~= '0' then
-  if redis.call('HGET', KEYS[1], 's') == '1' then redis.call('HINCRBY', KEYS[1], 'b', -tonumber(ARGV[2])) end
-  if redis.call('HGET', KEYS[2], 'm') == ARGV[3] then redis.call('HINCRBY', KEYS[2], 's', ARGV[2]) end
+/**
+ * Settles (or releases, at cost 0) a hold in one call (HMGET, HDEL, HSET, and ZREM of the gateway's slot), which
+ * also frees its concurrency slot; the cost is booked where the account and the key's month are cached (settled
+ * after its hold expired, too). KEYS: account[, the gateway's slots]. ARGV: hold id, cost units, month, key id.
+ */
+const SETTLE = `${COMMON}
+local account, id, cost, keyId = KEYS[1], ARGV[1], tonumber(ARGV[2]), ARGV[4]
+local f = redis.call('HMGET', account, 'h:' .. id, 'H', 'N', 'kh:' .. keyId, 'kn:' .. keyId, 's', 'b', 'km:' .. keyId, 'ks:' .. keyId)
+local function num(i) return tonumber(f[i] or '0') end
+local sums = {}
+local function set(name, value) table.insert(sums, name) table.insert(sums, value) end
+if f[1] then
+  local amount, _, kind = parse_hold(f[1])
+  amount = tonumber(amount)
+  set('H', units(num(2) - amount))
+  if keyId ~= '' then set('kh:' .. keyId, units(num(4) - amount)) end
+  if kind == 'r' then
+    set('N', num(3) - 1)
+    if keyId ~= '' then set('kn:' .. keyId, num(5) - 1) end
+  end
+  redis.call('HDEL', account, 'h:' .. id)
 end
+if cost ~= 0 then
+  if f[6] == '1' then set('b', units(num(7) - cost)) end
+  if keyId ~= '' and f[8] == ARGV[3] then set('ks:' .. keyId, units(num(9) + cost)) end
+end
+if #sums > 0 then redis.call('HSET', account, unpack(sums)) end
+if KEYS[2] then redis.call('ZREM', KEYS[2], id) end
 return 1
 `;
 
-/** KEYS: account, key spend, epoch. ARGV: key id, month, epoch. Returns {b, c, held, keyHeld, spent} in units, or {-1}..{-4} as RESERVE. */
-const VIEW = `${READ_ACCOUNT}${CHECK_EPOCH}
-local problem = epoch_problem(KEYS[3], ARGV[3], now_ms())
-if problem then return problem end
-if redis.call('HGET', KEYS[1], 's') ~= '1' then return {-1} end
-if ARGV[1] ~= '' and redis.call('HGET', KEYS[2], 'm') ~= ARGV[2] then return {-2} end
+/** KEYS: account, epoch. ARGV: key id, month, epoch. Returns {b, c, held, keyHeld, spent} in units, or {-1}..{-4} as ADMIT. */
+const VIEW = `${COMMON}
 local now = now_ms()
-local a = read_account(KEYS[1], ARGV[1], now)
-local spent = 0
-if ARGV[1] ~= '' then spent = tonumber(redis.call('HGET', KEYS[2], 's')) end
+local problem = epoch_problem(KEYS[2], ARGV[3], now)
+if problem then return problem end
+drop_expired(KEYS[1], now)
+local keyId = ARGV[1]
+local f = redis.call('HMGET', KEYS[1], 's', 'b', 'c', 'p', 'H', 'kh:' .. keyId, 'km:' .. keyId, 'ks:' .. keyId)
+if f[1] ~= '1' then return {-1} end
+if keyId ~= '' and f[7] ~= ARGV[2] then return {-2} end
 local credit = 0
-if a.p > now then credit = a.c end
-local function units(x) return string.format('%.0f', x) end
-return {units(a.b), units(credit), units(a.held), units(a.keyHeld), units(spent)}
+if tonumber(f[4] or '0') > now then credit = tonumber(f[3] or '0') end
+local spent = 0
+if keyId ~= '' then spent = tonumber(f[8]) end
+return {f[2], units(credit), f[5] or '0', f[6] or '0', units(spent)}
 `;
 
 /**
- * KEYS: account. ARGV: idle ttl, then field/value pairs, then the hold fields. Seeds only an account not
- * seeded yet (marked by s = 1), keeping any hold another process re-asserted into it meanwhile.
+ * KEYS: account, epoch. ARGV: idle ttl, the epoch this process joined, the figures' field/value count,
+ * field/value pairs, then per durable hold its id, amount, key id and expiry. Seeds only an account not seeded
+ * yet (marked by s = 1), keeping any hold another process re-asserted into it meanwhile, and only in the current
+ * epoch past its re-assertion window: returns {1} seeded, {0} seeded already, or {-3} / {-4, ms} as VIEW.
  */
-const SEED_ACCOUNT = `
-if redis.call('HGET', KEYS[1], 's') == '1' then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+const SEED_ACCOUNT = `${COMMON}
+if redis.call('HGET', KEYS[1], 's') == '1' then return {0} end
+local problem = epoch_problem(KEYS[2], ARGV[2], now_ms())
+if problem then return problem end
+local figures = tonumber(ARGV[3])
+redis.call('HSET', KEYS[1], unpack(ARGV, 4, 3 + figures))
+for i = 4 + figures, #ARGV, 4 do put_hold(KEYS[1], ARGV[i], ARGV[i + 1], ARGV[i + 2], 'd', ARGV[i + 3]) end
 redis.call('HSET', KEYS[1], 's', '1')
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
-return 1
+return {1}
 `;
 
-/** KEYS: key spend. ARGV: month, spent, idle ttl. Seeds an absent key or one of another month. */
+/** KEYS: account. ARGV: key id, month, spent, idle ttl. Seeds a key's month spend absent or of another month. */
 const SEED_KEY = `
-if redis.call('HGET', KEYS[1], 'm') == ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'm', ARGV[1], 's', ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
+if redis.call('HGET', KEYS[1], 'km:' .. ARGV[1]) == ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], 'km:' .. ARGV[1], ARGV[2], 'ks:' .. ARGV[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return 1
 `;
 
@@ -146,22 +274,25 @@ return 1
 `;
 
 /**
- * KEYS: the epoch, then the account of each hold. ARGV: lease ms, idle ttl, epoch, then per hold its id,
- * amount and key id. Moves each hold's expiry, and puts back a hold its account lost (an evicted hash):
- * a process that died stops renewing, and only its holds drop out. Returns -3 when the epoch changed
- * (Redis lost its data: the process rejoins, re-asserting every hold), else the number of holds.
+ * KEYS: the epoch[, the gateway's slots], then the account of each hold. ARGV: lease ms, idle ttl, epoch, 1 when
+ * the gateway's slots are given, then per hold its id, amount, key id and kind. Moves each hold's lease (and its
+ * gateway slot's), and puts back a hold its account lost (an evicted or lost hash): a process that died stops
+ * renewing, and only its holds drop out. Returns -3 when the epoch changed (Redis lost
+ * its data: the process rejoins, re-asserting every hold), else the number of holds.
  */
-const RENEW_HOLDS = `
+const RENEW = `${COMMON}
 local current = redis.call('GET', KEYS[1])
 if not current or current ~= ARGV[3] then return -3 end
-local t = redis.call('TIME')
-local expiry = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[1])
-for i = 2, #KEYS do
-  local base = 4 + (i - 2) * 3
-  redis.call('HSET', KEYS[i], 'h:' .. ARGV[base], ARGV[base + 1] .. '|' .. ARGV[base + 2] .. '|' .. expiry)
+local expiry = now_ms() + tonumber(ARGV[1])
+local global, first = nil, 2
+if ARGV[4] == '1' then global, first = KEYS[2], 3 end
+for i = first, #KEYS do
+  local base = 5 + 4 * (i - first)
+  put_hold(KEYS[i], ARGV[base], ARGV[base + 1], ARGV[base + 2], ARGV[base + 3], expiry)
   redis.call('PEXPIRE', KEYS[i], ARGV[2])
+  if global and ARGV[base + 3] == 'r' then redis.call('ZADD', global, expiry, ARGV[base]) end
 end
-return #KEYS - 1
+return #KEYS - first + 1
 `;
 
 /**
@@ -178,32 +309,49 @@ redis.call('SET', KEYS[1], current)
 return current
 `;
 
+/** KEYS: window. ARGV: window ms. Returns {requests in the window, ms until it is empty}; counts nothing. */
+const PEEK = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local window = tonumber(ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local newest = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+if not newest[2] then return {0, 0} end
+return {redis.call('ZCARD', KEYS[1]), math.max(0, tonumber(newest[2]) + window - now)}
+`;
+
+type Keys = (string | number)[];
+
 export type WalletScripts = {
-  walletReserve(account: string, key: string, epoch: string, ...args: string[]): Promise<number[]>;
-  walletSettle(account: string, key: string, ...args: string[]): Promise<number>;
-  walletView(account: string, key: string, epoch: string, ...args: string[]): Promise<string[] | number[]>;
-  walletSeedAccount(account: string, ...args: string[]): Promise<number>;
-  walletSeedKey(key: string, ...args: string[]): Promise<number>;
+  walletAdmit(numberOfKeys: number, ...keysAndArgs: Keys): Promise<number[]>;
+  walletSettle(numberOfKeys: number, ...keysAndArgs: Keys): Promise<number>;
+  walletView(account: string, epoch: string, ...args: string[]): Promise<string[] | number[]>;
+  walletSeedAccount(account: string, epoch: string, ...args: string[]): Promise<number[]>;
+  walletSeedKey(account: string, ...args: string[]): Promise<number>;
   walletUpdate(account: string, ...args: string[]): Promise<number>;
-  walletRenew(...keysAndArgs: (string | number)[]): Promise<number>;
+  walletRenew(numberOfKeys: number, ...keysAndArgs: Keys): Promise<number>;
   walletJoinEpoch(epoch: string, id: string, windowMs: string): Promise<string>;
+  walletPeek(window: string, windowMs: number): Promise<number[]>;
 };
 
 /** Makes the scripts commands of this connection (ioredis runs each by its SHA, sending its text when Redis lacks it). */
 export function defineWalletScripts(redis: Redis): WalletScripts {
-  redis.defineCommand('walletReserve', { numberOfKeys: 3, lua: RESERVE });
-  redis.defineCommand('walletSettle', { numberOfKeys: 2, lua: SETTLE });
-  redis.defineCommand('walletView', { numberOfKeys: 3, lua: VIEW });
+  if ('walletAdmit' in redis) return redis as unknown as WalletScripts;
+  redis.defineCommand('walletAdmit', { lua: ADMIT });
+  redis.defineCommand('walletSettle', { lua: SETTLE });
+  redis.defineCommand('walletView', { numberOfKeys: 2, lua: VIEW });
   redis.defineCommand('walletJoinEpoch', { numberOfKeys: 1, lua: JOIN_EPOCH });
-  redis.defineCommand('walletSeedAccount', { numberOfKeys: 1, lua: SEED_ACCOUNT });
+  redis.defineCommand('walletSeedAccount', { numberOfKeys: 2, lua: SEED_ACCOUNT });
   redis.defineCommand('walletSeedKey', { numberOfKeys: 1, lua: SEED_KEY });
   redis.defineCommand('walletUpdate', { numberOfKeys: 1, lua: UPDATE_ACCOUNT });
-  redis.defineCommand('walletRenew', { lua: RENEW_HOLDS });
+  redis.defineCommand('walletRenew', { lua: RENEW });
+  redis.defineCommand('walletPeek', { numberOfKeys: 1, lua: PEEK });
   return redis as unknown as WalletScripts;
 }
 
-/** An account hash's fields as SEED_ACCOUNT writes them: its figures, then one `h:<id>` per durable hold. */
-export function accountSeedFields(figures: WalletFigures): string[] {
-  const holdFields = figures.durableHolds.flatMap((h) => [`h:${h.id}`, `${unitsText(h.amount)}|${h.keyId ?? ''}|${h.expiresAt}`]);
-  return ['b', unitsText(figures.balance), 'c', unitsText(figures.creditLimit), 'p', String(figures.partnerUntil ?? 0), ...holdFields];
+/** SEED_ACCOUNT's arguments after the idle ttl: the figures as field/value pairs (counted), then each durable hold. */
+export function accountSeedArgs(figures: WalletFigures): string[] {
+  const fields = ['b', unitsText(figures.balance), 'c', unitsText(figures.creditLimit), 'p', String(figures.partnerUntil ?? 0)];
+  const holds = figures.durableHolds.flatMap((h) => [h.id, unitsText(h.amount), h.keyId ?? '', String(h.expiresAt)]);
+  return [String(fields.length), ...fields, ...holds];
 }

@@ -12,7 +12,7 @@ import type { RouteTable } from '../upstreams/routes.js';
 import { promptTokenBound } from './canonical.js';
 import type { ClientFormat, ParsedRequest } from './formats/client-format.js';
 import type { InferenceCall } from './inference-call.js';
-import type { RequestLimiter } from './limits.js';
+import { LimitRefusal, type RequestLimiter } from './limits.js';
 import { PROVIDER_KINDS } from './providers/index.js';
 import type { ResponsesStorage } from './responses-state.js';
 import { resolveModel } from './scope.js';
@@ -109,23 +109,37 @@ export class Admission {
 
     const eventId = newTimeOrderedId();
     const startedAt = new Date();
+    const request = { id: eventId, userId: principal.userId, keyId: principal.keyId, monthlySpendCap: principal.monthlySpendCap, amount: worstCase(prices) };
+    const attempt = { eventId, startedAt, model, prices };
+    const { limiter } = this.deps;
+    if (limiter.holdAndAcquire) {
+      try {
+        return { ...attempt, ...(await limiter.holdAndAcquire(request, principal)) };
+      } catch (error) {
+        throw this.refused(call, attempt, error);
+      }
+    }
     let hold: WalletHold;
     try {
-      hold = await wallets.reserve({ id: eventId, userId: principal.userId, keyId: principal.keyId, monthlySpendCap: principal.monthlySpendCap, amount: worstCase(prices) });
+      hold = await wallets.reserve(request);
     } catch (error) {
-      if (error instanceof DomainError) this.deps.settlement.refused(call, { eventId, startedAt, model, prices }, error);
-      throw error;
+      throw this.refused(call, attempt, error);
     }
     try {
-      const slot = await this.deps.limiter.acquire(principal);
-      return { eventId, startedAt, model, prices, hold, slot };
+      return { ...attempt, hold, slot: await limiter.acquire(principal) };
     } catch (error) {
       wallets.release(hold.id);
-      if (error instanceof DomainError && error.reason) {
-        this.deps.metrics?.refused(error.reason);
-        this.deps.refusals?.note(principal.userId, principal.keyId, error.reason);
-      }
-      throw error;
+      throw this.refused(call, attempt, error);
     }
+  }
+
+  /** A refusal by the money is recorded as a failed usage event; one by the limits is counted and told to the key's watchers. */
+  private refused(call: InferenceCall, attempt: Pick<Admitted, 'eventId' | 'startedAt' | 'model' | 'prices'>, error: unknown): unknown {
+    if (!(error instanceof DomainError)) return error;
+    if (error instanceof LimitRefusal) {
+      this.deps.metrics?.refused(error.reason);
+      this.deps.refusals?.note(call.principal.userId, call.principal.keyId, error.reason);
+    } else this.deps.settlement.refused(call, attempt, error);
+    return error;
   }
 }

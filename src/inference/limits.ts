@@ -1,3 +1,4 @@
+import type { ReserveRequest, WalletHold } from '../billing/wallets.js';
 import { DomainError } from '../shared/errors.js';
 
 /** SPEC.md section 8 baselines; a key's own overrides win. */
@@ -64,6 +65,11 @@ export interface RequestLimiter {
   acquire(subject: LimitSubject): Slot | Promise<Slot>;
   /** The key's window as it stands, counting nothing: for a request refused before it reached the limits. */
   peek(subject: LimitSubject): RequestWindow | Promise<RequestWindow>;
+  /**
+   * The request's balance hold and its slot in one step (the shared limiter: one Redis script); settling or
+   * releasing the hold frees the slot. Without it, admission reserves and then acquires.
+   */
+  holdAndAcquire?(request: ReserveRequest, subject: LimitSubject): Promise<{ hold: WalletHold; slot: Slot }>;
   /** Slots this process holds now, for metrics and tests. */
   readonly inFlightTotal: number;
   close?(): void;

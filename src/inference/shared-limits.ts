@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type { SharedWallets, SlotRefusal } from '../billing/shared-wallets.js';
+import type { ReserveRequest, WalletHold } from '../billing/wallets.js';
+import { DomainError } from '../shared/errors.js';
 import type { Logger } from '../shared/logging.js';
 import type { SharedState } from '../shared/redis.js';
 import {
@@ -18,78 +21,25 @@ import {
 } from './limits.js';
 
 /**
- * One atomic admission on Redis's clock: the global, per-account and per-key slot sets hold leases
- * scored by their expiry (a process that dies stops renewing, so its slots drop out within one lease),
- * the per-key window holds the admission times of the last minute. A refusal changes nothing.
- * KEYS: window, key slots, account slots, global slots.
- * ARGV: window ms, rpm, per-key limit, per-account limit, global limit, lease ms, slot id.
- * Returns {0, requests in the window with this one} admitted, or a refusal with the window as it stands:
- * {code, requests in the window, ms until the window is empty[, ms until a place frees]}, code 1 at
- * capacity, 2 key concurrency, 3 key rate (with the last figure), 4 account concurrency.
+ * KEYS: the gateway's members. ARGV: this process's id, lease ms, the global limit. Renews this process's
+ * membership, drops members that stopped renewing, and answers this process's share of the global limit: an
+ * equal part, the remainder going to the first members by id, so the shares add up to the limit.
  */
-const ACQUIRE = `
+const SHARE = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local window, rpm, perKey, perAccount, global, lease = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-local n = redis.call('ZCARD', KEYS[1])
-local function refused(code, extra)
-  local newest = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
-  local reset = 0
-  if newest[2] then reset = math.max(0, tonumber(newest[2]) + window - now) end
-  return {code, n, reset, extra}
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) * 2)
+local members = redis.call('ZRANGE', KEYS[1], 0, -1)
+table.sort(members)
+local global, n = tonumber(ARGV[3]), #members
+local share = math.floor(global / n)
+for i, id in ipairs(members) do
+  if id == ARGV[1] and i <= global % n then share = share + 1 end
 end
-redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
-if redis.call('ZCARD', KEYS[4]) >= global then return refused(1) end
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
-if redis.call('ZCARD', KEYS[3]) >= perAccount then return refused(4) end
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-if redis.call('ZCARD', KEYS[2]) >= perKey then return refused(2) end
-if n >= rpm then
-  local oldest = redis.call('ZRANGE', KEYS[1], n - rpm, n - rpm, 'WITHSCORES')
-  return refused(3, tonumber(oldest[2]) + window - now)
-end
-redis.call('ZADD', KEYS[1], now, ARGV[7])
-redis.call('PEXPIRE', KEYS[1], window)
-redis.call('ZADD', KEYS[2], now + lease, ARGV[7])
-redis.call('PEXPIRE', KEYS[2], lease * 2)
-redis.call('ZADD', KEYS[3], now + lease, ARGV[7])
-redis.call('PEXPIRE', KEYS[3], lease * 2)
-redis.call('ZADD', KEYS[4], now + lease, ARGV[7])
-return {0, n + 1}
+return share
 `;
-
-/** KEYS: global slots, then per slot its key-slot and account-slot sets. ARGV: lease ms, then the slot ids in the same order. */
-const RENEW = `
-local t = redis.call('TIME')
-local expiry = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[1])
-for i = 2, #ARGV do
-  local slot = ARGV[i]
-  redis.call('ZADD', KEYS[1], 'XX', expiry, slot)
-  for _, set in ipairs({KEYS[2 * i - 2], KEYS[2 * i - 1]}) do
-    redis.call('ZADD', set, 'XX', expiry, slot)
-    redis.call('PEXPIRE', set, tonumber(ARGV[1]) * 2)
-  end
-end
-return #ARGV - 1
-`;
-
-/** KEYS: window. ARGV: window ms. Returns {requests in the window, ms until it is empty}; counts nothing. */
-const PEEK = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local window = tonumber(ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-local newest = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
-if not newest[2] then return {0, 0} end
-return {redis.call('ZCARD', KEYS[1]), math.max(0, tonumber(newest[2]) + window - now)}
-`;
-
-type Scripted = {
-  baikalPeek(window: string, windowMs: number): Promise<number[]>;
-  baikalAcquire(window: string, keySlots: string, accountSlots: string, globalSlots: string, ...args: (string | number)[]): Promise<number[]>;
-  baikalRenew(...keysAndArgs: (string | number)[]): Promise<number>;
-};
 
 export interface SharedLimiterOptions {
   baselines?: LimitBaselines;
@@ -98,93 +48,107 @@ export interface SharedLimiterOptions {
 }
 
 /**
- * Request limits shared by every gateway process through Redis. While Redis is away each process
- * falls back to its own `Limiter` (per-process limits, as the scale-out issue allows), and returns to
- * the shared limits as soon as Redis answers again.
+ * Request limits shared by every gateway process through Redis. A request's concurrency slot is its balance hold
+ * (src/billing/shared-wallets.ts): `holdAndAcquire` checks the money and the limits in one script, and the hold's
+ * settlement frees the slot. While Redis is away each process falls back to its own `Limiter` for what holds no
+ * money (billable requests are refused then), and returns to the shared limits as soon as Redis answers again.
+ *
+ * The gateway's global limit: on one Redis, one set of every process's slots, checked in the same script (exact,
+ * wherever the requests land). On a Redis Cluster no key can sit beside every account's, so each process admits
+ * up to a share of the limit, and the shares add up to it (a process that joins or leaves moves them within a
+ * second): a process refuses at its share while another has room, so there the limit binds exactly when the load
+ * balancer spreads requests evenly.
  */
 export class SharedLimiter implements RequestLimiter {
   private readonly baselines: LimitBaselines;
   private readonly local: Limiter;
-  /** Shared slots this process holds: slot id -> its key and account. Renewed until released. */
-  private readonly live = new Map<string, { keyId: string; userId: string }>();
-  private readonly renewTimer: NodeJS.Timeout;
+  /** Slots this process holds in Redis. */
+  private sharedCount = 0;
   private localCount = 0;
+  /** On a cluster: this process's share of the global limit, renewed with its membership (null until Redis says). */
+  private share: number | null = null;
+  private readonly memberId = randomUUID();
+  private readonly shareTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly shared: SharedState,
+    private readonly wallets: SharedWallets,
     private readonly log: Logger,
     private readonly options: SharedLimiterOptions,
   ) {
     this.baselines = options.baselines ?? DEFAULT_LIMITS;
     this.local = new Limiter(this.baselines);
-    const redis = shared.command;
-    redis.defineCommand('baikalAcquire', { numberOfKeys: 4, lua: ACQUIRE });
-    redis.defineCommand('baikalRenew', { lua: RENEW });
-    redis.defineCommand('baikalPeek', { numberOfKeys: 1, lua: PEEK });
-    this.renewTimer = setInterval(() => void this.renew(), Math.max(100, Math.floor(options.leaseMs / 3))).unref();
+    if (shared.isCluster) {
+      shared.command.defineCommand('baikalShare', { numberOfKeys: 1, lua: SHARE });
+      this.shareTimer = setInterval(() => void this.renewShare(), Math.min(1_000, Math.floor(options.leaseMs / 3))).unref();
+      void this.renewShare();
+    }
   }
 
   get inFlightTotal(): number {
-    return this.live.size + this.localCount;
+    return this.sharedCount + this.localCount;
   }
 
+  /** A slot alone (no money: a forwarded token count). */
   async acquire(subject: LimitSubject): Promise<Slot> {
-    const { keyId, userId } = subject;
-    const { rpm, concurrency, accountConcurrency } = limitsOf(this.baselines, subject);
-    const { windowMs } = this.baselines;
-    const slotId = randomUUID();
-    let verdict: number[];
+    if (!this.shared.healthy) return this.acquireLocally(subject);
+    const id = randomUUID();
+    const owner = { userId: subject.userId, keyId: subject.keyId };
+    let window: RequestWindow;
     try {
-      if (!this.shared.healthy) throw new Error('Redis is not connected');
-      verdict = await this.scripts.baikalAcquire(
-        this.name('window', keyId),
-        this.name('slots', keyId),
-        this.name('account-slots', userId),
-        this.name('slots'),
-        windowMs,
-        rpm,
-        concurrency,
-        accountConcurrency,
-        this.baselines.concurrentGlobal,
-        this.options.leaseMs,
-        slotId,
-      );
-    } catch {
+      ({ window } = await this.admit({ id, ...owner, monthlySpendCap: null, amount: 0n }, subject, 's'));
+    } catch (error) {
+      if (error instanceof DomainError && error.reason !== 'billing_unavailable') throw error;
       return this.acquireLocally(subject);
     }
-    const [code, counted = 0, resetMs = 0, freeInMs] = verdict;
-    if (code !== 0) {
-      const seen = { limit: rpm, remaining: Math.max(0, rpm - counted), resetMs };
-      if (code === 1) throw capacityLimited(seen);
-      if (code === 2) throw concurrencyLimited(concurrency, seen);
-      if (code === 4) throw accountConcurrencyLimited(accountConcurrency, seen);
-      throw rateLimited(rpm, freeInMs ?? windowMs, seen, windowMs);
-    }
-    this.live.set(slotId, { keyId, userId });
-    // This request is the window's newest: it is empty a window from now.
-    const window = { limit: rpm, remaining: Math.max(0, rpm - counted), resetMs: windowMs };
-    return slotFreedBy(() => {
-      this.live.delete(slotId);
-      // If Redis cannot take it now, the lease runs out by itself.
-      this.shared.command
-        .multi()
-        .zrem(this.name('slots', keyId), slotId)
-        .zrem(this.name('account-slots', userId), slotId)
-        .zrem(this.name('slots'), slotId)
-        .exec()
-        .catch(() => {});
-    }, window);
+    return this.slotOf(window, () => this.wallets.release(id, owner));
+  }
+
+  /** The request's hold and its slot in one script; settling or releasing the hold frees the slot. */
+  async holdAndAcquire(request: ReserveRequest, subject: LimitSubject): Promise<{ hold: WalletHold; slot: Slot }> {
+    const { hold, window } = await this.admit(request, subject, 'r');
+    return { hold, slot: this.slotOf(window, () => {}) };
   }
 
   async peek(subject: LimitSubject): Promise<RequestWindow> {
     if (!this.shared.healthy) return this.local.peek(subject);
     const { rpm } = limitsOf(this.baselines, subject);
-    const [counted = 0, resetMs = 0] = await this.scripts.baikalPeek(this.name('window', subject.keyId), this.baselines.windowMs);
+    const [counted = 0, resetMs = 0] = await this.wallets.peek(subject.userId, subject.keyId, this.baselines.windowMs);
     return { limit: rpm, remaining: Math.max(0, rpm - counted), resetMs };
   }
 
   close(): void {
-    clearInterval(this.renewTimer);
+    if (this.shareTimer) clearInterval(this.shareTimer);
+  }
+
+  private async admit(request: ReserveRequest, subject: LimitSubject, kind: 'r' | 's'): Promise<{ hold: WalletHold; window: RequestWindow }> {
+    const { rpm, concurrency, accountConcurrency } = limitsOf(this.baselines, subject);
+    const { windowMs } = this.baselines;
+    // On a cluster the global limit is this process's share, counted here (the window is read for the refusal's headers).
+    if (this.shared.isCluster && this.sharedCount >= (this.share ?? (await this.renewShare()))) {
+      const [counted = 0, resetMs = 0] = await this.wallets.peek(subject.userId, subject.keyId, windowMs).catch(() => []);
+      throw capacityLimited({ limit: rpm, remaining: Math.max(0, rpm - counted), resetMs });
+    }
+    // Counted from now: admissions waiting on Redis take their place in the share too.
+    this.sharedCount += 1;
+    try {
+      const admitted = await this.wallets.admit(request, kind, { windowMs, rpm, perKey: concurrency, perAccount: accountConcurrency, global: this.baselines.concurrentGlobal });
+      const seen = { limit: rpm, remaining: Math.max(0, rpm - admitted.counted), resetMs: admitted.refused ? admitted.resetMs : windowMs };
+      if (admitted.refused) throw refusalOf(admitted.refused, seen, { rpm, concurrency, accountConcurrency, windowMs }, admitted.freeInMs);
+      // This request is the window's newest: it is empty a window from now.
+      return { hold: admitted.hold, window: seen };
+    } catch (error) {
+      this.sharedCount -= 1;
+      throw error;
+    }
+  }
+
+  /** A slot counted in `sharedCount` by `admit`. */
+  private slotOf(window: RequestWindow, free: () => void): Slot {
+    return slotFreedBy(() => {
+      this.sharedCount -= 1;
+      free();
+    }, window);
   }
 
   private acquireLocally(subject: LimitSubject): Slot {
@@ -196,22 +160,21 @@ export class SharedLimiter implements RequestLimiter {
     }, slot.window);
   }
 
-  private async renew(): Promise<void> {
-    if (!this.live.size || !this.shared.healthy) return;
-    const slots = [...this.live];
-    const keys = [this.name('slots'), ...slots.flatMap(([, { keyId, userId }]) => [this.name('slots', keyId), this.name('account-slots', userId)])];
+  /** Renews this process's membership and answers its share (the whole limit while Redis cannot say). */
+  private async renewShare(): Promise<number> {
     try {
-      await this.scripts.baikalRenew(keys.length, ...keys, this.options.leaseMs, ...slots.map(([slotId]) => slotId));
+      const command = this.shared.command as unknown as { baikalShare(key: string, id: string, leaseMs: number, global: number): Promise<number> };
+      this.share = await command.baikalShare(`${this.shared.prefix}{gateways}:members`, this.memberId, this.options.leaseMs, this.baselines.concurrentGlobal);
     } catch (error) {
-      this.log.warn({ err: (error as Error).message, slots: slots.length }, 'could not renew concurrency leases');
+      this.log.warn({ err: (error as Error).message }, 'could not renew this process’s share of the global concurrency limit');
     }
+    return this.share ?? this.baselines.concurrentGlobal;
   }
+}
 
-  private get scripts(): Scripted {
-    return this.shared.command as unknown as Scripted;
-  }
-
-  private name(kind: 'window' | 'slots' | 'account-slots', id?: string): string {
-    return id === undefined ? `${this.shared.prefix}${kind}` : `${this.shared.prefix}${kind}:${id}`;
-  }
+function refusalOf(refused: SlotRefusal, seen: RequestWindow, limits: { rpm: number; concurrency: number; accountConcurrency: number; windowMs: number }, freeInMs: number): DomainError {
+  if (refused === 'capacity') return capacityLimited(seen);
+  if (refused === 'key') return concurrencyLimited(limits.concurrency, seen);
+  if (refused === 'account') return accountConcurrencyLimited(limits.accountConcurrency, seen);
+  return rateLimited(limits.rpm, freeInMs, seen, limits.windowMs);
 }

@@ -70,6 +70,11 @@ export class SharedState {
     for (const result of connected) if (result.status === 'rejected') throw result.reason;
   }
 
+  /** A Redis Cluster: keys a script touches must share a hash slot. */
+  get isCluster(): boolean {
+    return false;
+  }
+
   get healthy(): boolean {
     return this.command.status === 'ready';
   }

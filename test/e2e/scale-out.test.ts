@@ -232,10 +232,11 @@ describe('two gateway processes sharing one Redis', () => {
         body: JSON.stringify({ model: MODEL, stream: true, max_tokens: 400, messages: [{ role: 'user', content: 'held [sim:words=150 chunk-delay=100]' }] }),
       }).then((response) => response.text()).catch((error: unknown) => String(error)),
     );
-    // Wait until all 8 hold their leases in Redis (a fresh process under load takes a moment).
+    // Wait until all 8 hold their leases in Redis (a fresh process under load takes a moment): a request's hold is
+    // its slot, counted per key in the account's hash (src/billing/shared-wallet-scripts.ts).
     const redis = new Redis(REDIS_URL);
     try {
-      for (let tries = 0; (await redis.zcard(`${PREFIX}slots:${account.keyId}`)) < 8; tries++) {
+      for (let tries = 0; Number(await redis.hget(`${PREFIX}{acct:${account.userId}}`, `kn:${account.keyId}`)) < 8; tries++) {
         if (tries > 100) throw new Error(`the 8 slow requests were never admitted: ${JSON.stringify(await Promise.all(inFlight))}`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }

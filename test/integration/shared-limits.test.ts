@@ -1,10 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { SharedWallets } from '../../src/billing/shared-wallets.js';
+import { loadConfig } from '../../src/config.js';
+import { migrate, openDatabase, type Database } from '../../src/db/database.js';
 import { SharedLimiter } from '../../src/inference/shared-limits.js';
 import type { Slot } from '../../src/inference/limits.js';
 import { DomainError } from '../../src/shared/errors.js';
 import { createLogger } from '../../src/shared/logging.js';
 import { SharedState } from '../../src/shared/redis.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { startTcpForwarder } from '../helpers/tcp-forwarder.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -22,13 +26,31 @@ async function inWaves(total: number, attempt: (i: number) => Promise<Slot>): Pr
 }
 const log = createLogger('silent');
 
+// The limiter's slots are balance holds (src/billing/shared-wallets.ts), whose epochs PostgreSQL witnesses.
+let db: TestDatabase;
+let database: Database;
+beforeAll(async () => {
+  db = await createTestDatabase();
+  database = await openDatabase(loadConfig({ DATABASE_URL: db.url, NODE_ENV: 'test', LOG_LEVEL: 'silent' }), log);
+  await migrate(database.orm, log);
+}, 60_000);
+afterAll(async () => {
+  await database?.close();
+  await db?.drop();
+});
+
+/** A limiter on a connection, as one process has it. */
+function limiterOn(state: SharedState, leaseMs: number): SharedLimiter {
+  return new SharedLimiter(state, new SharedWallets({ orm: database.orm, shared: state, log, leaseMs }), log, { leaseMs });
+}
+
 /** Two "processes" (two connections, two limiters) on one Redis, under a prefix of their own. */
 const opened: { states: SharedState[]; limiters: SharedLimiter[]; prefix: string }[] = [];
 async function pair(leaseMs = 15_000) {
   const prefix = `baikal-test:${randomBytes(6).toString('hex')}:`;
   const states = [new SharedState(REDIS_URL, log, prefix), new SharedState(REDIS_URL, log, prefix)];
   await Promise.all(states.map((s) => s.connect()));
-  const limiters = states.map((s) => new SharedLimiter(s, log, { leaseMs }));
+  const limiters = states.map((s) => limiterOn(s, leaseMs));
   opened.push({ states, limiters, prefix });
   return { a: limiters[0]!, b: limiters[1]!, states, prefix };
 }
@@ -124,7 +146,7 @@ describe('limits shared through Redis', () => {
   it('falls back to per-process limits while Redis is unreachable, and says so', async () => {
     const state = new SharedState('redis://127.0.0.1:1', log, 'baikal-test:down:');
     await expect(state.connect()).rejects.toThrow();
-    const limiter = new SharedLimiter(state, log, { leaseMs: 1_000 });
+    const limiter = limiterOn(state, 1_000);
     try {
       expect(state.healthy).toBe(false);
       const verdicts = await inWaves(130, () => limiter.acquire(subject('k', none)));
@@ -146,10 +168,10 @@ describe('limits shared through Redis', () => {
     const prefix = `baikal-test:${randomBytes(6).toString('hex')}:`;
     const late = new SharedState(forwarder.urlFor(REDIS_URL), log, prefix);
     await expect(late.connect()).rejects.toThrow();
-    const lateLimiter = new SharedLimiter(late, log, { leaseMs: 15_000 });
+    const lateLimiter = limiterOn(late, 15_000);
     const other = new SharedState(REDIS_URL, log, prefix);
     await other.connect();
-    const otherLimiter = new SharedLimiter(other, log, { leaseMs: 15_000 });
+    const otherLimiter = limiterOn(other, 15_000);
     opened.push({ states: [other, late], limiters: [lateLimiter, otherLimiter], prefix });
 
     // Meanwhile it limits on its own: 8 here do not count against the shared slots.
