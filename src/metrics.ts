@@ -246,15 +246,12 @@ export class Metrics {
   }
 
   /**
-   * The read replica's two gauges. A scrape reads its gauges concurrently, so both share one probe of the replica
-   * (one taken in the last second) rather than asking it twice.
+   * The read replica's two gauges. A scrape reads its gauges concurrently, so both share the probe in flight
+   * rather than asking the replica twice; the next scrape probes afresh.
    */
   private replicaGauges(probe: () => Promise<ReplicaStatus>): void {
-    let last: { at: number; status: Promise<ReplicaStatus> } | null = null;
-    const status = () => {
-      if (!last || performance.now() - last.at > 1_000) last = { at: performance.now(), status: probe() };
-      return last.status;
-    };
+    let inFlight: Promise<ReplicaStatus> | null = null;
+    const status = () => (inFlight ??= probe().finally(() => (inFlight = null)));
     new Gauge({
       name: 'baikal_database_replica_up',
       help: '1 when the analytics read replica (DATABASE_READ_URL) answers; while 0, analytics read the primary',
