@@ -198,9 +198,9 @@ export class UsageRepository {
    */
   async eventByRequestId(userId: string, requestId: string): Promise<UsageEventView | null> {
     const sql = `select ${EVENT_COLUMNS} from usage_events where user_id = ? and request_id = ? order by created_at desc limit 1`;
-    const [row] = (await this.reads.query<UsageEventRow[]>(sql, [userId, requestId])) ?? [];
-    const [found] = row ? [row] : await this.reads.primary<UsageEventRow[]>(sql, [userId, requestId]);
-    return found ? toUsageEventView(found) : null;
+    let [row] = await this.reads.query<UsageEventRow[]>(sql, [userId, requestId]);
+    row ??= (await this.reads.primary<UsageEventRow[]>(sql, [userId, requestId]))[0];
+    return row ? toUsageEventView(row) : null;
   }
 
   /** Totals over [from, to) by model, by group (model null) and overall (both null). */
