@@ -33,6 +33,10 @@ const envSchema = z.object({
   DATABASE_URL: optionalString.pipe(
     z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL').optional(),
   ),
+  /** A read replica (streaming standby) of DATABASE_URL that only the analytics read; unset: they read DATABASE_URL. */
+  DATABASE_READ_URL: optionalString.pipe(
+    z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL').refine((url) => URL.canParse(url), 'is not a valid URL').optional(),
+  ),
   /** How long a start waits for the PostgreSQL of DATABASE_URL to accept connections (it may be starting beside us). */
   DATABASE_CONNECT_TIMEOUT_SECONDS: z.coerce.number().min(0).max(3_600).default(15),
   REDIS_URL: optionalString.pipe(z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional()),
@@ -166,6 +170,8 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl?: string;
+  /** DATABASE_READ_URL: where usage lists, summaries, timeseries, the leaderboard and the margin report read. Never logged (it may hold a password). */
+  databaseReadUrl?: string;
   databaseConnectTimeoutMs: number;
   redisUrl?: string;
   redisPrefix: string;
@@ -264,6 +270,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
+    databaseReadUrl: e.DATABASE_READ_URL,
     databaseConnectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_SECONDS * 1000,
     redisUrl: e.REDIS_URL,
     redisPrefix: e.REDIS_PREFIX,

@@ -1,6 +1,7 @@
 import cluster from 'node:cluster';
 import { randomUUID } from 'node:crypto';
 import { createHistogram, performance, type RecordableHistogram } from 'node:perf_hooks';
+import type { ReplicaStatus } from './shared/analytics-reads.js';
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Registry, type LabelValues, type Metric, type MetricValueWithName } from 'prom-client';
 
 /** Seconds; dense below 100 ms, where a gateway's own overhead lives. */
@@ -90,6 +91,8 @@ export interface MetricsProbes {
   concurrencySlots(): number;
   redisUp(): boolean | null;
   databaseUp(): Promise<boolean>;
+  /** The analytics' read replica (DATABASE_READ_URL): whether it answers and its replay lag; absent without one. */
+  replica?(): Promise<ReplicaStatus>;
   /** Every (upstream, credential) routing knows: its breaker state and requests in flight (absent: none). */
   upstreamTargets?(): { upstreamId: string; credentialId: string; state: string; inFlight: number }[];
 }
@@ -239,6 +242,34 @@ export class Metrics {
       });
     }
     new Gauge({ name: 'baikal_database_up', help: '1 when PostgreSQL answers', registers: [this.registry], aggregator: 'min', async collect() { this.set((await probes.databaseUp()) ? 1 : 0); } });
+    if (probes.replica) this.replicaGauges(probes.replica);
+  }
+
+  /**
+   * The read replica's two gauges. A scrape reads its gauges concurrently, so both share the probe in flight
+   * rather than asking the replica twice; the next scrape probes afresh.
+   */
+  private replicaGauges(probe: () => Promise<ReplicaStatus>): void {
+    let inFlight: Promise<ReplicaStatus> | null = null;
+    const status = () => (inFlight ??= probe().finally(() => (inFlight = null)));
+    new Gauge({
+      name: 'baikal_database_replica_up',
+      help: '1 when the analytics read replica (DATABASE_READ_URL) answers; while 0, analytics read the primary',
+      registers: [this.registry],
+      aggregator: 'min',
+      async collect() {
+        this.set((await status()).up ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'baikal_database_replica_lag_seconds',
+      help: 'How far the analytics read replica replays behind the primary (0: all it received is replayed); NaN while it does not answer',
+      registers: [this.registry],
+      aggregator: 'max',
+      async collect() {
+        this.set((await status()).lagSeconds ?? Number.NaN);
+      },
+    });
   }
 
   /** Every finished (or refused-for-money) request, from its usage record. */

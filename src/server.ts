@@ -46,7 +46,7 @@ export async function startGateway(configured: Config, log: Logger, clock: Clock
   const pubsub = createPubSub(shared && new SharedEventTarget(shared));
   const { config, demoSimulator } = await opened.attempt(() => demoConfiguration(configured, database, log));
   const tracing = await createTracing(config.environment, log);
-  const services = createServices({ orm: database.orm, config, clock, pubsub, log, shared, tracing });
+  const services = createServices({ orm: database.orm, reads: database.reads, config, clock, pubsub, log, shared, tracing });
   const gateway = await opened.attempt(() => createGateway({ config, orm: database.orm, log, pubsub, services, readiness }));
 
   // A lone process listens at once, so /live and /ready answer while it migrates. A cluster worker

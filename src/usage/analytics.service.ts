@@ -6,6 +6,7 @@ import { UsageRepository, type LeaderboardRow, type TotalsRow, type UsageEventVi
 
 export type { UsageEventView } from './usage.repository.js';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { primaryReads, type AnalyticsReads } from '../shared/analytics-reads.js';
 import type { Clock } from '../shared/clock.js';
 import type { Actor } from '../shared/actor.js';
 import { DomainError } from '../shared/errors.js';
@@ -165,8 +166,9 @@ export function dayIn(timeZone: string, at: Date): { date: string; start: Date; 
 export class AnalyticsService {
   private readonly usage: UsageRepository;
 
-  constructor(protected readonly deps: { orm: MikroORM; leaderboard: LeaderboardSettings; clock: Clock; catalog: CatalogService }) {
-    this.usage = new UsageRepository(deps.orm);
+  /** `reads`: where the analytics read (the read replica, when configured); the primary (`orm`) when absent. */
+  constructor(protected readonly deps: { orm: MikroORM; reads?: AnalyticsReads; leaderboard: LeaderboardSettings; clock: Clock; catalog: CatalogService }) {
+    this.usage = new UsageRepository(deps.reads ?? primaryReads(deps.orm));
   }
 
   /**

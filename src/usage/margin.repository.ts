@@ -1,4 +1,4 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { AnalyticsReads } from '../shared/analytics-reads.js';
 import { plainDecimal } from '../shared/money.js';
 
 /** A row of the margin report (a view: figures as exact decimal strings). */
@@ -49,19 +49,19 @@ interface SumRow {
 
 /**
  * The margin report's sums over usage events, in SQL: numeric sums grouped in PostgreSQL are exact and
- * read no row into the process.
+ * read no row into the process. They read where the analytics read (the read replica, when configured):
+ * a report over past periods, the heaviest sums, which may lag the primary by the replica's replay.
  */
 export class MarginRepository {
-  constructor(private readonly orm: MikroORM) {}
+  constructor(private readonly reads: AnalyticsReads) {}
 
   /** Revenue, cost and margin over [from, to): in total and by day, model, group and upstream. */
   async marginSums(from: Date, to: Date): Promise<{ totals: MarginRow; byDay: MarginRow[]; byModel: MarginRow[]; byGroup: MarginRow[]; byUpstream: MarginRow[] }> {
-    const em = this.orm.em.fork();
     // Events that reached an upstream (or were billed): refusals before routing carry no revenue and no cost.
     const where = `created_at >= ? and created_at < ? and (upstream_id is not null or amount_usd > 0)`;
-    const by = (key: string) => em.execute<SumRow[]>(`select ${key} as key, ${SUMS} from usage_events where ${where} group by 1 order by 1`, [from, to]);
+    const by = (key: string) => this.reads.query<SumRow[]>(`select ${key} as key, ${SUMS} from usage_events where ${where} group by 1 order by 1`, [from, to]);
     const [totals, byDay, byModel, byGroup, byUpstream] = await Promise.all([
-      em.execute<SumRow[]>(`select 'all' as key, ${SUMS} from usage_events where ${where}`, [from, to]),
+      this.reads.query<SumRow[]>(`select 'all' as key, ${SUMS} from usage_events where ${where}`, [from, to]),
       by(`to_char(created_at at time zone 'UTC', 'YYYY-MM-DD')`),
       by('model'),
       by(`coalesce(route_group, '')`),
@@ -72,7 +72,7 @@ export class MarginRepository {
 
   /** Each upstream's usage of each model over [from, to), as its invoice would show it. */
   async upstreamUsage(from: Date, to: Date, upstreamId?: string): Promise<UpstreamUsageLine[]> {
-    const rows = await this.orm.em.fork().execute<Record<string, string | number>[]>(
+    const rows = await this.reads.query<Record<string, string | number>[]>(
       `select upstream_id, model, count(*)::int as requests,
               coalesce(sum(greatest(coalesce(prompt_tokens, 0) - coalesce(cache_read_tokens, 0) - coalesce(cache_write_tokens, 0), 0)), 0)::int8::text as input_tokens,
               coalesce(sum(cache_read_tokens), 0)::int8::text as cache_read_tokens, coalesce(sum(cache_write_tokens), 0)::int8::text as cache_write_tokens,

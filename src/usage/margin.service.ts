@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { requireAdmin, type Actor } from '../shared/actor.js';
+import { primaryReads, type AnalyticsReads } from '../shared/analytics-reads.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
 import { parseInput } from '../shared/validation.js';
@@ -40,8 +41,9 @@ export type UpstreamUsageQuery = z.input<typeof upstreamUsageQuery>;
 export class MarginService {
   private readonly usage: MarginRepository;
 
-  constructor(private readonly deps: { orm: MikroORM; clock: Clock }) {
-    this.usage = new MarginRepository(deps.orm);
+  /** `reads`: where the analytics read (the read replica, when configured); the primary (`orm`) when absent. */
+  constructor(private readonly deps: { orm: MikroORM; reads?: AnalyticsReads; clock: Clock }) {
+    this.usage = new MarginRepository(deps.reads ?? primaryReads(deps.orm));
   }
 
   async report(actor: Actor, raw: MarginQuery): Promise<MarginReport> {

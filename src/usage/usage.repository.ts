@@ -1,4 +1,4 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { AnalyticsReads } from '../shared/analytics-reads.js';
 import { plainDecimal } from '../shared/money.js';
 import type { UsageRecord, UsageStatus } from './usage-recorder.js';
 
@@ -6,6 +6,9 @@ import type { UsageRecord, UsageStatus } from './usage-recorder.js';
  * The usage tables as the analytics read them: usage_events (one row per request) and usage_hourly (the
  * rollups the batch writer keeps). The SQL and the row types live here; AnalyticsService keeps the rules
  * (validation, ranges, savings, masking) and returns views. The writer is src/usage/usage-recorder.ts.
+ *
+ * Every read goes where the analytics read (AnalyticsReads): the read replica when DATABASE_READ_URL names one,
+ * so a list or a chart may lag the primary by the replica's replay. Nothing here decides money.
  */
 
 /** A usage event as users see it: its record without the operator's upstream and the internal links. */
@@ -170,11 +173,7 @@ export interface LeaderboardRow {
 }
 
 export class UsageRepository {
-  constructor(private readonly orm: MikroORM) {}
-
-  private em() {
-    return this.orm.em.fork();
-  }
+  constructor(private readonly reads: AnalyticsReads) {}
 
   /** An account's events, newest first, with optional filters. */
   async events(userId: string, filters: UsageFilters & { from?: Date; to?: Date; status?: string }, limit: number): Promise<UsageEventView[]> {
@@ -186,26 +185,28 @@ export class UsageRepository {
     if (filters.group) (clauses.push('route_group = ?'), params.push(filters.group));
     if (filters.status) (clauses.push('status = ?'), params.push(filters.status));
     if (filters.providerFamily) (clauses.push('provider_family = ?'), params.push(filters.providerFamily));
-    const rows = await this.em().execute<UsageEventRow[]>(
+    const rows = await this.reads.query<UsageEventRow[]>(
       `select ${EVENT_COLUMNS} from usage_events where ${clauses.join(' and ')} order by created_at desc, id desc limit ?`,
       [...params, limit],
     );
     return rows.map(toUsageEventView);
   }
 
-  /** The account's latest event with this request id. */
+  /**
+   * The account's latest event with this request id. A client asks for it right after its request, which the
+   * replica may not have replayed yet: one it does not find is looked for on the primary before it is a 404.
+   */
   async eventByRequestId(userId: string, requestId: string): Promise<UsageEventView | null> {
-    const [row] = await this.em().execute<UsageEventRow[]>(
-      `select ${EVENT_COLUMNS} from usage_events where user_id = ? and request_id = ? order by created_at desc limit 1`,
-      [userId, requestId],
-    );
+    const sql = `select ${EVENT_COLUMNS} from usage_events where user_id = ? and request_id = ? order by created_at desc limit 1`;
+    let [row] = await this.reads.query<UsageEventRow[]>(sql, [userId, requestId]);
+    row ??= (await this.reads.primary<UsageEventRow[]>(sql, [userId, requestId]))[0];
     return row ? toUsageEventView(row) : null;
   }
 
   /** Totals over [from, to) by model, by group (model null) and overall (both null). */
   summary(userId: string, from: Date | null, to: Date | null): Promise<(TotalsRow & { model: string | null; route_group: string | null })[]> {
     const source = hourlySource(userId, from, to, {});
-    return this.em().execute(
+    return this.reads.query(
       `select model, route_group, ${ROLLUP_AGG} from (${source.sql}) s group by grouping sets ((model), (route_group), ())`,
       source.params,
     );
@@ -214,7 +215,7 @@ export class UsageRepository {
   /** Every UTC bucket from `first` to `last` (inclusive), empty ones as null sums. */
   timeseries(userId: string, range: { from: Date; to: Date; first: Date; last: Date }, bucket: 'minute' | 'hour' | 'day', filters: UsageFilters): Promise<(TotalsRow & { ts: Date })[]> {
     const source = hourlySource(userId, range.from, range.to, filters, bucket === 'minute' ? 'minute' : 'hour');
-    return this.em().execute(
+    return this.reads.query(
       `select b.ts, ${ROLLUP_AGG.replaceAll('sum(', 'sum(s.')}
          from generate_series(?::timestamptz, ?::timestamptz, ?::interval) as b(ts)
          left join (${source.sql}) s on date_trunc('${bucket}', s.at at time zone 'UTC') at time zone 'UTC' = b.ts
@@ -226,7 +227,7 @@ export class UsageRepository {
   /** Every account with tokens in [start, end), ranked by tokens. */
   leaderboard(start: Date, end: Date): Promise<LeaderboardRow[]> {
     const source = hourlySource(null, start, end, {});
-    return this.em().execute(
+    return this.reads.query(
       `select s.user_id, u.username, sum(s.input_tokens + s.output_tokens) as tokens, sum(s.comparable_spend_usd) as comparable_spend_usd,
               sum(s.official_cost_usd) as official_cost_usd, rank() over (order by sum(s.input_tokens + s.output_tokens) desc) as rank
          from (${source.sql}) s join users u on u.id = s.user_id

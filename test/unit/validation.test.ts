@@ -76,6 +76,16 @@ describe('loadConfig', () => {
     }
   });
 
+  it('DATABASE_READ_URL: a postgres URL, unset when empty, and a bad one named without the password it holds', () => {
+    expect(loadConfig({}).databaseReadUrl).toBeUndefined();
+    expect(loadConfig({ DATABASE_READ_URL: ' ' }).databaseReadUrl).toBeUndefined();
+    expect(loadConfig({ DATABASE_READ_URL: 'postgresql://reader:pw@replica:5432/baikal' }).databaseReadUrl).toBe('postgresql://reader:pw@replica:5432/baikal');
+    for (const bad of ['mysql://reader:hunter2-secret@replica/baikal', 'postgresql://reader:hunter2-secret@[replica/baikal']) {
+      expect(() => loadConfig({ DATABASE_READ_URL: bad })).toThrow(/DATABASE_READ_URL/);
+      expect(() => loadConfig({ DATABASE_READ_URL: bad })).not.toThrow(/hunter2/);
+    }
+  });
+
   it('reads and validates the operator file', async () => {
     const { writeFile, mkdtemp, rm } = await import('node:fs/promises');
     const { tmpdir } = await import('node:os');
