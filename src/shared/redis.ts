@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import { openRedis, type RedisClient } from './redis-connections.js';
 import type { Logger } from './logging.js';
 
 /** Messages every gateway process sees: cache invalidations and GraphQL subscription events. */
@@ -16,14 +16,24 @@ export type BusMessage =
 
 type BusHandler = (message: BusMessage) => void;
 
+/** How often one Redis Cluster node's trouble is logged while it lasts (a failover retries it many times a second). */
+const NODE_WARNING_EVERY_MS = 60_000;
+
 /**
  * The state several gateway processes share (REDIS_URL): one connection for commands, one for
- * subscriptions. Commands fail at once while Redis is away (no offline queue), so callers fall back
- * instead of waiting; ioredis reconnects by itself and `healthy` turns true again.
+ * subscriptions (src/shared/redis-connections.ts). Commands fail at once while Redis is away (no offline
+ * queue), so callers fall back instead of waiting; ioredis reconnects by itself and `healthy` turns true again.
+ *
+ * On a Redis Cluster the bus stays classic PUBLISH/SUBSCRIBE: the cluster hands every message to every node,
+ * so the subscription may sit on any node and outlives the failover of any master (docs/architecture.md has the
+ * measurements). Channels of their own (`listen`, one per watched account) are sharded (SPUBLISH/SSUBSCRIBE):
+ * a message goes to its channel's shard only, whose master the subscribers of that channel listen on.
  */
 export class SharedState {
-  readonly command: Redis;
-  private readonly subscriber: Redis;
+  readonly command: RedisClient;
+  /** REDIS_URL names a Redis Cluster: every script's keys must share a slot (a `{hash tag}`). */
+  readonly isCluster: boolean;
+  private readonly subscriber: RedisClient;
   private readonly handlers = new Set<BusHandler>();
   /** Channels of their own (one per watched account, see src/events/account-event-hub.ts) and their handlers. */
   private readonly channelHandlers = new Map<string, (raw: string) => void>();
@@ -35,19 +45,9 @@ export class SharedState {
     /** Keys and channels of one deployment; tests give each gateway group its own. */
     readonly prefix = 'baikal:',
   ) {
-    const options = { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true, retryStrategy: (times: number) => Math.min(times * 200, 2_000) };
-    this.command = new Redis(url, options);
-    this.subscriber = new Redis(url, { ...options, enableOfflineQueue: true });
+    ({ command: this.command, subscriber: this.subscriber, isCluster: this.isCluster } = openRedis(url));
     this.channel = `${prefix}bus`;
-    let wasDown = false;
-    this.command.on('error', (error: Error) => {
-      if (!wasDown) this.log.warn({ err: error.message }, 'Redis unavailable: shared limits fall back to this process');
-      wasDown = true;
-    });
-    this.command.on('ready', () => {
-      if (wasDown) this.log.info('Redis is back: shared limits resume');
-      wasDown = false;
-    });
+    this.watchHealth();
     this.subscriber.on('error', () => {});
     this.subscriber.on('message', (channel: string, raw: string) => {
       if (channel !== this.channel) return this.channelHandlers.get(channel)?.(raw);
@@ -59,6 +59,7 @@ export class SharedState {
       }
       for (const handler of this.handlers) handler(message);
     });
+    this.subscriber.on('smessage', (channel: string, raw: string) => this.channelHandlers.get(channel)?.(raw));
   }
 
   /** Rejects when Redis is not reachable now; both connections keep retrying either way. */
@@ -70,6 +71,7 @@ export class SharedState {
     for (const result of connected) if (result.status === 'rejected') throw result.reason;
   }
 
+  /** Redis answers. On a cluster: its client is connected, though one shard may be failing over (its commands fail). */
   get healthy(): boolean {
     return this.command.status === 'ready';
   }
@@ -87,22 +89,22 @@ export class SharedState {
 
   /**
    * Listens on a channel of its own (resolves once Redis confirms the subscription); one handler per channel.
-   * Renewed by ioredis after a reconnect like the bus.
+   * Renewed by ioredis after a reconnect like the bus, and on a cluster after its shard's failover.
    */
   async listen(channel: string, handler: (raw: string) => void): Promise<void> {
     this.channelHandlers.set(channel, handler);
-    await this.subscriber.subscribe(channel);
+    await (this.isCluster ? this.subscriber.ssubscribe(channel) : this.subscriber.subscribe(channel));
   }
 
   async unlisten(channel: string): Promise<void> {
     this.channelHandlers.delete(channel);
-    await this.subscriber.unsubscribe(channel).catch(() => undefined);
+    await (this.isCluster ? this.subscriber.sunsubscribe(channel) : this.subscriber.unsubscribe(channel)).catch(() => undefined);
   }
 
   /** Sends raw text on a channel of its own; false when Redis could not take it. */
   async send(channel: string, raw: string): Promise<boolean> {
     try {
-      await this.command.publish(channel, raw);
+      await (this.isCluster ? this.command.spublish(channel, raw) : this.command.publish(channel, raw));
       return true;
     } catch (error) {
       this.log.warn({ err: (error as Error).message }, 'could not publish an account event to other processes');
@@ -117,6 +119,26 @@ export class SharedState {
   async close(): Promise<void> {
     this.handlers.clear();
     await Promise.allSettled([this.subscriber.quit(), this.command.quit()]);
+  }
+
+  /** Logs Redis going away and coming back once each; on a cluster, also a node in trouble (at most once a minute each). */
+  private watchHealth(): void {
+    let wasDown = false;
+    this.command.on('error', (error: Error) => {
+      if (!wasDown) this.log.warn({ err: error.message }, 'Redis unavailable: shared limits fall back to this process');
+      wasDown = true;
+    });
+    this.command.on('ready', () => {
+      if (wasDown) this.log.info('Redis is back: shared limits resume');
+      wasDown = false;
+    });
+    const warned = new Map<string, number>();
+    this.command.on('node error', (error: Error, node: string) => {
+      const now = Date.now();
+      if (now - (warned.get(node) ?? -Infinity) < NODE_WARNING_EVERY_MS) return;
+      warned.set(node, now);
+      this.log.warn({ err: error.message, node }, 'a Redis Cluster node does not answer: commands for its slots fail until its replica takes over');
+    });
   }
 }
 
