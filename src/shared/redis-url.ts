@@ -24,10 +24,10 @@ export function parseRedisUrl(url: string): RedisTarget {
   const at = rest.lastIndexOf('@');
   const credentials = at >= 0 ? rest.slice(0, at) : '';
   if (at >= 0) rest = rest.slice(at + 1);
-  const [hosts = '', path = ''] = splitOnce(rest, '/');
-  // A cluster has database 0 only; anything after the path (options) is not read, so it is refused rather than ignored.
+  // Options would not be read, so they are refused rather than ignored; a cluster has database 0 only.
+  if (/[?#]/.test(rest)) throw new Error('redis-cluster:// URLs take no options: give user:password@host:port,host:port');
+  const [hosts, path] = splitOnce(rest, '/');
   if (path !== '' && path !== '0') throw new Error('a Redis Cluster has database 0 only: end the URL after the nodes (or with /0)');
-  if (/[?#]/.test(hosts)) throw new Error('redis-cluster:// URLs take no options: give user:password@host:port,host:port');
   const nodes = hosts.split(',').map((node) => {
     const match = NODE.exec(node.trim());
     if (!match) throw new Error(`redis-cluster:// needs host:port of each seed node, comma-separated; "${node.trim()}" is not one`);

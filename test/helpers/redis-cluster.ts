@@ -47,7 +47,12 @@ const DIR_PREFIX = 'baikal-redis-cluster-';
 const NODES = 6;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function startRedisCluster(options: { nodeTimeoutMs?: number } = {}): Promise<RedisClusterHarness> {
+/**
+ * `requireFullCoverage: false` is cluster-require-full-coverage no: while one shard fails over, the others keep
+ * answering (with Redis's default, yes, every node answers CLUSTERDOWN from the moment a master is marked failed
+ * until its replica is promoted).
+ */
+export async function startRedisCluster(options: { nodeTimeoutMs?: number; requireFullCoverage?: boolean } = {}): Promise<RedisClusterHarness> {
   await removeStrayClusters();
   const dir = await mkdtemp(path.join(tmpdir(), DIR_PREFIX));
   // Whoever finds this dir after this process is gone kills its nodes and removes it (removeStrayClusters).
@@ -64,6 +69,7 @@ export async function startRedisCluster(options: { nodeTimeoutMs?: number } = {}
     // Persistence off (no RDB, no AOF); nodes.conf stays, so a restarted node knows its cluster.
     const args = ['--port', String(node.port), '--cluster-port', String(node.busPort), '--bind', '127.0.0.1', '--cluster-enabled', 'yes'];
     args.push('--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', String(nodeTimeoutMs), '--dir', node.dir, '--logfile', 'redis.log');
+    args.push('--cluster-require-full-coverage', options.requireFullCoverage === false ? 'no' : 'yes');
     args.push('--appendonly', 'no', '--save', '', '--repl-diskless-sync', 'yes', '--repl-diskless-sync-delay', '0', '--daemonize', 'no');
     node.child = spawn('redis-server', args, { stdio: 'ignore' });
     node.child.on('error', () => undefined);
