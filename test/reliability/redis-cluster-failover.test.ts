@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountEventHub, type AccountEventStream, type KeyEvent } from '../../src/events/account-event-hub.js';
@@ -13,7 +14,9 @@ import { sleep, waitFor } from '../helpers/reliability.js';
  * events. Its replica takes over; commands, the bus and the account channels of its shard work again within a bound,
  * the other shards never stop for longer than the switch, and `healthy` never says Redis is gone.
  */
-const log = createLogger('silent');
+/** What the two processes log (warnings and up), to check a failover is logged once per node, not per failed command. */
+const logged: { msg: string; node?: string }[] = [];
+const log = createLogger('warn', new Writable({ write: (chunk: Buffer, _encoding, done) => (logged.push(JSON.parse(chunk.toString()) as { msg: string }), done()) }));
 const prefix = `baikal-rel:cluster:${randomBytes(6).toString('hex')}:`;
 let cluster: RedisClusterHarness;
 const states: SharedState[] = [];
@@ -167,6 +170,11 @@ describe.each([
     expect(figures.victimEventsLongestGapMs).toBeLessThan(failoverMs + 3_000);
     expect(figures.busLongestGapMs).toBeLessThan(1_500);
     expect(figures.unhealthySamples).toBe(0);
+    // Each process said once that the node does not answer (it was retried many times a second), and no more.
+    const nodeWarnings = logged.splice(0).filter((line) => line.msg.includes('node does not answer'));
+    expect(nodeWarnings.length).toBeGreaterThan(0);
+    expect(nodeWarnings.every((line) => line.node === `127.0.0.1:${victim.port}`)).toBe(true);
+    expect(nodeWarnings.length).toBeLessThanOrEqual(2);
 
     // After it: every account's events arrive on the other process exactly once, every shard answers.
     const marks = [...accounts.values()].map((userId) => ({ userId, keyIds: Array.from({ length: 10 }, (_, i) => `after-${i}-${randomBytes(3).toString('hex')}`) }));
