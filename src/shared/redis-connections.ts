@@ -57,3 +57,43 @@ function clusterOptions(target: Extract<RedisTarget, { kind: 'cluster' }>, own: 
     },
   };
 }
+
+/** Whether some node of the cluster answers a PING now (ioredis notices a lost node only when a command needs it). */
+export async function anyNodeAnswers(cluster: Cluster): Promise<boolean> {
+  return Promise.any(cluster.nodes('all').map((node) => node.ping())).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * PUBLISH on a cluster through one node while it answers. ioredis sends a command without a key to a random master,
+ * and two messages sent through two nodes may reach a subscriber in either order; through one node they arrive in the
+ * order they were sent (as on one Redis), whichever node the subscriber listens on. When that node fails, the first
+ * master (by address) that answers takes over: at most three tries, so a message is not held while the cluster is away.
+ */
+export class PinnedPublisher {
+  private node: Redis | null = null;
+
+  constructor(private readonly cluster: Cluster) {}
+
+  async publish(channel: string, text: string): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const node = (this.node ??= this.choose());
+      if (!node) throw new Error('no Redis Cluster master to publish through');
+      try {
+        await node.publish(channel, text);
+        return;
+      } catch (error) {
+        if (this.node === node) this.node = null;
+        if (attempt >= 3) throw error;
+      }
+    }
+  }
+
+  private choose(): Redis | null {
+    const address = (node: Redis) => `${node.options.host}:${node.options.port}`;
+    const masters = this.cluster.nodes('master').sort((a, b) => address(a).localeCompare(address(b)));
+    return masters.find((node) => node.status === 'ready') ?? masters.find((node) => node.status !== 'end') ?? null;
+  }
+}

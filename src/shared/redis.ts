@@ -1,4 +1,5 @@
-import { openRedis, type RedisClient } from './redis-connections.js';
+import { Cluster } from 'ioredis';
+import { anyNodeAnswers, openRedis, PinnedPublisher, type RedisClient } from './redis-connections.js';
 import type { Logger } from './logging.js';
 
 /** Messages every gateway process sees: cache invalidations and GraphQL subscription events. */
@@ -18,6 +19,8 @@ type BusHandler = (message: BusMessage) => void;
 
 /** How often one Redis Cluster node's trouble is logged while it lasts (a failover retries it many times a second). */
 const NODE_WARNING_EVERY_MS = 60_000;
+/** How often a cluster's nodes are asked whether any answers (`healthy`): one PING per node. */
+const CLUSTER_PROBE_MS = 1_000;
 
 /**
  * The state several gateway processes share (REDIS_URL): one connection for commands, one for
@@ -26,8 +29,9 @@ const NODE_WARNING_EVERY_MS = 60_000;
  *
  * On a Redis Cluster the bus stays classic PUBLISH/SUBSCRIBE: the cluster hands every message to every node,
  * so the subscription may sit on any node and outlives the failover of any master (docs/architecture.md has the
- * measurements). Channels of their own (`listen`, one per watched account) are sharded (SPUBLISH/SSUBSCRIBE):
- * a message goes to its channel's shard only, whose master the subscribers of that channel listen on.
+ * measurements); each process publishes through one node, so its messages keep their order. Channels of their own
+ * (`listen`, one per watched account) are sharded (SPUBLISH/SSUBSCRIBE): a message goes to its channel's shard
+ * only, whose master the subscribers of that channel listen on.
  */
 export class SharedState {
   readonly command: RedisClient;
@@ -38,6 +42,11 @@ export class SharedState {
   /** Channels of their own (one per watched account, see src/events/account-event-hub.ts) and their handlers. */
   private readonly channelHandlers = new Map<string, (raw: string) => void>();
   private readonly channel: string;
+  /** On a cluster: whether some node answered the last probe (see `watchHealth`); always true on one Redis. */
+  private clusterAnswers = true;
+  private probeTimer?: NodeJS.Timeout;
+  /** On a cluster: the bus goes out through one node, so this process's messages keep their order. */
+  private readonly busPublisher?: PinnedPublisher;
 
   constructor(
     url: string,
@@ -47,6 +56,7 @@ export class SharedState {
   ) {
     ({ command: this.command, subscriber: this.subscriber, isCluster: this.isCluster } = openRedis(url));
     this.channel = `${prefix}bus`;
+    if (this.command instanceof Cluster) this.busPublisher = new PinnedPublisher(this.command);
     this.watchHealth();
     this.subscriber.on('error', () => {});
     this.subscriber.on('message', (channel: string, raw: string) => {
@@ -60,6 +70,9 @@ export class SharedState {
       for (const handler of this.handlers) handler(message);
     });
     this.subscriber.on('smessage', (channel: string, raw: string) => this.channelHandlers.get(channel)?.(raw));
+    // ioredis's cluster client renews the bus after a node is lost, not after losing every node (its subscriber
+    // forgets the channel): so it is subscribed again whenever the cluster is back (twice is harmless).
+    if (this.isCluster) this.subscriber.on('ready', () => this.subscribeBus());
   }
 
   /** Rejects when Redis is not reachable now; both connections keep retrying either way. */
@@ -67,19 +80,24 @@ export class SharedState {
     const connected = await Promise.allSettled([this.command.connect(), this.subscriber.connect()]);
     // Queued until the subscriber connection is up, and renewed by ioredis after every reconnect, so
     // a process that started while Redis was away still hears the others once it is back.
-    this.subscriber.subscribe(this.channel).catch((error: Error) => this.log.warn({ err: error.message }, 'could not subscribe to the Redis bus'));
+    this.subscribeBus();
     for (const result of connected) if (result.status === 'rejected') throw result.reason;
+  }
+
+  private subscribeBus(): void {
+    this.subscriber.subscribe(this.channel).catch((error: Error) => this.log.warn({ err: error.message }, 'could not subscribe to the Redis bus'));
   }
 
   /** Redis answers. On a cluster: its client is connected, though one shard may be failing over (its commands fail). */
   get healthy(): boolean {
-    return this.command.status === 'ready';
+    return this.command.status === 'ready' && this.clusterAnswers;
   }
 
   /** Sends to every process, this one included. Returns false when Redis could not take it. */
   async publish(message: BusMessage): Promise<boolean> {
     try {
-      await this.command.publish(this.channel, JSON.stringify(message));
+      const text = JSON.stringify(message);
+      await (this.busPublisher ? this.busPublisher.publish(this.channel, text) : this.command.publish(this.channel, text));
       return true;
     } catch (error) {
       this.log.warn({ err: (error as Error).message, type: message.type }, 'could not publish to other processes');
@@ -117,27 +135,51 @@ export class SharedState {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.probeTimer);
     this.handlers.clear();
     await Promise.allSettled([this.subscriber.quit(), this.command.quit()]);
   }
 
-  /** Logs Redis going away and coming back once each; on a cluster, also a node in trouble (at most once a minute each). */
+  /**
+   * Logs Redis going away and coming back once each; on a cluster, also a node in trouble (at most once a minute
+   * each). A cluster client notices its nodes are gone only when a command needs them, so an idle process would
+   * call a cluster with no node left `ready`: on a cluster, some node must also have answered the last probe.
+   */
   private watchHealth(): void {
     let wasDown = false;
-    this.command.on('error', (error: Error) => {
+    const down = (error: Error) => {
       if (!wasDown) this.log.warn({ err: error.message }, 'Redis unavailable: shared limits fall back to this process');
       wasDown = true;
-    });
-    this.command.on('ready', () => {
+    };
+    const up = () => {
       if (wasDown) this.log.info('Redis is back: shared limits resume');
       wasDown = false;
+    };
+    this.command.on('error', down);
+    this.command.on('ready', () => {
+      this.clusterAnswers = true;
+      up();
     });
+    const cluster = this.command;
+    if (!(cluster instanceof Cluster)) return;
+    let probing = false;
+    this.probeTimer = setInterval(() => {
+      if (probing || cluster.status !== 'ready') return;
+      probing = true;
+      void anyNodeAnswers(cluster).then((answers) => {
+        probing = false;
+        if (answers === this.clusterAnswers || cluster.status !== 'ready') return;
+        this.clusterAnswers = answers;
+        if (answers) up();
+        else down(new Error('no Redis Cluster node answers'));
+      });
+    }, CLUSTER_PROBE_MS).unref();
     const warned = new Map<string, number>();
-    this.command.on('node error', (error: Error, node: string) => {
+    cluster.on('node error', (error: Error, node: string) => {
       const now = Date.now();
       if (now - (warned.get(node) ?? -Infinity) < NODE_WARNING_EVERY_MS) return;
       warned.set(node, now);
-      this.log.warn({ err: error.message, node }, 'a Redis Cluster node does not answer: commands for its slots fail until its replica takes over');
+      this.log.warn({ err: error.message, node }, 'a Redis Cluster node does not answer: commands for its slots fail until it is back or its replica takes over');
     });
   }
 }

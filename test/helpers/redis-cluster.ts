@@ -36,6 +36,10 @@ export interface RedisClusterHarness {
   waitForFailover(timeoutMs?: number): Promise<number>;
   /** Starts a killed node again on its port and dir: it rejoins (a former master as its successor's replica). */
   restartNode(port: number): Promise<void>;
+  /** SIGKILLs every node (Redis Cluster entirely away). */
+  killAll(): Promise<void>;
+  /** Starts every killed node again (with nodes.conf they form the same cluster, empty) and waits for it to be ok. */
+  restartAll(): Promise<void>;
   /** Deletes every key under `prefix` on every master. */
   dropKeys(prefix: string): Promise<void>;
   /** Kills every node and removes the dirs. Safe to call twice. */
@@ -46,6 +50,13 @@ const run = promisify(execFile);
 const DIR_PREFIX = 'baikal-redis-cluster-';
 const NODES = 6;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface LocalNode {
+  port: number;
+  busPort: number;
+  dir: string;
+  child: ChildProcess | null;
+}
 
 /**
  * `requireFullCoverage: false` is cluster-require-full-coverage no: while one shard fails over, the others keep
@@ -58,100 +69,129 @@ export async function startRedisCluster(options: { nodeTimeoutMs?: number; requi
   // Whoever finds this dir after this process is gone kills its nodes and removes it (removeStrayClusters).
   await writeFile(path.join(dir, 'owner.pid'), String(process.pid));
   const ports = await freePorts(NODES * 2);
-  const nodes = Array.from({ length: NODES }, (_, i) => ({ port: ports[i]!, busPort: ports[NODES + i]!, dir: path.join(dir, `node-${i}`), child: null as ChildProcess | null }));
-  const nodeTimeoutMs = options.nodeTimeoutMs ?? 1_000;
-  let killedAt = Date.now();
-  const killAllNow = () => nodes.forEach((node) => node.child?.kill('SIGKILL'));
-  process.once('exit', killAllNow);
+  const cluster = new LocalRedisCluster(dir, ports, options.nodeTimeoutMs ?? 1_000, options.requireFullCoverage ?? true);
+  try {
+    await cluster.create();
+  } catch (error) {
+    await cluster.stop();
+    throw error;
+  }
+  return cluster;
+}
 
-  const startNode = async (node: (typeof nodes)[number]) => {
+class LocalRedisCluster implements RedisClusterHarness {
+  readonly url: string;
+  readonly ports: number[];
+  private readonly nodes: LocalNode[];
+  private killedAt = Date.now();
+  private readonly killAllNow = () => this.nodes.forEach((node) => node.child?.kill('SIGKILL'));
+
+  constructor(
+    private readonly dir: string,
+    ports: number[],
+    private readonly nodeTimeoutMs: number,
+    private readonly requireFullCoverage: boolean,
+  ) {
+    this.nodes = Array.from({ length: NODES }, (_, i) => ({ port: ports[i]!, busPort: ports[NODES + i]!, dir: path.join(dir, `node-${i}`), child: null }));
+    this.ports = this.nodes.map((node) => node.port);
+    this.url = `redis-cluster://${this.ports.map((port) => `127.0.0.1:${port}`).join(',')}`;
+    process.once('exit', this.killAllNow);
+  }
+
+  async create(): Promise<void> {
+    await Promise.all(this.nodes.map((node) => this.startNode(node)));
+    await run('redis-cli', ['--cluster', 'create', ...this.ports.map((port) => `127.0.0.1:${port}`), '--cluster-replicas', '1', '--cluster-yes'], { timeout: 60_000 });
+    await waitUntil('the cluster to be ok with every replica in sync', () => settled(this.ports), 30_000);
+  }
+
+  async masters(): Promise<ClusterNodeInfo[]> {
+    const alive = new Set(this.live().map((n) => n.port));
+    const topology = parseClusterNodes(await firstAnswer([...alive], 'CLUSTER', 'NODES'));
+    return topology.filter((n) => n.role === 'master' && n.slots.length && alive.has(n.port)).sort((a, b) => a.slots[0]![0] - b.slots[0]![0]);
+  }
+
+  async masterOf(key: string): Promise<ClusterNodeInfo> {
+    const slot = Number(await firstAnswer(this.live().map((n) => n.port), 'CLUSTER', 'KEYSLOT', key));
+    const owner = (await this.masters()).find((m) => m.slots.some(([from, to]) => slot >= from && slot <= to));
+    if (!owner) throw new Error(`no live master serves slot ${slot}`);
+    return owner;
+  }
+
+  async killMaster(i: number): Promise<ClusterNodeInfo> {
+    const master = (await this.masters())[i];
+    if (!master) throw new Error(`there is no master ${i}`);
+    this.killedAt = Date.now();
+    await killNode(this.nodes.find((n) => n.port === master.port)!.child);
+    return master;
+  }
+
+  async waitForFailover(timeoutMs = 20_000): Promise<number> {
+    await waitUntil('a replica to take over every slot of the killed master', async () => {
+      const served = (await this.masters()).reduce((sum, m) => sum + m.slots.reduce((n, [from, to]) => n + to - from + 1, 0), 0);
+      if (served !== 16_384) return false;
+      const states = await Promise.all(this.live().map((n) => call(n.port, 'CLUSTER', 'INFO').catch(() => '')));
+      return states.every((info) => String(info).includes('cluster_state:ok'));
+    }, timeoutMs);
+    return Date.now() - this.killedAt;
+  }
+
+  async restartNode(port: number): Promise<void> {
+    const node = this.nodes.find((n) => n.port === port);
+    if (!node) throw new Error(`no node on port ${port}`);
+    await this.startNode(node);
+    await waitUntil(`the node on ${port} to rejoin`, () => settled(this.live().map((n) => n.port)), 30_000);
+  }
+
+  async killAll(): Promise<void> {
+    this.killedAt = Date.now();
+    await Promise.all(this.nodes.map((node) => killNode(node.child)));
+  }
+
+  async restartAll(): Promise<void> {
+    const live = this.live();
+    await Promise.all(this.nodes.filter((node) => !live.includes(node)).map((node) => this.startNode(node)));
+    await waitUntil('the cluster to be ok again', () => settled(this.ports), 30_000);
+  }
+
+  async dropKeys(prefix: string): Promise<void> {
+    for (const master of await this.masters()) {
+      const redis = connectTo(master.port);
+      try {
+        let cursor = '0';
+        do {
+          const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+          cursor = next;
+          // One UNLINK per key: keys of different slots cannot share a command on a cluster.
+          if (keys.length) await Promise.all(keys.map((key) => redis.unlink(key)));
+        } while (cursor !== '0');
+      } finally {
+        redis.disconnect();
+      }
+    }
+  }
+
+  async stop(): Promise<void> {
+    process.removeListener('exit', this.killAllNow);
+    await Promise.all(this.nodes.map((node) => killNode(node.child)));
+    await rm(this.dir, { recursive: true, force: true });
+  }
+
+  private live(): LocalNode[] {
+    return this.nodes.filter((node) => node.child && node.child.exitCode === null && node.child.signalCode === null);
+  }
+
+  private async startNode(node: LocalNode): Promise<void> {
     await mkdir(node.dir, { recursive: true });
     // Persistence off (no RDB, no AOF); nodes.conf stays, so a restarted node knows its cluster.
     const args = ['--port', String(node.port), '--cluster-port', String(node.busPort), '--bind', '127.0.0.1', '--cluster-enabled', 'yes'];
-    args.push('--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', String(nodeTimeoutMs), '--dir', node.dir, '--logfile', 'redis.log');
-    args.push('--cluster-require-full-coverage', options.requireFullCoverage === false ? 'no' : 'yes');
+    args.push('--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', String(this.nodeTimeoutMs), '--dir', node.dir, '--logfile', 'redis.log');
+    args.push('--cluster-require-full-coverage', this.requireFullCoverage ? 'yes' : 'no');
     args.push('--appendonly', 'no', '--save', '', '--repl-diskless-sync', 'yes', '--repl-diskless-sync-delay', '0', '--daemonize', 'no');
     node.child = spawn('redis-server', args, { stdio: 'ignore' });
     node.child.on('error', () => undefined);
     await writeFile(path.join(node.dir, 'redis.pid'), String(node.child.pid));
     await waitUntil(`redis-server on port ${node.port}`, async () => (await call(node.port, 'PING').catch(() => null)) === 'PONG', 10_000);
-  };
-
-  const stop = async () => {
-    process.removeListener('exit', killAllNow);
-    await Promise.all(nodes.map((node) => killNode(node.child)));
-    await rm(dir, { recursive: true, force: true });
-  };
-
-  const live = () => nodes.filter((node) => node.child && node.child.exitCode === null && node.child.signalCode === null);
-  const topology = async () => parseClusterNodes(await firstAnswer(live().map((n) => n.port), 'CLUSTER', 'NODES'));
-  const masters = async () => {
-    const alive = new Set(live().map((n) => n.port));
-    return (await topology()).filter((n) => n.role === 'master' && n.slots.length && alive.has(n.port)).sort((a, b) => a.slots[0]![0] - b.slots[0]![0]);
-  };
-
-  try {
-    await Promise.all(nodes.map(startNode));
-    const addresses = nodes.map((node) => `127.0.0.1:${node.port}`);
-    await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '1', '--cluster-yes'], { timeout: 60_000 });
-    await waitUntil('the cluster to be ok with every replica in sync', () => settled(nodes.map((n) => n.port)), 30_000);
-  } catch (error) {
-    await stop();
-    throw error;
   }
-
-  return {
-    url: `redis-cluster://${nodes.map((node) => `127.0.0.1:${node.port}`).join(',')}`,
-    ports: nodes.map((node) => node.port),
-    masters,
-    masterOf: async (key) => {
-      const slot = Number(await firstAnswer(live().map((n) => n.port), 'CLUSTER', 'KEYSLOT', key));
-      const owner = (await masters()).find((m) => m.slots.some(([from, to]) => slot >= from && slot <= to));
-      if (!owner) throw new Error(`no live master serves slot ${slot}`);
-      return owner;
-    },
-    killMaster: async (i) => {
-      const master = (await masters())[i];
-      if (!master) throw new Error(`there is no master ${i}`);
-      const node = nodes.find((n) => n.port === master.port)!;
-      killedAt = Date.now();
-      await killNode(node.child);
-      return master;
-    },
-    waitForFailover: async (timeoutMs = 20_000) => {
-      await waitUntil('a replica to take over every slot of the killed master', async () => {
-        const ports = live().map((n) => n.port);
-        const served = (await masters()).reduce((sum, m) => sum + m.slots.reduce((n, [from, to]) => n + to - from + 1, 0), 0);
-        if (served !== 16_384) return false;
-        const states = await Promise.all(ports.map((port) => call(port, 'CLUSTER', 'INFO').catch(() => '')));
-        return states.every((info) => String(info).includes('cluster_state:ok'));
-      }, timeoutMs);
-      return Date.now() - killedAt;
-    },
-    restartNode: async (port) => {
-      const node = nodes.find((n) => n.port === port);
-      if (!node) throw new Error(`no node on port ${port}`);
-      await startNode(node);
-      await waitUntil(`the node on ${port} to rejoin`, () => settled(live().map((n) => n.port)), 30_000);
-    },
-    dropKeys: async (prefix) => {
-      for (const master of await masters()) {
-        const redis = connectTo(master.port);
-        try {
-          let cursor = '0';
-          do {
-            const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-            cursor = next;
-            // One DEL per key: keys of different slots cannot share a command on a cluster.
-            if (keys.length) await Promise.all(keys.map((key) => redis.unlink(key)));
-          } while (cursor !== '0');
-        } finally {
-          redis.disconnect();
-        }
-      }
-    },
-    stop,
-  };
 }
 
 /** Every node says cluster_state:ok and knows every other one, and every replica's link to its master is up and synced. */

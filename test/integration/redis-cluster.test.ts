@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AccountEventHub, type AccountEvent, type AccountEventStream, type KeyEvent } from '../../src/events/account-event-hub.js';
 import { createLogger } from '../../src/shared/logging.js';
-import { SharedState, type BusMessage } from '../../src/shared/redis.js';
+import { SharedState } from '../../src/shared/redis.js';
 import { SharedWindowCounter } from '../../src/shared/throttle.js';
 import { startRedisCluster, type RedisClusterHarness } from '../helpers/redis-cluster.js';
 
@@ -74,18 +74,22 @@ describe('SharedState on a Redis Cluster', () => {
     await cluster.dropKeys(prefix);
   });
 
-  it('carries bus messages between two processes, each heard once by every process', async () => {
+  it('carries bus messages between two processes: every process hears each once, in the order its sender sent them', async () => {
     const [a, b] = await processes(2);
-    const heard: { on: string; message: BusMessage }[] = [];
-    a!.onMessage((message) => heard.push({ on: 'a', message }));
-    b!.onMessage((message) => heard.push({ on: 'b', message }));
+    const heard = { a: [] as string[], b: [] as string[] };
+    a!.onMessage((message) => message.type === 'key-evicted' && heard.a.push(message.keyId));
+    b!.onMessage((message) => message.type === 'key-evicted' && heard.b.push(message.keyId));
     await new Promise((resolve) => setTimeout(resolve, 200)); // the bus subscription is confirmed asynchronously
-    for (let i = 0; i < 20; i++) expect(await (i % 2 ? a : b)!.publish({ type: 'key-evicted', keyId: `k${i}` })).toBe(true);
-    await waitUntil(() => heard.length >= 40);
+    // Sent without waiting for each other, as services publish: ioredis alone would spread them over random masters.
+    const sent = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 ? a : b)!.publish({ type: 'key-evicted', keyId: `${i % 2 ? 'a' : 'b'}${i}` })));
+    expect(sent.every(Boolean)).toBe(true);
+    await waitUntil(() => heard.a.length >= 100 && heard.b.length >= 100);
     await new Promise((resolve) => setTimeout(resolve, 100));
-    for (const on of ['a', 'b']) {
-      const keys = heard.filter((h) => h.on === on).map((h) => (h.message as { keyId: string }).keyId);
-      expect(keys.sort()).toEqual(Array.from({ length: 20 }, (_, i) => `k${i}`).sort());
+    const inOrder = (from: string) => Array.from({ length: 100 }, (_, i) => `${i % 2 ? 'a' : 'b'}${i}`).filter((k) => k.startsWith(from));
+    for (const got of [heard.a, heard.b]) {
+      expect(got).toHaveLength(100);
+      expect(got.filter((k) => k.startsWith('a'))).toEqual(inOrder('a'));
+      expect(got.filter((k) => k.startsWith('b'))).toEqual(inOrder('b'));
     }
   });
 
@@ -140,6 +144,61 @@ describe('SharedState on a Redis Cluster', () => {
     expect(await counters[1]!.take('alice')).toBe(0);
     await cluster.dropKeys(prefix);
   });
+
+  // Last: it takes the whole cluster away.
+  it('says Redis is away when every node is, refuses commands at once, and renews the bus and account channels when it is back', async () => {
+    const [sa, sb] = await processes(2);
+    const [a, b] = [new AccountEventHub({ shared: sa!, log }), new AccountEventHub({ shared: sb!, log })];
+    const users = await accountPerShard();
+    const heard: string[] = [];
+    sb!.onMessage((message) => message.type === 'key-evicted' && heard.push(message.keyId));
+    const got = new Map(users.map((user) => [user, [] as string[]]));
+    const streams = users.map((user) => {
+      const stream = b.subscribe(user);
+      void (async () => {
+        for await (const event of stream) got.get(user)!.push((event as KeyEvent).keyId);
+      })();
+      return stream;
+    });
+    await Promise.all(streams.map((stream) => stream.ready));
+    await sa!.command.set(`${prefix}touch`, '1');
+
+    await cluster.killAll();
+    const killedAt = Date.now();
+    await waitUntil(() => !sa!.healthy && !sb!.healthy, 3_000);
+    const unhealthyAfterMs = Date.now() - killedAt;
+    const refusedAt = Date.now();
+    await expect(sa!.command.get(`${prefix}touch`)).rejects.toThrow();
+    const refusedInMs = Date.now() - refusedAt;
+    expect(await sa!.publish({ type: 'key-evicted', keyId: 'while-away' })).toBe(false);
+
+    const restartedAt = Date.now();
+    await cluster.restartAll();
+    await waitUntil(() => sa!.healthy && sb!.healthy, 10_000);
+    const healthyAgainMs = Date.now() - restartedAt;
+    // Everything sent from now on arrives, once each: the bus on any node, each account on its shard.
+    await waitUntil(async () => {
+      await sa!.publish({ type: 'key-evicted', keyId: 'probe' });
+      users.forEach((user) => a.publish(user, keyEvent('probe')));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return heard.includes('probe') && users.every((user) => got.get(user)!.includes('probe'));
+    }, 10_000);
+    const renewedMs = Date.now() - restartedAt;
+    heard.length = 0;
+    for (const list of got.values()) list.length = 0;
+    for (let i = 0; i < 10; i++) {
+      expect(await sa!.publish({ type: 'key-evicted', keyId: `after-${i}` })).toBe(true);
+      users.forEach((user) => a.publish(user, keyEvent(`after-${i}`)));
+    }
+    const expected = Array.from({ length: 10 }, (_, i) => `after-${i}`);
+    await waitUntil(() => heard.length >= 10 && users.every((user) => got.get(user)!.length >= 10));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(heard.filter((k) => k !== 'probe')).toEqual(expected);
+    for (const user of users) expect(got.get(user)!.filter((k) => k !== 'probe')).toEqual(expected);
+    console.log(`whole cluster away: unhealthy after ${unhealthyAfterMs} ms, a command refused in ${refusedInMs} ms; restarted: healthy ${healthyAgainMs} ms, bus and account channels renewed ${renewedMs} ms after the nodes were started again`);
+    expect(refusedInMs).toBeLessThan(500);
+    await Promise.all(streams.map((stream) => stream.return()));
+  }, 60_000);
 });
 
 async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
