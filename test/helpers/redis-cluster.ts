@@ -1,6 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -287,6 +287,8 @@ async function removeStrayClusters(): Promise<void> {
     const dir = path.join(tmpdir(), entry);
     const owner = Number(await readFile(path.join(dir, 'owner.pid'), 'utf8').catch(() => '0'));
     if (owner && alive(owner)) continue;
+    // No owner yet: another run may have just made it (mkdtemp, then owner.pid); only an old one is left over.
+    if (!owner && Date.now() - (await stat(dir).catch(() => ({ mtimeMs: Date.now() }))).mtimeMs < 600_000) continue;
     for (const node of await readdir(dir).catch(() => [])) {
       const pid = Number(await readFile(path.join(dir, node, 'redis.pid'), 'utf8').catch(() => '0'));
       // Only a redis-server: the pid may have been reused by another process since.
