@@ -2,6 +2,8 @@ import { Cluster } from 'ioredis';
 import { anyNodeAnswers, openRedis, PinnedPublisher, type RedisClient } from './redis-connections.js';
 import type { Logger } from './logging.js';
 
+export type { RedisClient } from './redis-connections.js';
+
 /** Messages every gateway process sees: cache invalidations and GraphQL subscription events. */
 export type BusMessage =
   | { type: 'key-evicted'; keyId: string }
