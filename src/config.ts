@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { parseRedisUrl } from './shared/redis-url.js';
 import { resolveUpstreams, upstreamsSchema, type Upstream } from './upstreams/config.js';
 import { paymentsSchema, resolvePayments, type PaymentsSettings } from './payments/payments.config.js';
 import type { UpstreamsSettings } from './upstreams/upstreams.service.js';
@@ -27,6 +28,14 @@ const optionalString = z
   .optional()
   .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
 
+function redisUrlIssues(url: string, ctx: z.RefinementCtx): void {
+  try {
+    parseRedisUrl(url);
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: (error as Error).message });
+  }
+}
+
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('0.0.0.0'),
@@ -39,7 +48,8 @@ const envSchema = z.object({
   ),
   /** How long a start waits for the PostgreSQL of DATABASE_URL to accept connections (it may be starting beside us). */
   DATABASE_CONNECT_TIMEOUT_SECONDS: z.coerce.number().min(0).max(3_600).default(15),
-  REDIS_URL: optionalString.pipe(z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional()),
+  /** One Redis, or a Redis Cluster by some of its nodes (src/shared/redis-url.ts has the forms). */
+  REDIS_URL: optionalString.pipe(z.string().superRefine(redisUrlIssues).optional()),
   /** Prefix of every Redis key and channel, so several deployments (or test runs) can share one Redis. */
   REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]{1,64}$/).default('baikal:'),
   /** Worker processes on one port (node cluster); default: one per core with Redis, 1 without. */

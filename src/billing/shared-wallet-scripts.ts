@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../shared/redis.js';
 import { Decimal } from 'decimal.js';
 import { toUnits, unitsToMoney, type Units } from '../shared/money.js';
 import type { WalletFigures } from './wallets.repository.js';
@@ -335,7 +335,7 @@ export type WalletScripts = {
 };
 
 /** Makes the scripts commands of this connection (ioredis runs each by its SHA, sending its text when Redis lacks it). */
-export function defineWalletScripts(redis: Redis): WalletScripts {
+export function defineWalletScripts(redis: RedisClient): WalletScripts {
   if ('walletAdmit' in redis) return redis as unknown as WalletScripts;
   redis.defineCommand('walletAdmit', { lua: ADMIT });
   redis.defineCommand('walletSettle', { lua: SETTLE });

@@ -9,7 +9,6 @@ import { hashSlot, tagOfSlot } from '../shared/hash-slots.js';
 import { accountSeedArgs, defineWalletScripts, fromUnits, IDLE_TTL_MS, unitsText, type AdmitKind, type WalletScripts } from './shared-wallet-scripts.js';
 import { monthOf, WALLET_HOLD_TTL_MS, type HoldOwner, type ReserveRequest, type WalletHold, type WalletStore, type WalletView } from './wallets.js';
 import { epochWitnessed, loadWalletFigures, witnessEpoch } from './wallets.repository.js';
-import type { Redis } from 'ioredis';
 
 /**
  * Balances, holds and key spend shared by every gateway process through Redis: one atomic script
@@ -53,7 +52,7 @@ export class SharedWallets implements WalletStore {
     private readonly deps: { orm: MikroORM; shared: SharedState; log: Logger; leaseMs: number },
     private readonly now: () => number = Date.now,
   ) {
-    this.scripts = defineWalletScripts(deps.shared.command as Redis);
+    this.scripts = defineWalletScripts(deps.shared.command);
     this.globalSlotsKey = deps.shared.isCluster ? null : `${deps.shared.prefix}slots`;
     deps.shared.command.on('ready', () => void this.dropStale());
     this.renewTimer = setInterval(() => void this.renew(), Math.max(100, Math.floor(deps.leaseMs / 3))).unref();

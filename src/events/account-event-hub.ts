@@ -193,7 +193,12 @@ export class AccountEventHub {
     for (const listener of listeners) listener(event);
   }
 
+  /**
+   * On a Redis Cluster the channel is sharded and carries the account's hash tag, so it lives on the shard that holds
+   * the account's wallet and limits (one master carries all of an account's traffic, and its failover is one event).
+   */
   private channel(userId: string): string {
-    return `${this.deps.shared!.prefix}account:${userId}`;
+    const { prefix, isCluster } = this.deps.shared!;
+    return isCluster ? `${prefix}{acct:${userId}}:events` : `${prefix}account:${userId}`;
   }
 }

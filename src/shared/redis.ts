@@ -1,5 +1,8 @@
-import { Redis } from 'ioredis';
+import { Cluster } from 'ioredis';
+import { anyNodeAnswers, openRedis, PinnedPublisher, type RedisClient } from './redis-connections.js';
 import type { Logger } from './logging.js';
+
+export type { RedisClient } from './redis-connections.js';
 
 /** Messages every gateway process sees: cache invalidations and GraphQL subscription events. */
 export type BusMessage =
@@ -16,18 +19,36 @@ export type BusMessage =
 
 type BusHandler = (message: BusMessage) => void;
 
+/** How often one Redis Cluster node's trouble is logged while it lasts (a failover retries it many times a second). */
+const NODE_WARNING_EVERY_MS = 60_000;
+/** How often a cluster's nodes are asked whether any answers (`healthy`): one PING per node. */
+const CLUSTER_PROBE_MS = 1_000;
+
 /**
  * The state several gateway processes share (REDIS_URL): one connection for commands, one for
- * subscriptions. Commands fail at once while Redis is away (no offline queue), so callers fall back
- * instead of waiting; ioredis reconnects by itself and `healthy` turns true again.
+ * subscriptions (src/shared/redis-connections.ts). Commands fail at once while Redis is away (no offline
+ * queue), so callers fall back instead of waiting; ioredis reconnects by itself and `healthy` turns true again.
+ *
+ * On a Redis Cluster the bus stays classic PUBLISH/SUBSCRIBE: the cluster hands every message to every node,
+ * so the subscription may sit on any node and outlives the failover of any master (docs/architecture.md has the
+ * measurements); each process publishes through one node, so its messages keep their order. Channels of their own
+ * (`listen`, one per watched account) are sharded (SPUBLISH/SSUBSCRIBE): a message goes to its channel's shard
+ * only, whose master the subscribers of that channel listen on.
  */
 export class SharedState {
-  readonly command: Redis;
-  private readonly subscriber: Redis;
+  readonly command: RedisClient;
+  /** REDIS_URL names a Redis Cluster: every script's keys must share a slot (a `{hash tag}`). */
+  readonly isCluster: boolean;
+  private readonly subscriber: RedisClient;
   private readonly handlers = new Set<BusHandler>();
   /** Channels of their own (one per watched account, see src/events/account-event-hub.ts) and their handlers. */
   private readonly channelHandlers = new Map<string, (raw: string) => void>();
   private readonly channel: string;
+  /** On a cluster: whether some node answered the last probe (see `watchHealth`); always true on one Redis. */
+  private clusterAnswers = true;
+  private probeTimer?: NodeJS.Timeout;
+  /** On a cluster: the bus goes out through one node, so this process's messages keep their order. */
+  private readonly busPublisher?: PinnedPublisher;
 
   constructor(
     url: string,
@@ -35,19 +56,10 @@ export class SharedState {
     /** Keys and channels of one deployment; tests give each gateway group its own. */
     readonly prefix = 'baikal:',
   ) {
-    const options = { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true, retryStrategy: (times: number) => Math.min(times * 200, 2_000) };
-    this.command = new Redis(url, options);
-    this.subscriber = new Redis(url, { ...options, enableOfflineQueue: true });
+    ({ command: this.command, subscriber: this.subscriber, isCluster: this.isCluster } = openRedis(url));
     this.channel = `${prefix}bus`;
-    let wasDown = false;
-    this.command.on('error', (error: Error) => {
-      if (!wasDown) this.log.warn({ err: error.message }, 'Redis unavailable: shared limits fall back to this process');
-      wasDown = true;
-    });
-    this.command.on('ready', () => {
-      if (wasDown) this.log.info('Redis is back: shared limits resume');
-      wasDown = false;
-    });
+    if (this.command instanceof Cluster) this.busPublisher = new PinnedPublisher(this.command);
+    this.watchHealth();
     this.subscriber.on('error', () => {});
     this.subscriber.on('message', (channel: string, raw: string) => {
       if (channel !== this.channel) return this.channelHandlers.get(channel)?.(raw);
@@ -59,6 +71,10 @@ export class SharedState {
       }
       for (const handler of this.handlers) handler(message);
     });
+    this.subscriber.on('smessage', (channel: string, raw: string) => this.channelHandlers.get(channel)?.(raw));
+    // ioredis's cluster client renews the bus after a node is lost, not after losing every node (its subscriber
+    // forgets the channel): so it is subscribed again whenever the cluster is back (twice is harmless).
+    if (this.isCluster) this.subscriber.on('ready', () => this.subscribeBus());
   }
 
   /** Rejects when Redis is not reachable now; both connections keep retrying either way. */
@@ -66,23 +82,24 @@ export class SharedState {
     const connected = await Promise.allSettled([this.command.connect(), this.subscriber.connect()]);
     // Queued until the subscriber connection is up, and renewed by ioredis after every reconnect, so
     // a process that started while Redis was away still hears the others once it is back.
-    this.subscriber.subscribe(this.channel).catch((error: Error) => this.log.warn({ err: error.message }, 'could not subscribe to the Redis bus'));
+    this.subscribeBus();
     for (const result of connected) if (result.status === 'rejected') throw result.reason;
   }
 
-  /** A Redis Cluster: keys a script touches must share a hash slot. */
-  get isCluster(): boolean {
-    return false;
+  private subscribeBus(): void {
+    this.subscriber.subscribe(this.channel).catch((error: Error) => this.log.warn({ err: error.message }, 'could not subscribe to the Redis bus'));
   }
 
+  /** Redis answers. On a cluster: its client is connected, though one shard may be failing over (its commands fail). */
   get healthy(): boolean {
-    return this.command.status === 'ready';
+    return this.command.status === 'ready' && this.clusterAnswers;
   }
 
   /** Sends to every process, this one included. Returns false when Redis could not take it. */
   async publish(message: BusMessage): Promise<boolean> {
     try {
-      await this.command.publish(this.channel, JSON.stringify(message));
+      const text = JSON.stringify(message);
+      await (this.busPublisher ? this.busPublisher.publish(this.channel, text) : this.command.publish(this.channel, text));
       return true;
     } catch (error) {
       this.log.warn({ err: (error as Error).message, type: message.type }, 'could not publish to other processes');
@@ -92,22 +109,22 @@ export class SharedState {
 
   /**
    * Listens on a channel of its own (resolves once Redis confirms the subscription); one handler per channel.
-   * Renewed by ioredis after a reconnect like the bus.
+   * Renewed by ioredis after a reconnect like the bus, and on a cluster after its shard's failover.
    */
   async listen(channel: string, handler: (raw: string) => void): Promise<void> {
     this.channelHandlers.set(channel, handler);
-    await this.subscriber.subscribe(channel);
+    await (this.isCluster ? this.subscriber.ssubscribe(channel) : this.subscriber.subscribe(channel));
   }
 
   async unlisten(channel: string): Promise<void> {
     this.channelHandlers.delete(channel);
-    await this.subscriber.unsubscribe(channel).catch(() => undefined);
+    await (this.isCluster ? this.subscriber.sunsubscribe(channel) : this.subscriber.unsubscribe(channel)).catch(() => undefined);
   }
 
   /** Sends raw text on a channel of its own; false when Redis could not take it. */
   async send(channel: string, raw: string): Promise<boolean> {
     try {
-      await this.command.publish(channel, raw);
+      await (this.isCluster ? this.command.spublish(channel, raw) : this.command.publish(channel, raw));
       return true;
     } catch (error) {
       this.log.warn({ err: (error as Error).message }, 'could not publish an account event to other processes');
@@ -120,8 +137,52 @@ export class SharedState {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.probeTimer);
     this.handlers.clear();
     await Promise.allSettled([this.subscriber.quit(), this.command.quit()]);
+  }
+
+  /**
+   * Logs Redis going away and coming back once each; on a cluster, also a node in trouble (at most once a minute
+   * each). A cluster client notices its nodes are gone only when a command needs them, so an idle process would
+   * call a cluster with no node left `ready`: on a cluster, some node must also have answered the last probe.
+   */
+  private watchHealth(): void {
+    let wasDown = false;
+    const down = (error: Error) => {
+      if (!wasDown) this.log.warn({ err: error.message }, 'Redis unavailable: shared limits fall back to this process');
+      wasDown = true;
+    };
+    const up = () => {
+      if (wasDown) this.log.info('Redis is back: shared limits resume');
+      wasDown = false;
+    };
+    this.command.on('error', down);
+    this.command.on('ready', () => {
+      this.clusterAnswers = true;
+      up();
+    });
+    const cluster = this.command;
+    if (!(cluster instanceof Cluster)) return;
+    let probing = false;
+    this.probeTimer = setInterval(() => {
+      if (probing || cluster.status !== 'ready') return;
+      probing = true;
+      void anyNodeAnswers(cluster).then((answers) => {
+        probing = false;
+        if (answers === this.clusterAnswers || cluster.status !== 'ready') return;
+        this.clusterAnswers = answers;
+        if (answers) up();
+        else down(new Error('no Redis Cluster node answers'));
+      });
+    }, CLUSTER_PROBE_MS).unref();
+    const warned = new Map<string, number>();
+    cluster.on('node error', (error: Error, node: string) => {
+      const now = Date.now();
+      if (now - (warned.get(node) ?? -Infinity) < NODE_WARNING_EVERY_MS) return;
+      warned.set(node, now);
+      this.log.warn({ err: error.message, node }, 'a Redis Cluster node does not answer: commands for its slots fail until it is back or its replica takes over');
+    });
   }
 }
 
