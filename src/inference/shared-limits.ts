@@ -124,23 +124,18 @@ export class SharedLimiter implements RequestLimiter {
   private async admit(request: ReserveRequest, subject: LimitSubject, kind: 'r' | 's'): Promise<{ hold: WalletHold; window: RequestWindow }> {
     const { rpm, concurrency, accountConcurrency } = limitsOf(this.baselines, subject);
     const { windowMs } = this.baselines;
-    // On a cluster the global limit is this process's share, counted here (the window is read for the refusal's headers).
+    const admitted = await this.wallets.admit(request, kind, { windowMs, rpm, perKey: concurrency, perAccount: accountConcurrency, global: this.baselines.concurrentGlobal });
+    const seen = { limit: rpm, remaining: Math.max(0, rpm - admitted.counted), resetMs: admitted.refused ? admitted.resetMs : windowMs };
+    if (admitted.refused) throw refusalOf(admitted.refused, seen, { rpm, concurrency, accountConcurrency, windowMs }, admitted.freeInMs);
+    // On a cluster the global limit is this process's share, judged after the money and the account's limits (as
+    // one Redis judges its set of slots), so a request the balance refuses is told so.
     if (this.shared.isCluster && this.sharedCount >= (this.share ?? (await this.renewShare()))) {
-      const [counted = 0, resetMs = 0] = await this.wallets.peek(subject.userId, subject.keyId, windowMs).catch(() => []);
-      throw capacityLimited({ limit: rpm, remaining: Math.max(0, rpm - counted), resetMs });
+      this.wallets.release(admitted.hold.id, { userId: request.userId, keyId: request.keyId });
+      throw capacityLimited(seen);
     }
-    // Counted from now: admissions waiting on Redis take their place in the share too.
     this.sharedCount += 1;
-    try {
-      const admitted = await this.wallets.admit(request, kind, { windowMs, rpm, perKey: concurrency, perAccount: accountConcurrency, global: this.baselines.concurrentGlobal });
-      const seen = { limit: rpm, remaining: Math.max(0, rpm - admitted.counted), resetMs: admitted.refused ? admitted.resetMs : windowMs };
-      if (admitted.refused) throw refusalOf(admitted.refused, seen, { rpm, concurrency, accountConcurrency, windowMs }, admitted.freeInMs);
-      // This request is the window's newest: it is empty a window from now.
-      return { hold: admitted.hold, window: seen };
-    } catch (error) {
-      this.sharedCount -= 1;
-      throw error;
-    }
+    // This request is the window's newest: it is empty a window from now.
+    return { hold: admitted.hold, window: seen };
   }
 
   /** A slot counted in `sharedCount` by `admit`. */
