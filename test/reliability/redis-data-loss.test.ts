@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { Decimal } from 'decimal.js';
-import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ledgerBalance } from '../helpers/accounts.js';
 import { apiAccount, processAdmin, requestId, setKeyLimits, startInferenceStack, type InferenceStack } from '../helpers/inference.js';
 import type { ServerProcess } from '../helpers/process.js';
+import { clusterRedis, sharedRedis, type TestRedis } from '../helpers/redis.js';
 import { eventsByRequest, moneyReport, rawCall, sleep, waitFor } from '../helpers/reliability.js';
 
 /**
@@ -14,35 +14,72 @@ import { eventsByRequest, moneyReport, rawCall, sleep, waitFor } from '../helper
  * Here every key under the gateway's Redis prefix is deleted while holds are in flight on two gateway
  * processes, and a second wave arrives at once. The invariants are absolute: no account below
  * -(credit line) (none here: 0), no key above its cap, balance = ledger, nothing billed twice.
+ *
+ * Issue 55: the same on a real Redis Cluster of the test's own, where an account's keys live on one shard: the
+ * master of the accounts' shard SIGKILLed under load (its replica takes over; writes it had not passed on are
+ * lost), and the whole cluster restarted empty.
  */
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const prefixes: string[] = [];
+interface Fault {
+  name: string;
+  workers: number;
+  redis: () => TestRedis | Promise<TestRedis>;
+  /** Injects the fault while wave 1's holds are in flight; answers what it did, for the figures. */
+  inject(redis: TestRedis, prefix: string, accountKeys: string[]): Promise<string>;
+}
 
-afterAll(async () => {
-  const redis = new Redis(REDIS_URL);
-  for (const prefix of prefixes) {
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length) await redis.del(...keys);
-  }
-  await redis.quit();
-});
+const deletePrefix: Fault['inject'] = async (redis, prefix) => {
+  const lost = await redis.keys(`${prefix}*`);
+  expect(lost.length).toBeGreaterThan(0);
+  await redis.close(prefix);
+  return `${lost.length} keys deleted`;
+};
+
+const FAULTS: Fault[] = [
+  { name: 'one Redis loses the prefix mid-load, WORKERS=2 and a second process', workers: 2, redis: sharedRedis, inject: deletePrefix },
+  { name: 'one Redis loses the prefix mid-load, WORKERS=1 and a second process', workers: 1, redis: sharedRedis, inject: deletePrefix },
+  {
+    name: "a Redis Cluster's master of the accounts' shard is SIGKILLed mid-load (its replica takes over)",
+    workers: 1,
+    redis: clusterRedis,
+    inject: async (redis, _prefix, accountKeys) => {
+      const cluster = redis.cluster!;
+      const victim = await cluster.masterOf(accountKeys[0]!);
+      const masters = await cluster.masters();
+      await cluster.killMaster(masters.findIndex((m) => m.port === victim.port));
+      const tookMs = await cluster.waitForFailover(20_000);
+      return `master :${victim.port} killed, replica serving after ${tookMs} ms`;
+    },
+  },
+  {
+    name: 'a whole Redis Cluster restarts empty mid-load',
+    workers: 1,
+    redis: clusterRedis,
+    inject: async (redis) => {
+      await redis.cluster!.killAll();
+      await redis.cluster!.restartAll();
+      return 'every node killed and started again empty';
+    },
+  },
+];
 
 /** One request's worst case and actual cost are nearly equal: 4,000 output tokens asked, 4,000 words answered. */
 const MAX_TOKENS = 4_000;
 const slowAnswer = () => ({ model: 'gen-5.6-luna', max_tokens: MAX_TOKENS, stream: true, messages: [{ role: 'user', content: `spend [sim:words=${MAX_TOKENS} latency=1500]` }] });
 
-describe.each([{ workers: 2 }, { workers: 1 }])('Redis loses the prefix mid-load, WORKERS=$workers and a second process', ({ workers }) => {
+describe.each(FAULTS)('$name', ({ workers, redis: start, inject }) => {
   let stack: InferenceStack;
   let peer: ServerProcess;
+  let redis: TestRedis;
   const prefix = `baikal-loss:${randomBytes(6).toString('hex')}:`;
-  prefixes.push(prefix);
 
   afterAll(async () => {
     await stack?.close();
+    await redis?.close(prefix);
   });
 
   it('admits nothing past the balance or the spend cap; balance = ledger; nothing billed twice', async () => {
-    stack = await startInferenceStack({ REDIS_URL, REDIS_PREFIX: prefix, SLOT_LEASE_SECONDS: '2', STATUS_PROBE_SECONDS: '0', WORKERS: String(workers) });
+    redis = await start();
+    stack = await startInferenceStack({ REDIS_URL: redis.url, REDIS_PREFIX: prefix, SLOT_LEASE_SECONDS: '2', STATUS_PROBE_SECONDS: '0', WORKERS: String(workers) });
     peer = await stack.spawnPeer({ WORKERS: '1' });
     const admin = await processAdmin(stack);
     const gateways = [stack.url, peer.url];
@@ -73,12 +110,8 @@ describe.each([{ workers: 2 }, { workers: 1 }])('Redis loses the prefix mid-load
     // Wave 1: 24 requests across both processes; the 5 + 5 that fit hold their money while the upstream waits.
     const first = wave(24);
     await waitFor('wave 1 holds in flight', () => stack.primary.requests.filter((r) => JSON.stringify(r.body).includes('spend [sim') && r.endedAt === undefined).length >= 10, 10_000);
-    // Redis loses everything under the prefix (as a restart without persistence would).
-    const redis = new Redis(REDIS_URL);
-    const lost = await redis.keys(`${prefix}*`);
-    expect(lost.length).toBeGreaterThan(0);
-    await redis.del(...lost);
-    await redis.quit();
+    // The fault: Redis loses what the holds in flight were kept in.
+    const fault = await inject(redis, prefix, [a, b].map((account) => `${prefix}{acct:${account.userId}}`));
     // Wave 2 at once, then a third once the first has settled: each may only spend what is left.
     const second = wave(24);
     const [r1, r2] = await Promise.all([Promise.all(first), Promise.all(second)]);
@@ -98,12 +131,12 @@ describe.each([{ workers: 2 }, { workers: 1 }])('Redis loses the prefix mid-load
       requests: statuses.length,
       served,
       refused: Object.fromEntries([...new Set(statuses)].filter((s) => s !== 200).map((s) => [s, statuses.filter((x) => x === s).length])),
-      keysDeleted: lost.length,
+      fault,
       aBalance: aMoney.balance,
       bKeySpent: bSpent[0]!.spent,
       bCap: cost.times(5.5).toFixed(10),
     };
-    console.info('redis data loss:', JSON.stringify(figures));
+    console.info(`redis data loss (${redis.kind}):`, JSON.stringify(figures));
     // The invariants.
     expect(new Decimal(aMoney.balance).greaterThanOrEqualTo(0), JSON.stringify(figures)).toBe(true);
     expect(new Decimal(bSpent[0]!.spent).lessThanOrEqualTo(cost.times(5.5)), JSON.stringify(figures)).toBe(true);
@@ -115,7 +148,7 @@ describe.each([{ workers: 2 }, { workers: 1 }])('Redis loses the prefix mid-load
     expect(statuses.every((s) => [200, 402, 503].includes(s)), JSON.stringify(figures)).toBe(true);
     // And the gateway serves again afterwards.
     await waitFor('billing back', async () => (await rawCall(peer.url, probe.key, { model: 'gen-5.6-luna', messages: [{ role: 'user', content: 'hi [sim:words=2]' }] })).status === 200, 10_000, 200);
-  }, 120_000);
+  }, 180_000);
 });
 
 async function eventsByRequestWait(stack: InferenceStack, ids: string[]) {
