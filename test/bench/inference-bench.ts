@@ -24,7 +24,7 @@
  *
  * Environment: BENCH_SECONDS (per saturation phase, default 4), BENCH_RATE_SECONDS (per fixed-rate phase, 8), BENCH_ROUNDS (3), BENCH_RATES (100,400),
  * BENCH_CONCURRENCY (48: SPEC.md's global concurrency limit, the most the gateway admits at once), BENCH_CORE (1), BENCH_KINDS (json,stream), BENCH_WARM_UP_SECONDS (3, closed loop per target and kind), BENCH_MEMORY_REQUESTS (100000; 0 skips), BENCH_SCALE (1; 0 skips the WORKERS=1 against WORKERS=2 phase), BENCH_SCALE_KINDS (json,stream,large), BENCH_SATURATION (1; 0 skips the closed-loop phases), BENCH_REDIS_URL, BENCH_PROFILE (a
- * directory for the gateway's CPU profile), BENCH_SEQUENTIAL_SECONDS (6; 0 skips the one-client phase), BENCH_GATEWAY_ENV (`NAME=value ...` for the
+ * directory for the gateway's CPU profile), BENCH_SEQUENTIAL_SECONDS (6; 0 skips the one-client phase), BENCH_PINNED (0 skips the one-client phase with PostgreSQL and Redis on the other core), BENCH_GATEWAY_ENV (`NAME=value ...` for the
  * gateways), PG_ADMIN_URL.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -60,6 +60,7 @@ import {
   SCALE_KINDS,
   SECONDS,
   SEQUENTIAL_SECONDS,
+  PINNED_SERVICES,
   SLICE_SECONDS,
   WARM_UP_SECONDS,
 } from './settings.js';
@@ -106,6 +107,18 @@ function setAffinity(pid: number, cores: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** Every process of the machine's PostgreSQL and Redis (the postmaster, its backends and background writers). */
+function servicePids(): number[] {
+  const pids = (name: string) => {
+    try {
+      return execFileSync('pgrep', ['-x', name], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
+    } catch {
+      return [];
+    }
+  };
+  return [...pids('postgres'), ...pids('redis-server')];
 }
 
 const pinned = (args: string[]) => spawn('taskset', ['-c', CORE, NODE, ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'], env: {} });
@@ -166,7 +179,7 @@ async function warmUp(targets: Target[], bare: Target, gateway: Target, pinDatab
 }
 
 /** BENCH_ROUNDS rounds of saturation, fixed rates and one client at a time, every figure recorded per round. */
-async function rounds(recorder: Recorder, targets: Target[], pinDatabase: () => Promise<number>): Promise<void> {
+async function rounds(recorder: Recorder, targets: Target[], pinDatabase: () => Promise<number>, otherCore: string): Promise<void> {
   const [direct, bare, gateway] = targets as [Target, Target, Target];
   for (let round = 1; round <= ROUNDS; round++) {
     for (const kind of KINDS) {
@@ -188,6 +201,17 @@ async function rounds(recorder: Recorder, targets: Target[], pinDatabase: () => 
     if (SEQUENTIAL_SECONDS > 0) {
       await pinDatabase();
       addLatencies(recorder, targets, gateway, 'sequential', await inTurns(targets, gateway, SEQUENTIAL_SECONDS, sequential), 'total');
+      if (PINNED_SERVICES) {
+        // As on separate hosts: PostgreSQL and Redis (every process of theirs, background writers too) off the
+        // gateway's core, so what is left of the gap is the gateway's own.
+        const moved = servicePids().filter((pid) => setAffinity(pid, otherCore)).length;
+        try {
+          addLatencies(recorder, targets, gateway, 'sequential-pinned', await inTurns(targets, gateway, SEQUENTIAL_SECONDS, sequential), 'total');
+        } finally {
+          for (const pid of servicePids()) setAffinity(pid, ALL_CORES);
+        }
+        if (round === 1) log(`one client with PostgreSQL and Redis on core ${otherCore}: ${moved} of their processes moved there for the phase`);
+      }
     }
     log(`round ${round}/${ROUNDS} done`);
   }
@@ -307,7 +331,7 @@ async function main(): Promise<void> {
     };
     await warmUp(targets, bare, gateway, pinDatabase, otherCore);
     const recorder = new Recorder();
-    await rounds(recorder, targets, pinDatabase);
+    await rounds(recorder, targets, pinDatabase, otherCore);
     const memory = await memoryPhase(gateway);
     if (SCALE) await scaleOut(recorder, port, gatewayEnv, benchKey, started);
     await report(recorder, memory);

@@ -1,7 +1,7 @@
 /** The bench's table (each figure against its target in docs/benchmarks.md) and its JSON file. */
 import { writeFile } from 'node:fs/promises';
 import type { Recorder } from './recorder.js';
-import { CONCURRENCY, CORE, KIND_NAMES, KINDS, log, OUT, RATE_SECONDS, RATES, ROUNDS, SATURATION, SCALE, SCALE_KINDS, SECONDS, SEQUENTIAL_SECONDS, SLICE_SECONDS, type Kind } from './settings.js';
+import { CONCURRENCY, CORE, KIND_NAMES, KINDS, log, OUT, PINNED_SERVICES, RATE_SECONDS, RATES, ROUNDS, SATURATION, SCALE, SCALE_KINDS, SECONDS, SEQUENTIAL_SECONDS, SLICE_SECONDS, type Kind } from './settings.js';
 
 export interface Memory {
   rssAfter10k: number;
@@ -85,6 +85,11 @@ function proxyRows(recorder: Recorder, rows: Row[]): void {
     overheadRow('one client, back to back: added p99 (ms)', 'sequential', 'p99', 1);
     ratioRow('one client, back to back: CPU ms per request', 'sequential.{}.cpu_ms_per_request', 3, null);
     costRows('one client', 'sequential');
+    if (PINNED_SERVICES) {
+      overheadRow('one client, PostgreSQL and Redis on the other core: added p50 (ms)', 'sequential-pinned', 'p50', 0.3);
+      overheadRow('one client, PostgreSQL and Redis on the other core: added p99 (ms)', 'sequential-pinned', 'p99', 1);
+      ratioRow('one client, PostgreSQL and Redis on the other core: CPU ms per request', 'sequential-pinned.{}.cpu_ms_per_request', 3, null);
+    }
   }
 }
 

@@ -32,6 +32,11 @@ export const ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.
 export const MODEL = 'gen-5.6-luna';
 /** One client, requests back to back (the third-party "added latency" method): seconds per target and round. */
 export const SEQUENTIAL_SECONDS = Number(process.env.BENCH_SEQUENTIAL_SECONDS ?? 6);
+/**
+ * The one-client phase again with every PostgreSQL and Redis process on the other core (BENCH_PINNED=0 skips it):
+ * on separate hosts they do not share the gateway's core, and this is the gap the gateway makes alone.
+ */
+export const PINNED_SERVICES = process.env.BENCH_PINNED !== '0';
 
 export type Kind = 'json' | 'stream' | 'large';
 
