@@ -54,14 +54,20 @@ export function monthPartitionName(month: Date): string {
   return `usage_events_${month.getUTCFullYear()}_${String(month.getUTCMonth() + 1).padStart(2, '0')}`;
 }
 
-/** Each partition and its bounds; the bounds text is read back as timestamps in the same session (its time zone). */
+/**
+ * Each partition and its bounds (epoch milliseconds; null: MINVALUE, or the default's none): the bounds' text is read
+ * back as timestamps in the session that wrote it, so in its time zone.
+ */
 const PARTITIONS_SQL = `
-select c.relname as name, pg_get_expr(c.relpartbound, c.oid) = 'DEFAULT' as "isDefault",
-       (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'FROM \\(''([^'']+)''\\)'))[1]::timestamptz as "from",
-       (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'TO \\(''([^'']+)''\\)'))[1]::timestamptz as "to"
-  from pg_inherits i join pg_class c on c.oid = i.inhrelid
- where i.inhparent = 'usage_events'::regclass
+select name, "isDefault", extract(epoch from "from") * 1000 as "from", extract(epoch from "to") * 1000 as "to"
+  from (select c.relname as name, pg_get_expr(c.relpartbound, c.oid) = 'DEFAULT' as "isDefault",
+               (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'FROM \\(''([^'']+)''\\)'))[1]::timestamptz as "from",
+               (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'TO \\(''([^'']+)''\\)'))[1]::timestamptz as "to"
+          from pg_inherits i join pg_class c on c.oid = i.inhrelid
+         where i.inhparent = 'usage_events'::regclass) p
  order by "to" nulls last`;
+
+const asDate = (epochMs: unknown) => (epochMs === null ? null : new Date(Number(epochMs)));
 
 /** The aggregates the hourly rollups keep (src/usage/usage-recorder.ts), per key, from events of the partition $partition. */
 const EVENT_GROUPS = (partition: string) => `
@@ -134,7 +140,8 @@ export class UsagePartitions {
     const query = client ? (sql: string) => client.query(sql).then((result) => result.rows) : (sql: string) => this.deps.orm.em.fork().execute(sql);
     const [table] = (await query(`select relkind from pg_class where oid = to_regclass('usage_events')`)) as { relkind: string }[];
     if (table?.relkind !== 'p') return null;
-    return (await query(PARTITIONS_SQL)) as UsagePartition[];
+    const rows = (await query(PARTITIONS_SQL)) as { name: string; isDefault: boolean; from: unknown; to: unknown }[];
+    return rows.map((row) => ({ name: row.name, isDefault: row.isDefault, from: asDate(row.from), to: asDate(row.to) }));
   }
 
   /** Makes every month from this one to AHEAD_MONTHS ahead that no partition covers yet. */
