@@ -7,6 +7,7 @@
  * every statement; a sampler watches pg_locks for ACCESS EXCLUSIVE locks on usage_events. Last, a retention round
  * a year later drops the old table (whole, its rollups verified first) under the same watch.
  * BENCH_UNPREPARED=1 converts without the preparation (as `orm.migrator.up()` alone would): the contrast.
+ * BENCH_TEMPLATE=<database> keeps the filled database under that name and clones later runs from it (drop it after).
  */
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
@@ -107,41 +108,48 @@ async function fill(client: pg.Client): Promise<void> {
   await client.query('vacuum analyze usage_hourly');
 }
 
-async function main(): Promise<void> {
-  const name = `baikal_bench_partition_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`create database "${name}"`);
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  // The phase moves to the migration itself when the preparation says it is done.
-  const log = createLogger('info', new Writable({ write: (chunk: Buffer, _encoding, done) => {
-    const line = JSON.parse(chunk.toString()) as { msg: string; ms?: number };
-    if (line.msg.startsWith('prepared usage_events')) {
-      phase = 'migration';
-      out(`  preparation: ${line.ms} ms`);
-    }
-    done();
-  } }));
-  const database = await openDatabase(loadConfig({ DATABASE_URL: url.toString(), NODE_ENV: 'test', LOG_LEVEL: 'info' }), log);
-  const client = new pg.Client({ connectionString: url.toString() });
-  await client.connect();
-  try {
-    await database.orm.migrator.up({ to: BEFORE_PARTITIONING });
-    out(`filling ${EVENTS.toLocaleString('en')} usage events over 12 months, and their hourly rollups`);
-    let started = performance.now();
-    await fill(client);
-    out(`  fill: ${((performance.now() - started) / 1000).toFixed(1)} s`);
-    const [size] = (await client.query<{ table: string; indexes: string }>(`select pg_size_pretty(pg_table_size('usage_events')) as table, pg_size_pretty(pg_indexes_size('usage_events')) as indexes`)).rows;
-    out(`  usage_events: ${size!.table} of rows, ${size!.indexes} of indexes`);
+/** The log, read for the line that ends the preparation (the phase moves to the migration then). */
+const log = createLogger('info', new Writable({ write: (chunk: Buffer, _encoding, done) => {
+  const line = JSON.parse(chunk.toString()) as { msg: string; ms?: number };
+  if (line.msg.startsWith('prepared usage_events')) {
+    phase = 'migration';
+    out(`  preparation: ${line.ms} ms`);
+  }
+  done();
+} }));
 
-    let running = true;
-    const writes = new Stalls();
-    const reads = new Stalls();
-    const userId = (await client.query<{ id: string }>(`select md5('7')::uuid::text as id`)).rows[0]!.id;
-    // An event and its rollup in one statement, as the usage recorder writes them; dated a year on in the retention's phase.
-    const later = monthStart(new Date(), 14);
-    const insert = {
+const urlOf = (name: string) => Object.assign(new URL(ADMIN_URL), { pathname: `/${name}` }).toString();
+
+/**
+ * A database named `name` as before the conversion, filled. BENCH_TEMPLATE names a database to clone it from (filled
+ * once, by the first run that names it, and kept): the fill takes minutes, a clone seconds.
+ */
+async function filledDatabase(admin: pg.Client, name: string): Promise<void> {
+  const template = process.env.BENCH_TEMPLATE;
+  const exists = template && (await admin.query('select 1 from pg_database where datname = $1', [template])).rowCount;
+  if (!template || !exists) {
+    await admin.query(`create database "${template ?? name}"`);
+    const database = await openDatabase(loadConfig({ DATABASE_URL: urlOf(template ?? name), NODE_ENV: 'test', LOG_LEVEL: 'silent' }), log);
+    const client = new pg.Client({ connectionString: urlOf(template ?? name) });
+    await client.connect();
+    try {
+      await database.orm.migrator.up({ to: BEFORE_PARTITIONING });
+      out(`filling ${EVENTS.toLocaleString('en')} usage events over 12 months, and their hourly rollups`);
+      const started = performance.now();
+      await fill(client);
+      out(`  fill: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    } finally {
+      await client.end();
+      await database.orm.close(true);
+    }
+  }
+  if (template) await admin.query(`create database "${name}" template "${template}"`);
+}
+
+/** The watchers' statements: an event and its rollup in one statement, as the usage recorder writes them (dated `later` from the retention's phase on), and an account's newest events. */
+function statements(userId: string, later: Date) {
+  return {
+    insert: {
       name: 'bench_insert',
       text: `with e as (
                insert into usage_events (id, user_id, request_id, client_surface, created_at, provider_family, route_group_label, model, status,
@@ -151,21 +159,36 @@ async function main(): Promise<void> {
              insert into usage_hourly select user_id, date_trunc('hour', created_at), model, coalesce(route_group, ''), provider_family, 1, amount_usd, 0, 0, 0, 0, 0, 0, 0 from e
              on conflict (user_id, hour, model, route_group, provider_family) do update set requests = usage_hourly.requests + 1, spend_usd = usage_hourly.spend_usd + excluded.spend_usd`,
       values: () => [userId, phase === 'retention' || phase === 'end' ? new Date(later.getTime() + 86_400_000) : new Date()],
-    };
-    const read = { name: 'bench_read', text: 'select id from usage_events where user_id = $1 order by created_at desc limit 10', values: () => [userId] };
-    const watchers = [watcher(url.toString(), insert, 5, writes, () => running), watcher(url.toString(), read, 5, reads, () => running)];
-    const locks = lockSampler(url.toString(), () => running);
+    },
+    read: { name: 'bench_read', text: 'select id from usage_events where user_id = $1 order by created_at desc limit 10', values: () => [userId] },
+  };
+}
+
+/** The conversion, then a year on the months made ahead and the retention round, each timed and watched. */
+async function convertWatched(url: string): Promise<void> {
+  const database = await openDatabase(loadConfig({ DATABASE_URL: url, NODE_ENV: 'test', LOG_LEVEL: 'info' }), log);
+  try {
+    const [size] = await database.orm.em.fork().execute<{ table: string; indexes: string }[]>(
+      `select pg_size_pretty(pg_table_size('usage_events')) as table, pg_size_pretty(pg_indexes_size('usage_events')) as indexes`,
+    );
+    out(`usage_events: ${EVENTS.toLocaleString('en')} events, ${size!.table} of rows, ${size!.indexes} of indexes`);
+    let running = true;
+    const writes = new Stalls();
+    const reads = new Stalls();
+    const later = monthStart(new Date(), 14);
+    const { insert, read } = statements('8f14e45f-ceea-167a-5a36-dedd4bea2543', later); // md5('7'), one of the filled accounts
+    const watchers = [watcher(url, insert, 5, writes, () => running), watcher(url, read, 5, reads, () => running)];
+    const locks = lockSampler(url, () => running);
     await new Promise((resolve) => setTimeout(resolve, 500));
 
     phase = UNPREPARED ? 'migration' : 'preparation';
     out(UNPREPARED ? 'converting without the preparation (orm.migrator.up() alone)' : 'converting: migrate() (preparation, then the migration)');
-    started = performance.now();
+    let started = performance.now();
     if (UNPREPARED) await database.orm.migrator.up();
     else await migrate(database.orm, log);
     out(`  conversion in all: ${(performance.now() - started).toFixed(0)} ms`);
     phase = 'after';
     await new Promise((resolve) => setTimeout(resolve, 500));
-
     // A year on: that month's partitions made (as the hourly rounds would have), then the round that applies the retention.
     phase = 'ahead';
     await new UsagePartitions({ orm: database.orm, log, clock: { now: () => later }, settings: { retentionMonths: null } }).maintain();
@@ -177,19 +200,31 @@ async function main(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 300));
     running = false;
     await Promise.all(watchers);
-    const held = await locks;
-
-    out('\nphase          writer: longest insert (count)   reader: longest select (count)   ACCESS EXCLUSIVE seen held   most waiting');
-    for (const at of ['fill', 'preparation', 'migration', 'after', 'ahead', 'retention']) {
-      const w = writes.worst.get(at);
-      const r = reads.worst.get(at);
-      const l = held.get(at);
-      if (!w && !r) continue;
-      out(`${at.padEnd(15)}${`${w?.ms.toFixed(1) ?? '-'} ms (${w?.count ?? 0})`.padEnd(33)}${`${r?.ms.toFixed(1) ?? '-'} ms (${r?.count ?? 0})`.padEnd(33)}${`${l?.heldMs.toFixed(0) ?? 0} ms`.padEnd(29)}${l?.maxWaiting ?? 0}`);
-    }
+    report(writes, reads, await locks);
   } finally {
-    await client.end();
     await database.orm.close(true);
+  }
+}
+
+function report(writes: Stalls, reads: Stalls, held: Map<string, { heldMs: number; maxWaiting: number }>): void {
+  out('\nphase          writer: longest insert (count)   reader: longest select (count)   ACCESS EXCLUSIVE seen held   most waiting');
+  for (const at of ['preparation', 'migration', 'after', 'ahead', 'retention']) {
+    const w = writes.worst.get(at);
+    const r = reads.worst.get(at);
+    const l = held.get(at);
+    if (!w && !r) continue;
+    out(`${at.padEnd(15)}${`${w?.ms.toFixed(1) ?? '-'} ms (${w?.count ?? 0})`.padEnd(33)}${`${r?.ms.toFixed(1) ?? '-'} ms (${r?.count ?? 0})`.padEnd(33)}${`${l?.heldMs.toFixed(0) ?? 0} ms`.padEnd(29)}${l?.maxWaiting ?? 0}`);
+  }
+}
+
+async function main(): Promise<void> {
+  const name = `baikal_bench_partition_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  try {
+    await filledDatabase(admin, name);
+    await convertWatched(urlOf(name));
+  } finally {
     await admin.query(`drop database if exists "${name}" with (force)`);
     await admin.end();
   }

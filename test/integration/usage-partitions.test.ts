@@ -72,6 +72,25 @@ describe('usage partitions: made ahead', () => {
     expect([...a.created, ...b.created].sort()).toEqual(monthNames(13, 16));
   });
 
+  it('a round that cannot have its lock within 1 s (a long query on the table) changes nothing and says so; the next round makes the month', async () => {
+    const reader = new pg.Client({ connectionString: db.url });
+    await reader.connect();
+    const missing = monthPartitionName(monthStart(now, 17)); // months 13 to 16 are there (the test before)
+    try {
+      await reader.query('begin');
+      await reader.query('select count(*) from usage_events'); // holds every partition, the default's too, until it ends
+      const started = Date.now();
+      expect((await upkeep(monthStart(now, 14)).maintain()).created).toEqual([]);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(lines.find((line) => line.partition === missing && String(line.msg).includes('did not get its lock'))).toBeDefined();
+      expect(await monthsPresent()).not.toContain(missing);
+    } finally {
+      await reader.query('commit');
+      await reader.end();
+    }
+    expect((await upkeep(monthStart(now, 14)).maintain()).created).toEqual([missing]);
+  });
+
   it('a gateway makes them at start (and hourly after)', async () => {
     await db.query(`drop table ${monthPartitionName(monthStart(now, 3))}`);
     const gateway = await startGateway(loadConfig({ DATABASE_URL: db.url, NODE_ENV: 'test', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', STATUS_PROBE_SECONDS: '0', VIDEO_WORKERS: '0', WEBHOOKS_WORKERS: '0' }), createLogger('silent'));
