@@ -63,9 +63,10 @@ export class Migration20261130000000_usage_partitions extends Migration {
     const before = bound.toISOString();
     await this.execute(`with moved as (delete from ${legacy} where created_at >= '${before}' returning *) insert into usage_events select * from moved`);
     const name = `${BOUND_PREFIX}${monthSuffix(bound)}`;
-    const [check] = await this.execute(`select convalidated from pg_constraint where conrelid = '${legacy}'::regclass and conname = '${name}'`);
-    if (!check?.convalidated) {
-      if (check) await this.execute(`alter table ${legacy} drop constraint ${name}`);
+    const bounds = await this.execute(`select conname, convalidated from pg_constraint where conrelid = '${legacy}'::regclass and conname like '${BOUND_PREFIX}%'`);
+    // Another bound's CHECK (an earlier preparation's, cut short) would refuse a late event below this bound: it goes.
+    for (const other of bounds) if (other.conname !== name || !other.convalidated) await this.execute(`alter table ${legacy} drop constraint ${String(other.conname)}`);
+    if (!bounds.some((check) => check.conname === name && check.convalidated)) {
       await this.execute(`alter table ${legacy} add constraint ${name} check (created_at < '${before}')`);
     }
     const [key] = await this.execute(`select i.indisvalid from pg_index i where i.indexrelid = to_regclass('${PREPARED_KEY}')`);

@@ -169,6 +169,30 @@ describe('usage_events partitioned by month: the migration', () => {
     expect(await usage.events(users[0]!, { to }, 10)).toEqual([]);
   });
 
+  it('a conversion that fails leaves the table as it was: the preparation\'s bound check is dropped again, so events past the bound are still written; the next start converts it', async () => {
+    const { db, database, log } = await openBeforePartitioning();
+    const user = await newAccount(db);
+    await seedMonths(db, user, 1, 100);
+    const before = await fingerprint(db);
+    await db.query('create table usage_events_default (squatter int)'); // the migration's default partition cannot be made
+    await expect(migrate(database.orm, log)).rejects.toThrow(/usage_events_default/);
+    const [table] = await db.query<{ kind: string; bounds: number }>(
+      `select relkind::text as kind, (select count(*)::int from pg_constraint where conname like 'usage_events_created_before_%') as bounds
+         from pg_class where oid = 'usage_events'::regclass`,
+    );
+    expect(table).toEqual({ kind: 'r', bounds: 0 });
+    expect(await fingerprint(db)).toEqual(before);
+    const recorder = new UsageRecorder({ orm: database.orm, log, flushMs: 1 });
+    const ahead = usageRecord(user, monthStart(new Date(), 2));
+    recorder.record(ahead);
+    await recorder.flush(Date.now() + 3_000);
+    expect((await partitionsOf(db, [ahead.id])).get(ahead.id)).toBe('usage_events');
+
+    await db.query('drop table usage_events_default');
+    await migrate(database.orm, log);
+    expect((await partitionsOf(db, [ahead.id])).get(ahead.id)).toBe(monthPartitionName(monthStart(new Date(), 2)));
+  });
+
   it('without its preparation (migrations run alone) and with rows past the bound: the same conversion, rows past the bound in their month or the default; down makes one table again, and up again converts it', async () => {
     const { db, database, log } = await openBeforePartitioning();
     const now = new Date();
