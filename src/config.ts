@@ -7,6 +7,7 @@ import { resolveUpstreams, upstreamsSchema, type Upstream } from './upstreams/co
 import { paymentsSchema, resolvePayments, type PaymentsSettings } from './payments/payments.config.js';
 import type { UpstreamsSettings } from './upstreams/upstreams.service.js';
 import { leaderboardSettings, type LeaderboardSettings } from './usage/leaderboard-settings.js';
+import type { UsagePartitionSettings } from './usage/usage-partitions.js';
 import type { StatusSettings } from './status/status.service.js';
 import type { VideoSettings } from './video/video.config.js';
 import type { ResponsesSettings } from './inference/responses-store.js';
@@ -109,6 +110,12 @@ const envSchema = z.object({
    * less to lose if the process is killed. Balances move in memory at once either way.
    */
   USAGE_FLUSH_MS: z.coerce.number().int().min(1).max(10_000).default(100),
+  /**
+   * Whole months of usage events kept before the current one; older monthly partitions are dropped once their
+   * hourly rollups are verified (docs/partitioning.md). Unset: every event is kept. At least 1: the current and
+   * the previous month are never dropped.
+   */
+  USAGE_RETENTION_MONTHS: optionalString.pipe(z.string().regex(/^[1-9][0-9]{0,3}$/, 'must be a whole number of months from 1 to 9999').transform(Number).optional()),
   /** Alerts: an account's rules are evaluated at most once per this many milliseconds after its changes. */
   ALERTS_COALESCE_MS: z.coerce.number().int().min(10).max(60_000).default(500),
   /** Seconds between service-status probe rounds (fractions allowed); 0 disables the monitor. */
@@ -211,6 +218,8 @@ export interface Config {
   status: StatusSettings;
   /** USAGE_FLUSH_MS. */
   usageFlushMs: number;
+  /** USAGE_RETENTION_MONTHS: the usage partitions' upkeep. */
+  usagePartitions: UsagePartitionSettings;
   /** ALERTS_COALESCE_MS (the default language is MAIL_LANGUAGE). */
   alerts: AlertsSettings;
   operator: OperatorConfig;
@@ -315,6 +324,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     video: { workers: e.VIDEO_WORKERS, pollMs: e.VIDEO_POLL_MS, leaseMs: e.VIDEO_LEASE_MS, deadlineMs: e.VIDEO_DEADLINE_MINUTES * 60_000 },
     status: { probeIntervalMs: Math.round(e.STATUS_PROBE_SECONDS * 1000), probeTimeoutMs: e.STATUS_PROBE_TIMEOUT_MS },
     usageFlushMs: e.USAGE_FLUSH_MS,
+    usagePartitions: { retentionMonths: e.USAGE_RETENTION_MONTHS ?? null },
     alerts: { coalesceMs: e.ALERTS_COALESCE_MS, defaultLanguage: e.MAIL_LANGUAGE },
     operator,
     configFile: e.BAIKAL_CONFIG,

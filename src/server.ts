@@ -19,6 +19,8 @@ import { SharedEventTarget, SharedState } from './shared/redis.js';
 
 /** How often expired stored responses are purged. */
 const RESPONSES_PURGE_MS = 60 * 60_000;
+/** How often usage_events' partitions are made ahead and the retention applied (src/usage/usage-partitions.ts). */
+const USAGE_PARTITIONS_MS = 60 * 60_000;
 
 export interface RunningGateway {
   url: string;
@@ -143,7 +145,8 @@ async function demoConfiguration(configured: Config, database: Database, log: Lo
  * The periodic sweeps: expired holds (the table stays small; in-memory holds and idle accounts too), pending
  * invoices and bonus grants past their expiry, and expired stored responses and messenger links (already
  * invisible: the purge only reclaims their space; once at start, not awaited, then hourly; several processes
- * purging at once skip each other's rows).
+ * purging at once skip each other's rows); usage_events' partitions made ahead and old ones dropped
+ * (USAGE_RETENTION_MONTHS), at start and hourly, by one process at a time.
  */
 function startHousekeeping(services: Services, log: Logger): { stopTimers(): void; finished(): Promise<unknown> } {
   const holds = setInterval(() => {
@@ -161,9 +164,18 @@ function startHousekeeping(services: Services, log: Logger): { stopTimers(): voi
   };
   purgeExpiredRows();
   const purges = setInterval(purgeExpiredRows, RESPONSES_PURGE_MS).unref();
+  let maintaining: Promise<unknown> | null = null;
+  const maintainPartitions = () => {
+    maintaining ??= services.usagePartitions
+      .maintain()
+      .catch((error: unknown) => log.warn({ err: error }, 'usage partition maintenance failed'))
+      .finally(() => (maintaining = null));
+  };
+  maintainPartitions();
+  const partitions = setInterval(maintainPartitions, USAGE_PARTITIONS_MS).unref();
   return {
-    stopTimers: () => [holds, payments, purges].forEach(clearInterval),
-    finished: async () => purging,
+    stopTimers: () => [holds, payments, purges, partitions].forEach(clearInterval),
+    finished: async () => Promise.all([purging, maintaining]),
   };
 }
 

@@ -29,6 +29,7 @@ import { ADMIN_TOPIC, Topics, type PubSub } from './shared/pubsub.js';
 import type { SharedState } from './shared/redis.js';
 import type { Tracing } from './shared/tracing.js';
 import { keyIdOfRecord, UsageRecorder, type CommittedBatch } from './usage/usage-recorder.js';
+import { UsagePartitions } from './usage/usage-partitions.js';
 import { Metrics } from './metrics.js';
 import { LocalVideoStorage } from './storage/video-storage.js';
 import { VideoService } from './video/video.service.js';
@@ -57,6 +58,8 @@ export interface Services {
   wallets: WalletStore;
   limiter: RequestLimiter;
   usage: UsageRecorder;
+  /** usage_events' monthly partitions: made ahead, dropped past USAGE_RETENTION_MONTHS (src/server.ts runs it hourly). */
+  usagePartitions: UsagePartitions;
   upstreams: UpstreamClient;
   /** What routing has learned of each upstream credential (breakers, pauses, in flight). */
   health: UpstreamHealth;
@@ -151,6 +154,7 @@ export function createServices(deps: ServiceDeps): Services {
     wallets,
     limiter,
     usage,
+    usagePartitions: new UsagePartitions({ ...deps, settings: deps.config.usagePartitions }),
     upstreams,
     health,
     routes,

@@ -1,9 +1,10 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { MikroORM } from '@mikro-orm/postgresql';
+import { MikroORM, type PostgreSqlConnection } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import type { Config } from '../config.js';
+import { prepareUsageEventsPartitioning } from '../../migrations/Migration20261130000000_usage_partitions.js';
 import { ormConfig } from '../mikro-orm.config.js';
 import { randomSecret } from '../shared/ids.js';
 import { StartupError } from '../shared/errors.js';
@@ -162,9 +163,37 @@ function freePort(): Promise<number> {
 
 /** Applies pending migrations; returns the names applied. */
 export async function migrate(orm: MikroORM, log: Logger): Promise<string[]> {
-  const applied = await orm.migrator.up();
+  const prepared = await prepareUsagePartitioning(orm, log);
+  let applied: Awaited<ReturnType<typeof orm.migrator.up>>;
+  try {
+    applied = await orm.migrator.up();
+  } catch (error) {
+    await prepared?.undo().catch((undoError: unknown) => log.error({ err: undoError }, 'could not drop the usage_events bound check after a failed migration'));
+    throw error;
+  }
   const names = applied.map((m) => m.name);
   if (names.length) log.info({ migrations: names }, `applied ${names.length} migration(s)`);
   else log.info('database schema is up to date');
   return names;
+}
+
+/**
+ * Before usage_events is partitioned (migrations/Migration20261130000000_usage_partitions.ts), its slow parts are
+ * built here, outside the migrations' transaction, while writers go on: the migration's lock then lasts
+ * milliseconds. A preparation that fails is not fatal: the migration does the same under its lock.
+ */
+async function prepareUsagePartitioning(orm: MikroORM, log: Logger): Promise<{ undo(): Promise<void> } | null> {
+  const pool = await (orm.em.getConnection() as PostgreSqlConnection).getNativeClient();
+  const client = await pool.connect();
+  const started = Date.now();
+  try {
+    const prepared = await prepareUsageEventsPartitioning(client);
+    if (prepared) log.info({ ms: Date.now() - started }, 'prepared usage_events for partitioning (unique index and bound check built while writers went on)');
+    return prepared && { undo: () => prepared.undo() };
+  } catch (error) {
+    log.warn({ err: error }, 'could not prepare usage_events for partitioning; the migration builds it under its lock');
+    return null;
+  } finally {
+    client.release();
+  }
 }

@@ -166,7 +166,8 @@ const BILLED = `r."transactionId" is null and r."amountUsd" > 0`;
  * (src/ledger/ledger.ts: accounts locked in id order, bonus first, balances moved by exactly the rows
  * appended); then the hourly rollups, moved by exactly the events inserted. A replayed batch inserts
  * only the events not written before, so its debits cover exactly those (a record is charged once: its
- * event's id is the primary key). Its text never changes with the batch size, so it is parsed and planned
+ * event's (id, created_at) is the primary key, and a replay sends both unchanged; usage_events is partitioned by
+ * created_at, whose unique keys must hold it). Its text never changes with the batch size, so it is parsed and planned
  * once per connection (a named prepared statement).
  */
 const USAGE_BATCH = new PostingBatch(
@@ -186,7 +187,7 @@ const USAGE_BATCH = new PostingBatch(
              select ${EVENT_FIELDS.map(([, field]) => (field === 'transactionId' ? `coalesce(r."transactionId", d.id)` : `r."${field}"`)).join(', ')}
                from records r left join debits d
                  on ${BILLED} and (d.user_id, d.api_key_id, d.provider, d.month) is not distinct from (${DEBIT_GROUP})
-             ${onConflict('id')}
+             ${onConflict('id, created_at')}
              returning id, user_id, transaction_id, created_at, completed_at, model, route_group, provider_family, amount_usd,
                        prompt_tokens, completion_tokens, cache_read_tokens, cache_write_tokens, official_cost_usd)`,
     then: () => `, hourly as (insert into usage_hourly

@@ -86,6 +86,13 @@ describe('loadConfig', () => {
     }
   });
 
+  it('USAGE_RETENTION_MONTHS: unset keeps everything; a whole number of months from 1; anything else is refused naming it', () => {
+    expect(loadConfig({}).usagePartitions).toEqual({ retentionMonths: null });
+    expect(loadConfig({ USAGE_RETENTION_MONTHS: '' }).usagePartitions).toEqual({ retentionMonths: null });
+    expect(loadConfig({ USAGE_RETENTION_MONTHS: ' 13 ' }).usagePartitions).toEqual({ retentionMonths: 13 });
+    for (const bad of ['0', '-1', '1.5', 'twelve', '10000']) expect(() => loadConfig({ USAGE_RETENTION_MONTHS: bad })).toThrow(/USAGE_RETENTION_MONTHS: must be a whole number of months from 1/);
+  });
+
   it('reads and validates the operator file', async () => {
     const { writeFile, mkdtemp, rm } = await import('node:fs/promises');
     const { tmpdir } = await import('node:os');
