@@ -95,8 +95,8 @@ const canonical = (rows: unknown[]) => rows.map((row) => JSON.stringify(row)).so
  * leaderboard, the margin report and upstream usage, and the ledger view (batch debits shown as their events).
  */
 export async function cabinetAnswers(database: Database, userId: string, from: Date, to: Date): Promise<Record<string, unknown>> {
-  const usage = new UsageRepository(database.orm);
-  const margin = new MarginRepository(database.orm);
+  const usage = new UsageRepository(database.reads);
+  const margin = new MarginRepository(database.reads);
   const events = await usage.events(userId, {}, 100);
   const unalignedFrom = new Date(from.getTime() + 37 * 60_000);
   return {

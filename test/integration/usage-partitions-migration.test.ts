@@ -158,7 +158,7 @@ describe('usage_events partitioned by month: the migration', () => {
     expect(await balancesMatchLedger(db)).toBe(true);
 
     // Years later, with a retention of three months: the old table goes whole once its rollups are checked, and they still answer.
-    const usage = new UsageRepository(database.orm);
+    const usage = new UsageRepository(database.reads);
     const summary = await usage.summary(users[0]!, from, to);
     const later = monthStart(now, 14);
     const partitions = new UsagePartitions({ orm: database.orm, log, clock: { now: () => later }, settings: { retentionMonths: 3 } });

@@ -119,7 +119,7 @@ describe('usage partitions: retention', () => {
         where (user_id, hour, model) = (select user_id, hour, model from usage_hourly where user_id = $1 and hour >= $2 and hour < $3 order by hour limit 1)`,
       [user, monthStart(now, -5), monthStart(now, -4)],
     );
-    const usage = new UsageRepository(database.orm);
+    const usage = new UsageRepository(database.reads);
     const answers = async (back: number) => {
       const from = monthStart(now, -back);
       const to = monthStart(now, -back + 1);
