@@ -180,7 +180,11 @@ export class AccountsRepository {
    * the requests it covers, each its usage event's charge, dated when the request started; every other row
    * as it is. Both sides read along an index, newest first: the account's `limit` newest billed events, then
    * its other ledger rows no older than the oldest of those (when there are `limit` of them, no older row
-   * can be shown), so the batch debits stepped over are about as many as the events shown.
+   * can be shown), so the batch debits stepped over are about as many as the events shown. A batch debit of a
+   * month with no usage event of the account left is shown as itself: USAGE_RETENTION_MONTHS dropped that month's
+   * events, and the rows must still add up to the balance (one index probe per debit, on (user_id, created_at)).
+   * A debit's month is that of its requests' completion and an event's partition that of its start, so a request
+   * that ran across the first midnight of a kept month after a dropped one is the one case shown by neither.
    */
   async ledger(userId: string, limit: number): Promise<TransactionView[]> {
     const rows = await this.em().execute<TransactionRow[]>(
@@ -194,8 +198,13 @@ export class AccountsRepository {
        since as (select case when count(*) < ? then '-infinity' else min(created_at) end as at from usage)
        select * from (
          (select id, user_id, amount_usd, kind, api_key_id, provider, model, prompt_tokens, completion_tokens, created_at
-            from transactions
-           where user_id = ? and created_at >= (select at from since) and idempotency_key not like '${USAGE_BATCH_KEY_PREFIX}%'
+            from transactions t
+           where user_id = ? and created_at >= (select at from since)
+             and (idempotency_key not like '${USAGE_BATCH_KEY_PREFIX}%'
+                  or not exists (select 1 from usage_events e
+                                  where e.user_id = t.user_id
+                                    and e.created_at >= date_trunc('month', t.created_at at time zone 'utc') at time zone 'utc'
+                                    and e.created_at < (date_trunc('month', t.created_at at time zone 'utc') + interval '1 month') at time zone 'utc'))
            order by created_at desc, id desc limit ?)
          union all
          select * from usage) ledger

@@ -1,5 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Decimal } from 'decimal.js';
+import { AccountsRepository } from '../../src/accounts/accounts.repository.js';
 import { loadConfig } from '../../src/config.js';
 import { migrate, type Database } from '../../src/db/database.js';
 import { startGateway } from '../../src/server.js';
@@ -143,5 +145,11 @@ describe('usage partitions: retention', () => {
     expect(await monthsPresent()).toEqual(expect.arrayContaining([...monthNames(-5, -5), ...monthNames(-1, 3)]));
     expect(await monthsPresent()).not.toEqual(expect.arrayContaining(monthNames(-2, -2)));
     expect(await balancesMatchLedger(db)).toBe(true); // the ledger is never touched
+    // The account's transactions still add up to its balance: the batch debits of dropped months stand for their events.
+    const view = await new AccountsRepository(database.orm).ledger(user, 100);
+    const [{ balance }] = (await db.query<{ balance: string }>('select (balance_paid_usd + balance_bonus_usd)::text as balance from users where id = $1', [user])) as [{ balance: string }];
+    expect(view.reduce((sum, row) => sum.plus(row.amountUsd), new Decimal(0)).toFixed()).toBe(new Decimal(balance).toFixed());
+    // One batch debit (5 requests) stands for each dropped month the recorder billed in: 7, 6, 4, 3 and 2 back.
+    expect(view.filter((row) => row.amountUsd === '-0.0000617285')).toHaveLength(5);
   });
 });
