@@ -36,9 +36,13 @@ function cleanEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
   return base;
 }
 
-/** Runs the built gateway (`dist/src/main.js`) as `npm start` would, and waits for its ready line. */
-export async function spawnGateway(env: Record<string, string | undefined>, timeoutMs = 60_000): Promise<ServerProcess> {
-  const child = spawn(NODE, START_ARGS, { cwd: ROOT, env: cleanEnv({ HOST: '127.0.0.1', PORT: '0', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Runs the built gateway (`dist/src/main.js`) as `npm start` would, and waits for its ready line. `wrapper`: a
+ * command that runs it, e.g. `['ip', 'netns', 'exec', name]` (which execs in place: the child's pid is the gateway's).
+ */
+export async function spawnGateway(env: Record<string, string | undefined>, timeoutMs = 60_000, wrapper: string[] = []): Promise<ServerProcess> {
+  const [command, ...args] = [...wrapper, NODE, ...START_ARGS];
+  const child = spawn(command!, args, { cwd: ROOT, env: cleanEnv({ HOST: '127.0.0.1', PORT: '0', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
