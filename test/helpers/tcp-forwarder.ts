@@ -69,10 +69,7 @@ export async function startTcpForwarder(target: { host?: string; port: number },
     }
     forward(client);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, listen, resolve);
-  });
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, listen, resolve));
   const port = (server.address() as { port: number }).port;
 
   return {

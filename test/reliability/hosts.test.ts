@@ -240,6 +240,9 @@ describe.each(REDIS_KINDS)('three gateway hosts on one PostgreSQL and a $kind Re
     console.info(`[reliability] several hosts, ${kind} Redis (one request costs ${unit.toFixed(10)} USD):\n${table(stack, outcomes, faults, found, exits)}${why.map((line) => `\n${line}`).join('')}`);
 
     expect(outcomes.filter((o) => o.answered).length).toBeGreaterThan(0);
+    // Every refusal is ours and clean (402 money, 429 limits, 503 retry later), never a 500 or a 401.
+    expect(outcomes.filter((o) => o.status !== 0 && o.status !== 200 && ![402, 429, 503].includes(o.status)).map((o) => `${o.status} ${o.code}`)).toEqual([]);
+    expect(exits).toEqual(stack.hosts.map(() => 0));
     expect(found.belowCredit).toEqual([]);
     expect(found.pastCap).toEqual([]);
     expect(found.answeredNotBilledOnce).toEqual([]);
