@@ -155,14 +155,17 @@ function loopbackNetwork(count: number, fallbackReason: string): HostNetwork {
   };
 }
 
-export interface GatewayHost extends HostSlot {
+/** What a host needs of a forwarder: the test's own (in this process) also cut and restore; the bench's live in a process of their own. */
+export type Forwarder = Pick<TcpForwarder, 'address' | 'urlFor' | 'close'>;
+
+export interface GatewayHost<F extends Forwarder = TcpForwarder> extends HostSlot {
   /** The gateway's URL: the same across restarts (a fixed port on the host's address), as behind a load balancer. */
   url: string;
   /** The gateway process running now (a new one after `start()`). */
   gateway: ServerProcess;
   /** This host's own way to PostgreSQL and to Redis (cut one to cut this host alone). */
-  postgres: TcpForwarder;
-  redis?: TcpForwarder;
+  postgres: F;
+  redis?: F;
   /** SIGKILL, and wait until it is gone. */
   kill(): Promise<void>;
   /** SIGTERM (the gateway drains and writes its usage), and wait until it is gone. */
@@ -172,16 +175,18 @@ export interface GatewayHost extends HostSlot {
   readonly running: boolean;
 }
 
-export interface GatewayHostsOptions {
+export interface GatewayHostsOptions<F extends Forwarder = TcpForwarder> {
   /** Settings every host's gateway gets (DATABASE_URL and REDIS_URL are replaced by each host's forwarders). */
   env: Record<string, string>;
   databaseUrl: string;
   /** A single Redis's URL (each host gets a forwarder to it). A cluster would need one forwarder per node. */
   redisUrl?: string;
+  /** Makes the forwarders (default: `network.forward`, in this process). */
+  forward?: (target: { host: string; port: number }) => Promise<F>;
 }
 
 /** Starts a gateway on every host of `network`: the first alone (it applies the migrations), then the others together. */
-export async function startGatewayHosts(network: HostNetwork, options: GatewayHostsOptions): Promise<GatewayHost[]> {
+export async function startGatewayHosts<F extends Forwarder = TcpForwarder>(network: HostNetwork, options: GatewayHostsOptions<F>): Promise<GatewayHost<F>[]> {
   const hosts = await Promise.all(network.slots.map((slot) => prepareHost(network, slot, options)));
   const [first, ...rest] = hosts;
   try {
@@ -195,7 +200,7 @@ export async function startGatewayHosts(network: HostNetwork, options: GatewayHo
 }
 
 /** Stops every host's gateway (SIGTERM: drained, usage written; SIGKILL after 20 s) and closes its forwarders. */
-export async function stopGatewayHosts(hosts: GatewayHost[]): Promise<void> {
+export async function stopGatewayHosts(hosts: GatewayHost<Forwarder>[]): Promise<void> {
   await Promise.all(
     hosts.map(async (host) => {
       const timer = setTimeout(() => void host.kill(), 20_000);
@@ -210,9 +215,10 @@ function address(url: string, defaultPort: number): { host: string; port: number
   return { host: parsed.hostname, port: Number(parsed.port || defaultPort) };
 }
 
-async function prepareHost(network: HostNetwork, slot: HostSlot, options: GatewayHostsOptions): Promise<GatewayHost> {
-  const postgres = await network.forward(address(options.databaseUrl, 5432));
-  const redis = options.redisUrl ? await network.forward(address(options.redisUrl, 6379)) : undefined;
+async function prepareHost<F extends Forwarder>(network: HostNetwork, slot: HostSlot, options: GatewayHostsOptions<F>): Promise<GatewayHost<F>> {
+  const forward = options.forward ?? (network.forward as unknown as (target: { host: string; port: number }) => Promise<F>);
+  const postgres = await forward(address(options.databaseUrl, 5432));
+  const redis = options.redisUrl ? await forward(address(options.redisUrl, 6379)) : undefined;
   // In a namespace of its own every port is free; on a shared loopback address, one that is free now.
   const port = network.mode === 'netns' ? 8080 : await freePort(slot.address);
   const env = {

@@ -40,7 +40,9 @@ export async function startTcpForwarder(target: { host?: string; port: number },
   const waiting = new Set<Socket>();
 
   const forward = (client: Socket) => {
-    const upstream = connect(target.port, host);
+    // No Nagle on either leg: a small write (a Redis reply) must not wait for the ACK of the one before it.
+    const upstream = connect({ port: target.port, host, noDelay: true });
+    client.setNoDelay(true);
     live.add(client);
     live.add(upstream);
     client.pipe(upstream).pipe(client);
