@@ -163,6 +163,8 @@ export interface GatewayHost<F extends Forwarder = TcpForwarder> extends HostSlo
   url: string;
   /** The gateway process running now (a new one after `start()`). */
   gateway: ServerProcess;
+  /** Every gateway process this host ran, the first first (their logs: `lines`). */
+  processes: ServerProcess[];
   /** This host's own way to PostgreSQL and to Redis (cut one to cut this host alone). */
   postgres: F;
   redis?: F;
@@ -229,6 +231,7 @@ async function prepareHost<F extends Forwarder>(network: HostNetwork, slot: Host
     ...(redis ? { REDIS_URL: redis.urlFor(options.redisUrl!) } : {}),
   };
   let gateway: ServerProcess | undefined;
+  const processes: ServerProcess[] = [];
   const running = () => Boolean(gateway && gateway.child.exitCode === null && gateway.child.signalCode === null);
   const exitHook = () => gateway?.child.kill('SIGKILL');
   const end = async (signal: NodeJS.Signals) => {
@@ -245,13 +248,15 @@ async function prepareHost<F extends Forwarder>(network: HostNetwork, slot: Host
       if (!gateway) throw new Error(`host ${slot.name} was never started`);
       return gateway;
     },
+    processes,
     postgres,
     redis,
     kill: async () => void (await end('SIGKILL')),
     stop: () => end('SIGTERM'),
     start: async () => {
       if (running()) throw new Error(`host ${slot.name} is running`);
-      gateway = await spawnGateway(env, 60_000, slot.wrapper);
+      gateway = await spawnGateway(env, 60_000, slot.wrapper, `http://${slot.address}:${port}`);
+      processes.push(gateway);
       process.once('exit', exitHook);
     },
     get running() {

@@ -37,10 +37,12 @@ function cleanEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
 }
 
 /**
- * Runs the built gateway (`dist/src/main.js`) as `npm start` would, and waits for its ready line. `wrapper`: a
- * command that runs it, e.g. `['ip', 'netns', 'exec', name]` (which execs in place: the child's pid is the gateway's).
+ * Runs the built gateway (`dist/src/main.js`) as `npm start` would, and waits for its ready line (logged at info).
+ * `wrapper`: a command that runs it, e.g. `['ip', 'netns', 'exec', name]` (which execs in place: the child's pid
+ * is the gateway's). `readyAt`: the gateway's URL (a fixed HOST and PORT), to wait for its `/ready` instead of
+ * the line, so it may log at warn (at info it logs every request: a cost under load, and lines kept here).
  */
-export async function spawnGateway(env: Record<string, string | undefined>, timeoutMs = 60_000, wrapper: string[] = []): Promise<ServerProcess> {
+export async function spawnGateway(env: Record<string, string | undefined>, timeoutMs = 60_000, wrapper: string[] = [], readyAt?: string): Promise<ServerProcess> {
   const [command, ...args] = [...wrapper, NODE, ...START_ARGS];
   const child = spawn(command!, args, { cwd: ROOT, env: cleanEnv({ HOST: '127.0.0.1', PORT: '0', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
@@ -59,12 +61,22 @@ export async function spawnGateway(env: Record<string, string | undefined>, time
     };
     child.stdout!.on('data', onLine);
     child.stderr!.on('data', onLine);
+    if (readyAt) void pollReady(readyAt, () => child.exitCode === null && child.signalCode === null).then(() => (clearTimeout(timer), resolve(readyAt)));
     void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`gateway exited with ${code} before ready:\n${lines.join('\n')}`));
     });
   });
   return { child, url, lines, exited };
+}
+
+/** Resolves once `url`/ready answers 200, polling while `alive()`. */
+async function pollReady(url: string, alive: () => boolean): Promise<void> {
+  while (alive()) {
+    if (await fetch(`${url}/ready`).then((r) => r.ok, () => false)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await new Promise(() => undefined); // the exit rejects the wait
 }
 
 /** Runs a built CLI to completion; one still running after `timeoutMs` is killed (its code is then null). */
