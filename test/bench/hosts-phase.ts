@@ -22,6 +22,7 @@ import pg from 'pg';
 import { Pool } from 'undici';
 import { createHostNetwork, startGatewayHosts, stopGatewayHosts, type Forwarder, type HostNetwork } from '../helpers/hosts.js';
 import { spawnGateway } from '../helpers/process.js';
+import { freePort } from '../helpers/redis-server.js';
 import { atRate, once, percentile, type Sample, type Target } from './load.js';
 import { cpuMs } from './observe.js';
 import type { Recorder } from './recorder.js';
@@ -156,10 +157,10 @@ export async function hostsPhase(context: HostsPhaseContext): Promise<void> {
     const upstream = await forwarders.forward({ port: Number(new URL(context.simulatorUrl).port) });
     const configFile = path.join(context.dir, 'baikal-hosts.json');
     await writeFile(configFile, JSON.stringify({ upstreams: [{ id: 'sim', kind: 'openai-compatible', baseUrl: `http://${upstream.address}/v1`, credentialEnv: 'BENCH_UPSTREAM_KEY', routes: [{ group: 'cheap', models: [MODEL] }] }] }));
-    // The gateways log at info here: the harness waits for each one's ready line.
-    const env = { ...context.gatewayEnv, DATABASE_URL: database.url.toString(), BAIKAL_CONFIG: configFile, LOG_LEVEL: 'info' };
-    // The single-process default first: it applies the migrations.
-    const single = await spawnGateway({ ...env, HOST: '127.0.0.1', PORT: '0' });
+    const env = { ...context.gatewayEnv, DATABASE_URL: database.url.toString(), BAIKAL_CONFIG: configFile };
+    // The single-process default first: it applies the migrations. (At the bench's log level, warn: ready by /ready.)
+    const port = await freePort();
+    const single = await spawnGateway({ ...env, HOST: '127.0.0.1', PORT: String(port) }, 60_000, [], `http://127.0.0.1:${port}`);
     cleanUp.unshift(async () => {
       single.child.kill('SIGTERM');
       await single.exited;

@@ -287,6 +287,7 @@ function table(stack: HostsStack, outcomes: Outcome[], faults: Fault[], found: I
     ['answered (JSON / streams)', `${count((o) => o.answered)} (${count((o) => o.answered && !o.stream)} / ${count((o) => o.answered && o.stream)})`],
     ...[...byCode.entries()].sort((a, b) => b[1] - a[1]).map(([code, n]): [string, string] => [`not answered: ${code}`, String(n)]),
     ['unanswered but billed (cut by a fault; may be billed for what was delivered)', String(found.unansweredBilled)],
+    ['slowest answer, refusals included (hosts 1 / 2 / 3)', stack.hosts.map((_, i) => seconds(Math.max(0, ...outcomes.filter((o) => o.host === i).map((o) => o.at - o.sentAt)))).join(' / ')],
     ...faults.map((fault, i): [string, string] => [`fault ${i + 1}`, `${seconds(fault.at)}: ${fault.what}`]),
     ['hosts exit codes after drain (SIGTERM)', exits.join(' / ')],
     ['settlements not booked in Redis (hosts 1 / 2 / 3, from their logs)', missedSettlements(stack.hosts)],
