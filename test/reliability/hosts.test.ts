@@ -35,13 +35,13 @@ interface RedisUnderTest {
 const REDIS_KINDS: { kind: string; start(): Promise<RedisUnderTest> }[] = [{ kind: 'single', start: startOwnRedis }];
 
 const HOSTS = 3;
+/** The two pulsed payers: their places in `seedPayers`' plans. */
+const PULSED = [5, 6];
 /**
  * Clients: most spend for the payers that run out on their own; a group of their own keeps the two pulsed payers
  * busy on every host (about three requests of each in flight per host), so a fault lands on several of their
  * requests at once: more than one request's worth of slack between a hold and its cost.
  */
-/** The two pulsed payers: their places in `seedPayers`' plans. */
-const PULSED = [5, 6];
 const GROUPS = [
   { clients: 18, payers: [0, 1, 2, 3, 4, 7] },
   { clients: 18, payers: PULSED, slow: true },
@@ -88,7 +88,9 @@ async function startHostsStack(startRedis: () => Promise<RedisUnderTest>): Promi
     closers.push(() => rm(dir, { recursive: true, force: true }));
     const config = { upstreams: [{ id: 'sim', kind: 'openai-compatible', baseUrl: `http://${upstream.address}/v1`, credentialEnv: 'HOSTS_UPSTREAM_KEY', routes: [{ group: 'cheap', models: ['gen-5.6-luna'] }] }] };
     await writeFile(path.join(dir, 'baikal.json'), JSON.stringify(config));
-    // At warn: the harness waits for /ready, and the logs keep what went wrong (a settlement Redis missed), not every request.
+    // At warn: the harness waits for /ready, and the logs keep what went wrong (a settlement Redis missed), not every
+    // request. A lease of 2 s (as the other Redis tests): a SIGKILLed host's slots and holds free soon, and the cut
+    // (10 s) outlasts it, as a cut longer than the default 15 s would.
     const env = { NODE_ENV: 'test', LOG_LEVEL: 'warn', BAIKAL_CONFIG: path.join(dir, 'baikal.json'), HOSTS_UPSTREAM_KEY: credential, DATA_DIR: dir, WORKERS: '1', SLOT_LEASE_SECONDS: '2', STATUS_PROBE_SECONDS: '0', METRICS_TOKEN };
     const hosts = await startGatewayHosts(network, { env, databaseUrl: db.url, redisUrl: redis.url });
     closers.push(() => stopGatewayHosts(hosts));
