@@ -19,11 +19,13 @@
  *   and the gateway's event-loop delay p50/p99/max (from its metrics, scraped before and after);
  * - memory: the gateway's RSS after 10,000 and after BENCH_MEMORY_REQUESTS (default 100,000)
  *   requests (JSON, streams and streams aborted after the first byte);
- * - scale-out: the gateway as WORKERS=1 and as WORKERS=2 on Redis, unpinned, saturated in turn.
+ * - scale-out: the gateway as WORKERS=1 and as WORKERS=2 on Redis, unpinned, saturated in turn;
+ * - hosts (opt-in, BENCH_HOSTS=1,2,3): the gateway on that many hosts in network namespaces on Redis, beside the
+ *   single-process default, unpinned: throughput, CPU per request and p50/p99 side by side (hosts-phase.ts).
  * Prints a table with the issue's targets and writes JSON (BENCH_OUT, default bench-results.json).
  *
  * Environment: BENCH_SECONDS (per saturation phase, default 4), BENCH_RATE_SECONDS (per fixed-rate phase, 8), BENCH_ROUNDS (3), BENCH_RATES (100,400),
- * BENCH_CONCURRENCY (48: SPEC.md's global concurrency limit, the most the gateway admits at once), BENCH_CORE (1), BENCH_KINDS (json,stream), BENCH_WARM_UP_SECONDS (3, closed loop per target and kind), BENCH_MEMORY_REQUESTS (100000; 0 skips), BENCH_SCALE (1; 0 skips the WORKERS=1 against WORKERS=2 phase), BENCH_SCALE_KINDS (json,stream,large), BENCH_SATURATION (1; 0 skips the closed-loop phases), BENCH_REDIS_URL, BENCH_PROFILE (a
+ * BENCH_CONCURRENCY (48: SPEC.md's global concurrency limit, the most the gateway admits at once), BENCH_CORE (1), BENCH_KINDS (json,stream), BENCH_WARM_UP_SECONDS (3, closed loop per target and kind), BENCH_MEMORY_REQUESTS (100000; 0 skips), BENCH_SCALE (1; 0 skips the WORKERS=1 against WORKERS=2 phase), BENCH_SCALE_KINDS (json,stream,large), BENCH_HOSTS (unset: no hosts phase; 1,2,3: those host counts), BENCH_HOSTS_KINDS (json,stream), BENCH_HOSTS_RATE (200), BENCH_SATURATION (1; 0 skips the closed-loop phases), BENCH_REDIS_URL, BENCH_PROFILE (a
  * directory for the gateway's CPU profile), BENCH_SEQUENTIAL_SECONDS (6; 0 skips the one-client phase), BENCH_PINNED (0 skips the one-client phase with PostgreSQL and Redis on the other core), BENCH_GATEWAY_ENV (`NAME=value ...` for the
  * gateways), PG_ADMIN_URL.
  */
@@ -37,6 +39,7 @@ import pg from 'pg';
 import { Pool } from 'undici';
 import { startSimulator } from '../../src/simulator/openai-simulator.js';
 import { START_ARGS } from '../helpers/process.js';
+import { hostsPhase } from './hosts-phase.js';
 import { atRate, closedLoop, once, saturate, sequential, type Target } from './load.js';
 import { cpuMs, rssBytes } from './observe.js';
 import { addLatencies, inTurns, Recorder } from './recorder.js';
@@ -45,6 +48,7 @@ import {
   ADMIN_URL,
   CONCURRENCY,
   CORE,
+  HOSTS,
   KINDS,
   log,
   MEMORY_REQUESTS,
@@ -334,6 +338,10 @@ async function main(): Promise<void> {
     await rounds(recorder, targets, pinDatabase, otherCore);
     const memory = await memoryPhase(gateway);
     if (SCALE) await scaleOut(recorder, port, gatewayEnv, benchKey, started);
+    if (HOSTS.length) {
+      setAffinity(process.pid, ALL_CORES);
+      await hostsPhase({ recorder, simulatorUrl: simulator.url, gatewayEnv, benchAccount, dir });
+    }
     await report(recorder, memory);
   } finally {
     await Promise.all(started.pools.map((p) => p.close()));

@@ -1,7 +1,7 @@
 /** The bench's table (each figure against its target in docs/benchmarks.md) and its JSON file. */
 import { writeFile } from 'node:fs/promises';
 import type { Recorder } from './recorder.js';
-import { CONCURRENCY, CORE, KIND_NAMES, KINDS, log, OUT, PINNED_SERVICES, RATE_SECONDS, RATES, ROUNDS, SATURATION, SCALE, SCALE_KINDS, SECONDS, SEQUENTIAL_SECONDS, SLICE_SECONDS, type Kind } from './settings.js';
+import { CONCURRENCY, CORE, HOSTS, HOSTS_KINDS, HOSTS_RATE, KIND_NAMES, KINDS, log, OUT, PINNED_SERVICES, RATE_SECONDS, RATES, ROUNDS, SATURATION, SCALE, SCALE_KINDS, SECONDS, SEQUENTIAL_SECONDS, SLICE_SECONDS, type Kind } from './settings.js';
 
 export interface Memory {
   rssAfter10k: number;
@@ -107,6 +107,24 @@ function scaleRows(recorder: Recorder, rows: Row[]): void {
   }
 }
 
+/** The single-process default against 1, 2, 3 hosts in namespaces on Redis (hosts-phase.ts; reported, not judged). */
+function hostsRows(recorder: Recorder, rows: Row[]): void {
+  const m = (name: string) => recorder.m(name);
+  const side = (kind: Kind, figure: string, digits: number) => `${fmt(m(`hosts.${kind}.single.${figure}`), digits)} -> ${HOSTS.map((n) => fmt(m(`hosts.${kind}.hosts${n}.${figure}`), digits)).join(' / ')}`;
+  const most = Math.max(...HOSTS);
+  const against = HOSTS.includes(1) ? 1 : Math.min(...HOSTS);
+  const header = `single process -> ${HOSTS.join(' / ')} host(s)`;
+  for (const kind of HOSTS_KINDS) {
+    const [many, one] = KIND_NAMES[kind];
+    const scaling = m(`hosts.${kind}.hosts${most}.per_second`) / m(`hosts.${kind}.hosts${against}.per_second`);
+    rows.push({ metric: `${many}/s at saturation, ${header} (Redis, namespaces, unpinned)`, bare: '', gateway: side(kind, 'per_second', 0), measured: `${most} vs ${against}: ${fmt(scaling, 2)}x`, target: '(reported)', pass: true });
+    rows.push({ metric: `CPU ms per ${one} at saturation (all gateways), ${header}`, bare: '', gateway: side(kind, 'cpu_ms_per_request', 3), measured: '', target: '(reported)', pass: true });
+    const latency = kind === 'stream' ? 'TTFB' : 'latency';
+    rows.push({ metric: `${latency} p50 @ ${HOSTS_RATE}/s spread over the hosts (ms), ${header}`, bare: '', gateway: side(kind, 'p50_ms', 2), measured: '', target: '(reported)', pass: true });
+    rows.push({ metric: `${latency} p99 @ ${HOSTS_RATE}/s spread over the hosts (ms), ${header}`, bare: '', gateway: side(kind, 'p99_ms', 2), measured: '', target: '(reported)', pass: true });
+  }
+}
+
 /** Prints the gateway's failures and the table, and writes every figure to BENCH_OUT. */
 export async function report(recorder: Recorder, memory: Memory | null): Promise<void> {
   const gatewayErrors = [...recorder.failures.values()].reduce((a, b) => a + b, 0);
@@ -114,6 +132,7 @@ export async function report(recorder: Recorder, memory: Memory | null): Promise
   const rows: Row[] = [];
   proxyRows(recorder, rows);
   if (SCALE) scaleRows(recorder, rows);
+  if (HOSTS.length) hostsRows(recorder, rows);
   rows.push({ metric: 'gateway errors', bare: '', gateway: String(gatewayErrors), measured: String(gatewayErrors), target: '0', pass: gatewayErrors === 0 });
   if (memory) {
     rows.push({ metric: `RSS after 10k -> ${memory.requests / 1000}k requests (MB)`, bare: '', gateway: `${fmt(memory.rssAfter10k / 2 ** 20)} -> ${fmt(memory.rssAfterAll / 2 ** 20)}`, measured: `${memory.growth >= 0 ? '+' : ''}${fmt(memory.growth * 100, 1)} %`, target: '<= +20 %', pass: memory.growth <= 0.2 });

@@ -23,6 +23,12 @@ export const SCALE = process.env.BENCH_SCALE !== '0';
 /** The kinds the scale-out phase saturates (BENCH_SCALE_KINDS, default json,stream,large). */
 export const SCALE_KINDS = (process.env.BENCH_SCALE_KINDS ?? 'json,stream,large').split(',') as Kind[];
 export const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** BENCH_HOSTS=1,2,3: the hosts phase (hosts-phase.ts) with that many gateway hosts in network namespaces on Redis, beside the single-process default; unset or empty skips it. */
+export const HOSTS = (process.env.BENCH_HOSTS ?? '').split(',').filter(Boolean).map(Number);
+/** The kinds the hosts phase measures (BENCH_HOSTS_KINDS, default json,stream). */
+export const HOSTS_KINDS = (process.env.BENCH_HOSTS_KINDS ?? 'json,stream').split(',').filter(Boolean) as Kind[];
+/** The open-loop rate (requests/s, spread over the hosts) at which the hosts phase reads p50/p99 (BENCH_HOSTS_RATE, default 200). */
+export const HOSTS_RATE = Number(process.env.BENCH_HOSTS_RATE ?? 200);
 export const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 3);
 /** Fixed-rate phases run as slices of this length, the targets taking turns. */
 export const SLICE_SECONDS = Number(process.env.BENCH_SLICE_SECONDS ?? 1);

@@ -36,9 +36,15 @@ function cleanEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
   return base;
 }
 
-/** Runs the built gateway (`dist/src/main.js`) as `npm start` would, and waits for its ready line. */
-export async function spawnGateway(env: Record<string, string | undefined>, timeoutMs = 60_000): Promise<ServerProcess> {
-  const child = spawn(NODE, START_ARGS, { cwd: ROOT, env: cleanEnv({ HOST: '127.0.0.1', PORT: '0', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Runs the built gateway (`dist/src/main.js`) as `npm start` would, and waits for its ready line (logged at info).
+ * `wrapper`: a command that runs it, e.g. `['ip', 'netns', 'exec', name]` (which execs in place: the child's pid
+ * is the gateway's). `readyAt`: the gateway's URL (a fixed HOST and PORT), to wait for its `/ready` instead of
+ * the line, so it may log at warn (at info it logs every request: a cost under load, and lines kept here).
+ */
+export async function spawnGateway(env: Record<string, string | undefined>, timeoutMs = 60_000, wrapper: string[] = [], readyAt?: string): Promise<ServerProcess> {
+  const [command, ...args] = [...wrapper, NODE, ...START_ARGS];
+  const child = spawn(command!, args, { cwd: ROOT, env: cleanEnv({ HOST: '127.0.0.1', PORT: '0', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
@@ -55,12 +61,22 @@ export async function spawnGateway(env: Record<string, string | undefined>, time
     };
     child.stdout!.on('data', onLine);
     child.stderr!.on('data', onLine);
+    if (readyAt) void pollReady(readyAt, () => child.exitCode === null && child.signalCode === null).then(() => (clearTimeout(timer), resolve(readyAt)));
     void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`gateway exited with ${code} before ready:\n${lines.join('\n')}`));
     });
   });
   return { child, url, lines, exited };
+}
+
+/** Resolves once `url`/ready answers 200, polling while `alive()`. */
+async function pollReady(url: string, alive: () => boolean): Promise<void> {
+  while (alive()) {
+    if (await fetch(`${url}/ready`).then((r) => r.ok, () => false)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await new Promise(() => undefined); // the exit rejects the wait
 }
 
 /** Runs a built CLI to completion; one still running after `timeoutMs` is killed (its code is then null). */

@@ -27,15 +27,22 @@ export interface TcpForwarder {
   close(): Promise<void>;
 }
 
-export async function startTcpForwarder(target: { host?: string; port: number }, options: { cut?: 'reset' | 'blackhole' } = {}): Promise<TcpForwarder> {
+/**
+ * `options.listen`: the address to listen on (default 127.0.0.1), e.g. the root side of a test's network
+ * namespaces (test/helpers/hosts.ts), so processes in them reach a service that listens on loopback only.
+ */
+export async function startTcpForwarder(target: { host?: string; port: number }, options: { cut?: 'reset' | 'blackhole'; listen?: string } = {}): Promise<TcpForwarder> {
   const host = target.host ?? '127.0.0.1';
+  const listen = options.listen ?? '127.0.0.1';
   let mode: 'open' | 'reset' | 'blackhole' = options.cut ?? 'open';
   let accepted = 0;
   const live = new Set<Socket>();
   const waiting = new Set<Socket>();
 
   const forward = (client: Socket) => {
-    const upstream = connect(target.port, host);
+    // No Nagle on either leg: a small write (a Redis reply) must not wait for the ACK of the one before it.
+    const upstream = connect({ port: target.port, host, noDelay: true });
+    client.setNoDelay(true);
     live.add(client);
     live.add(upstream);
     client.pipe(upstream).pipe(client);
@@ -64,15 +71,15 @@ export async function startTcpForwarder(target: { host?: string; port: number },
     }
     forward(client);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, listen, resolve));
   const port = (server.address() as { port: number }).port;
 
   return {
     port,
-    address: `127.0.0.1:${port}`,
+    address: `${listen}:${port}`,
     urlFor(serviceUrl) {
       const url = new URL(serviceUrl);
-      url.hostname = '127.0.0.1';
+      url.hostname = listen;
       url.port = String(port);
       return url.toString();
     },
