@@ -1,9 +1,10 @@
 import cluster from 'node:cluster';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { AdminBootstrap } from './accounts/admin-bootstrap.js';
 import { createGateway, type Gateway } from './app.js';
 import type { Config } from './config.js';
-import { migrate, openDatabase, type Database } from './db/database.js';
+import { databaseIdentity, migrate, openDatabase, type Database } from './db/database.js';
 import { CatalogService } from './catalog/catalog.service.js';
 import { demoModeApplies, demoUpstreams, startDemoMode, startDemoSimulator, type DemoSimulator } from './demo.js';
 import { Readiness } from './readiness.js';
@@ -58,6 +59,8 @@ export async function startGateway(configured: Config, log: Logger, clock: Clock
   let address = cluster.isWorker ? undefined : await opened.attempt(listen);
   opened.add(() => gateway.close());
   await opened.attempt(() => migrate(database.orm, log));
+  // Before any request: records a dead process on this DATA_DIR and database had answered but not written.
+  services.usage.openJournal(path.join(config.dataDir, 'usage-journal', await databaseIdentity(database.orm)));
   await services.catalog.load();
   await services.alerts.start();
   if (demoSimulator) opened.add(() => demoSimulator.close());
@@ -186,9 +189,10 @@ async function stopServices(services: Services, graceMs: number, log: Logger): P
   await services.webhooks.stop();
   await services.keys.flushLastUsed();
   // Every finished request's usage and ledger row is written before the database goes away.
-  await services.usage.flush(Date.now() + graceMs).catch((error: unknown) => {
-    log.error({ err: error, pending: services.usage.pending }, 'usage records could not be written at shutdown');
-  });
+  await services.usage.flush(Date.now() + graceMs).then(
+    () => services.usage.closeJournal(),
+    (error: unknown) => log.error({ err: error, pending: services.usage.pending }, 'usage records could not be written at shutdown; the next start on this DATA_DIR writes them'),
+  );
   // The last batch's alerts are evaluated (and sent) before the mailer and the database close.
   await services.alerts.stop();
   services.health.close();

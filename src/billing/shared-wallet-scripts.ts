@@ -53,12 +53,19 @@ local function put_hold(account, id, amount, keyId, kind, expiry)
     if keyId ~= '' then redis.call('HINCRBY', account, 'kn:' .. keyId, 1) end
   end
 end
--- Takes expired holds off the account's sums (one pass over its fields: only on a refusal, or a view).
+-- Takes expired holds off the account's sums (one pass over its fields: only on a refusal, or a view). A request's
+-- hold that lapsed (its process stopped renewing: dead, or cut from Redis while PostgreSQL still takes its bills)
+-- is charged in full, since what it cost is not known here (l:<id> = "amount|key id" remembers it, for the late
+-- settlement that corrects it, and s is dropped after RESEED_AFTER_MS so the account is seeded again from
+-- PostgreSQL, which has every bill by then); a durable hold that expired charges nothing.
+local RESEED_AFTER_MS = 600000
 local function drop_expired(account, now)
   local fields = redis.call('HGETALL', account)
-  local sums, gone = {}, {}
+  local sums, gone, lapsed = {}, {}, {}
+  local seeded = false
   local function add(name, x) sums[name] = (sums[name] or 0) + x end
   for i = 1, #fields, 2 do
+    if fields[i] == 's' then seeded = fields[i + 1] == '1' end
     if string.sub(fields[i], 1, 2) == 'h:' then
       local amount, keyId, kind, expiry = parse_hold(fields[i + 1])
       if tonumber(expiry) <= now then
@@ -68,13 +75,25 @@ local function drop_expired(account, now)
         if kind == 'r' then
           add('N', -1)
           if keyId ~= '' then add('kn:' .. keyId, -1) end
+          if amount ~= '0' then
+            table.insert(lapsed, 'l:' .. string.sub(fields[i], 3)) table.insert(lapsed, amount .. '|' .. keyId)
+            add('b', -tonumber(amount))
+            if keyId ~= '' then add('ks:' .. keyId, tonumber(amount)) end
+          end
         end
       end
     end
   end
   if #gone == 0 then return end
   redis.call('HDEL', account, unpack(gone))
-  for name, x in pairs(sums) do redis.call('HINCRBY', account, name, units(x)) end
+  if not seeded then sums['b'] = nil end
+  for name, x in pairs(sums) do
+    if string.sub(name, 1, 3) ~= 'ks:' or redis.call('HEXISTS', account, name) == 1 then redis.call('HINCRBY', account, name, units(x)) end
+  end
+  if #lapsed > 0 then
+    redis.call('HSET', account, unpack(lapsed))
+    if not redis.call('HGET', account, 'rs') then redis.call('HSET', account, 'rs', now + RESEED_AFTER_MS) end
+  end
 end
 -- The wallet epoch this process joined must be the current one, and past its re-assertion window (see
 -- shared-wallets.ts). Returns nil when it is.
@@ -112,10 +131,15 @@ local account, window, global, id, keyId, kind = KEYS[1], KEYS[2], KEYS[3], ARGV
 local now = now_ms()
 local f
 local function read()
-  f = redis.call('HMGET', account, 's', 'b', 'c', 'p', 'H', 'N', 'kh:' .. keyId, 'kn:' .. keyId, 'km:' .. keyId, 'ks:' .. keyId, 'h:' .. id, 'x', 'kx:' .. keyId)
+  f = redis.call('HMGET', account, 's', 'b', 'c', 'p', 'H', 'N', 'kh:' .. keyId, 'kn:' .. keyId, 'km:' .. keyId, 'ks:' .. keyId, 'h:' .. id, 'x', 'kx:' .. keyId, 'rs')
 end
 read()
 if f[11] then return {0, 0} end
+if f[14] and now > tonumber(f[14]) then
+  -- Holds lapsed a while ago (see drop_expired): the figures are seeded again from PostgreSQL.
+  redis.call('HDEL', account, 's', 'rs')
+  f[1] = nil
+end
 if kind ~= 's' then
   if f[1] ~= '1' then return {-1} end
   if keyId ~= '' and f[9] ~= ARGV[6] then return {-2} end
@@ -198,7 +222,15 @@ return {0, counted}
  */
 const SETTLE = `${COMMON}
 local account, id, cost, keyId = KEYS[1], ARGV[1], tonumber(ARGV[2]), ARGV[4]
-local f = redis.call('HMGET', account, 'h:' .. id, 'H', 'N', 'kh:' .. keyId, 'kn:' .. keyId, 's', 'b', 'km:' .. keyId, 'ks:' .. keyId)
+local f = redis.call('HMGET', account, 'h:' .. id, 'H', 'N', 'kh:' .. keyId, 'kn:' .. keyId, 's', 'b', 'km:' .. keyId, 'ks:' .. keyId, 'l:' .. id)
+if not f[1] and f[10] then
+  -- Its hold lapsed and was charged in full (drop_expired): what it really cost replaces that charge.
+  local charged = tonumber(string.match(f[10], '^([^|]*)'))
+  redis.call('HDEL', account, 'l:' .. id)
+  if f[6] == '1' then redis.call('HINCRBY', account, 'b', units(charged - cost)) end
+  if keyId ~= '' and f[9] then redis.call('HINCRBY', account, 'ks:' .. keyId, units(cost - charged)) end
+  return 1
+end
 local function num(i) return tonumber(f[i] or '0') end
 local sums = {}
 local function set(name, value) table.insert(sums, name) table.insert(sums, value) end
@@ -250,6 +282,13 @@ if redis.call('HGET', KEYS[1], 's') == '1' then return {0} end
 local problem = epoch_problem(KEYS[2], ARGV[2], now_ms())
 if problem then return problem end
 local figures = tonumber(ARGV[3])
+-- Charges of lapsed holds (drop_expired) are PostgreSQL's to tell now, the keys' month spends too (seeded again at their next use).
+local fields, lapsed = redis.call('HKEYS', KEYS[1]), {'rs'}
+for _, name in ipairs(fields) do
+  local prefix = string.sub(name, 1, 3)
+  if string.sub(name, 1, 2) == 'l:' or prefix == 'km:' then table.insert(lapsed, name) end
+end
+redis.call('HDEL', KEYS[1], unpack(lapsed))
 redis.call('HSET', KEYS[1], unpack(ARGV, 4, 3 + figures))
 for i = 4 + figures, #ARGV, 4 do put_hold(KEYS[1], ARGV[i], ARGV[i + 1], ARGV[i + 2], 'd', ARGV[i + 3]) end
 redis.call('HSET', KEYS[1], 's', '1')

@@ -36,8 +36,15 @@ import { epochWitnessed, loadWalletFigures, witnessEpoch } from './wallets.repos
 export class SharedWallets implements WalletStore {
   /** Holds this process made and has not closed yet (for `has` and the shutdown check). */
   private readonly holds = new Map<string, WalletHold>();
-  /** Accounts whose cached figures missed an update while Redis was away: dropped once it is back. */
+  /** Accounts whose cached figures missed a credit while Redis was away: dropped once it is back. */
   private readonly stale = new Set<string>();
+  /**
+   * Settlements Redis could not take (it was away, or this process was cut from it): sent again once it is back.
+   * Their holds may have lapsed meanwhile, charged in full by whoever swept them; the settlement corrects that to
+   * the real cost (SETTLE). Dropping the account's figures instead would have it seeded again from PostgreSQL,
+   * which lacks what other processes settled in the last flush period.
+   */
+  private readonly unsettled: { holdId: string; cost: Units; owner: HoldOwner }[] = [];
   /** Request holds (not durable ones) live on a lease this process renews: whether each is also a slot ('r') or not ('d'). */
   private readonly leased = new Map<string, 'r' | 'd'>();
   /** The wallet epoch this process joined, per epoch key (one, or one per hash slot on a cluster); absent: not yet, or Redis lost it. */
@@ -54,7 +61,7 @@ export class SharedWallets implements WalletStore {
   ) {
     this.scripts = defineWalletScripts(deps.shared.command);
     this.globalSlotsKey = deps.shared.isCluster ? null : `${deps.shared.prefix}slots`;
-    deps.shared.command.on('ready', () => void this.dropStale());
+    deps.shared.command.on('ready', () => void this.dropStale().then(() => this.settleAgain()));
     this.renewTimer = setInterval(() => void this.renew(), Math.max(100, Math.floor(deps.leaseMs / 3))).unref();
   }
 
@@ -107,8 +114,8 @@ export class SharedWallets implements WalletStore {
   }
 
   settle(holdId: string, cost: Units, owner: HoldOwner): void {
-    // The ledger row is written by the batch writer regardless; a missed cache update marks the account stale.
-    this.finish(holdId, cost, owner).catch((error: unknown) => this.missed(owner.userId, 'settle', error));
+    // The ledger row is written by the batch writer regardless; a missed cache update is sent again later.
+    this.finish(holdId, cost, owner).catch((error: unknown) => this.settleLater(holdId, cost, owner, error));
   }
 
   release(holdId: string, owner?: HoldOwner): boolean {
@@ -281,6 +288,22 @@ export class SharedWallets implements WalletStore {
     }
   }
 
+  private settleLater(holdId: string, cost: Units, owner: HoldOwner, error: unknown): void {
+    if (this.unsettled.length >= MAX_UNSETTLED) return this.missed(owner.userId, 'settle', error);
+    this.unsettled.push({ holdId, cost, owner });
+    this.deps.log.warn({ err: (error as Error).message, userId: owner.userId }, 'shared wallet settlement missed: sent again when Redis is back');
+    // A command that failed as the connection came back: Redis says ready before it is told why.
+    if (this.unsettled.length === 1) setTimeout(() => this.deps.shared.healthy && void this.settleAgain(), 200).unref();
+  }
+
+  private async settleAgain(): Promise<void> {
+    const pending = this.unsettled.splice(0);
+    for (const { holdId, cost, owner } of pending) {
+      await this.finish(holdId, cost, owner).catch((error: unknown) => this.settleLater(holdId, cost, owner, error));
+    }
+    if (pending.length) this.deps.log.info({ settlements: pending.length }, 'missed settlements sent to the shared wallets');
+  }
+
   private missed(userId: string, what: string, error: unknown): void {
     this.stale.add(userId);
     this.deps.log.warn({ err: (error as Error).message, userId, what }, 'shared wallet update missed: the account is reloaded from PostgreSQL when Redis is back');
@@ -319,6 +342,9 @@ export class SharedWallets implements WalletStore {
     return `${this.accountKey(userId)}:w:${keyId ?? '-'}`;
   }
 }
+
+/** Past this many settlements waiting for Redis, an account's figures are dropped instead (seeded again from PostgreSQL). */
+const MAX_UNSETTLED = 100_000;
 
 /** What the limits of an admission are: the key's (with its overrides), its account's and the gateway's. */
 export interface SlotLimits {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -162,6 +163,18 @@ function freePort(): Promise<number> {
 }
 
 /** Applies pending migrations; returns the names applied. */
+/**
+ * A name for the database that another database never has, for files kept per database under DATA_DIR (the usage
+ * journal): its server's address, its name and its oid (a database dropped and made again has a new one).
+ */
+export async function databaseIdentity(orm: MikroORM): Promise<string> {
+  const [row] = await orm.em.fork().execute<{ id: string }[]>(
+    `select coalesce(host(inet_server_addr()), 'local') || ':' || coalesce(inet_server_port(), 0) || '/' || current_database() || '#' || oid as id
+       from pg_database where datname = current_database()`,
+  );
+  return createHash('sha256').update(row!.id).digest('hex').slice(0, 16);
+}
+
 export async function migrate(orm: MikroORM, log: Logger): Promise<string[]> {
   const prepared = await prepareUsagePartitioning(orm, log);
   let applied: Awaited<ReturnType<typeof orm.migrator.up>>;
