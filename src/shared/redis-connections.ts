@@ -17,10 +17,10 @@ export function openRedis(url: string): { command: RedisClient; subscriber: Redi
   const target = parseRedisUrl(url);
   if (target.kind === 'single') {
     const options = { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true, retryStrategy: reconnectDelay };
-    return { command: new Redis(target.url, options), subscriber: new Redis(target.url, { ...options, enableOfflineQueue: true }), isCluster: false };
+    return { command: new Redis(target.url, { ...options, enableAutoPipelining: true }), subscriber: new Redis(target.url, { ...options, enableOfflineQueue: true }), isCluster: false };
   }
   return {
-    command: new Cluster(target.nodes, clusterOptions(target, { enableOfflineQueue: false })),
+    command: new Cluster(target.nodes, { ...clusterOptions(target, { enableOfflineQueue: false }), enableAutoPipelining: true }),
     // One subscriber connection for the classic channels (the bus) on any node, and one per master for the sharded
     // channels (the accounts'); ioredis renews both after a failover (src/shared/redis.ts says which is which).
     subscriber: new Cluster(target.nodes, clusterOptions(target, { enableOfflineQueue: true, shardedSubscribers: true })),
