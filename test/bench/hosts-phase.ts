@@ -1,3 +1,4 @@
+import { dropRedisKeys } from '../helpers/redis.js';
 /**
  * BENCH_HOSTS=1,2,3: the gateway on that many hosts, each a network namespace of its own with its own address
  * (test/helpers/hosts.ts), on one Redis (BENCH_REDIS_URL) and the bench's PostgreSQL, beside the single-process
@@ -17,7 +18,6 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { performance } from 'node:perf_hooks';
-import { Redis } from 'ioredis';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { createHostNetwork, startGatewayHosts, stopGatewayHosts, type Forwarder, type HostNetwork } from '../helpers/hosts.js';
@@ -130,18 +130,6 @@ async function phaseDatabase(): Promise<{ url: URL; drop(): Promise<void> }> {
   };
 }
 
-/** Removes what the hosts left in Redis (rate windows, leases, wallets) under their prefix. */
-async function dropPrefix(prefix: string): Promise<void> {
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  try {
-    await redis.connect();
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length) await redis.del(...keys);
-  } finally {
-    redis.disconnect();
-  }
-}
-
 function describeNetwork(network: HostNetwork): string {
   return network.mode === 'netns' ? `network namespaces ${network.slots.map((s) => `${s.name} (${s.address})`).join(', ')}` : `loopback addresses (${network.fallbackReason})`;
 }
@@ -167,7 +155,7 @@ export async function hostsPhase(context: HostsPhaseContext): Promise<void> {
     });
     const benchKey = await context.benchAccount(single.url, database.url);
     const prefix = `bench-hosts-${randomBytes(4).toString('hex')}:`;
-    cleanUp.push(() => dropPrefix(prefix));
+    cleanUp.push(() => dropRedisKeys(prefix, REDIS_URL));
     const hosts = await startGatewayHosts(network, { env: Object.fromEntries(Object.entries({ ...env, REDIS_PREFIX: prefix }).filter(([, v]) => v !== undefined)) as Record<string, string>, databaseUrl: database.url.toString(), redisUrl: REDIS_URL, forward: forwarders.forward });
     cleanUp.unshift(() => stopGatewayHosts(hosts));
     const target = async (url: string, pid: number, label: string): Promise<Target> => {

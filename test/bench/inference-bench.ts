@@ -1,3 +1,4 @@
+import { dropRedisKeys } from '../helpers/redis.js';
 /**
  * `npm run bench`: the gateway against the physical limit, on /v1/chat/completions.
  *
@@ -34,7 +35,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { startSimulator } from '../../src/simulator/openai-simulator.js';
@@ -83,18 +83,6 @@ async function json(url: string, method: string, route: string, payload: unknown
   const response = await fetch(url + route, { method, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(payload) });
   if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`);
   return { body: await response.json(), headers: response.headers };
-}
-
-/** Deletes what the scale-out gateways left in Redis (rate windows, leases) under their prefix. */
-async function redisCleanUp(prefix: string): Promise<void> {
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  try {
-    await redis.connect();
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length) await redis.del(...keys);
-  } finally {
-    redis.disconnect();
-  }
 }
 
 const ALL_CORES = `0-${cpus().length - 1}`;
@@ -273,7 +261,7 @@ async function scaleOut(recorder: Recorder, port: number, gatewayEnv: Record<str
       }
     }
   }
-  await redisCleanUp(prefix);
+  await dropRedisKeys(prefix, REDIS_URL);
 }
 
 /** The three targets' processes: the gateway (`npm start`'s command line) and the bare proxy, pinned to BENCH_CORE. */
