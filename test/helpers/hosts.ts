@@ -36,6 +36,12 @@ export interface HostNetwork {
   slots: HostSlot[];
   /** A forwarder to a root-namespace service, reachable from every host. */
   forward(target: { host?: string; port: number }): Promise<TcpForwarder>;
+  /**
+   * A second root-namespace address every host reaches, for a service that must be reached directly (a Redis
+   * Cluster's nodes announce where they are: no forwarder can stand in), and that one host can be cut from alone
+   * (a blackhole route in its namespace). Namespaces only.
+   */
+  directAddress?: string;
   close(): Promise<void>;
 }
 
@@ -125,9 +131,12 @@ export async function createHostNetwork(count: number): Promise<HostNetwork> {
       slots.push({ index: n, name, address: `${subnet}.${n + 2}`, wrapper: [IP, 'netns', 'exec', name] });
     }
     const servicesAddress = `${subnet}.1`;
+    const directAddress = `${subnet}.250`;
+    await ip('addr', 'add', `${directAddress}/24`, 'dev', bridge);
     return {
       mode: 'netns',
       servicesAddress,
+      directAddress,
       slots,
       forward: (target) => startTcpForwarder(target, { listen: servicesAddress }),
       close: async () => {
@@ -181,7 +190,10 @@ export interface GatewayHostsOptions<F extends Forwarder = TcpForwarder> {
   /** Settings every host's gateway gets (DATABASE_URL and REDIS_URL are replaced by each host's forwarders). */
   env: Record<string, string>;
   databaseUrl: string;
-  /** A single Redis's URL (each host gets a forwarder to it). A cluster would need one forwarder per node. */
+  /**
+   * A single Redis's URL (each host gets a forwarder to it), or a Redis Cluster's on the network's `directAddress`
+   * (each host reaches it directly, and is cut from it by a blackhole route in its namespace).
+   */
   redisUrl?: string;
   /** Makes the forwarders (default: `network.forward`, in this process). */
   forward?: (target: { host: string; port: number }) => Promise<F>;
@@ -212,6 +224,22 @@ export async function stopGatewayHosts(hosts: GatewayHost<Forwarder>[]): Promise
   );
 }
 
+/** A host's way to a directly reached service: cut (a blackhole route to its address in the host's namespace) and restored. */
+function routeCut(slot: HostSlot, target: string): Pick<TcpForwarder, 'address' | 'urlFor' | 'close' | 'cut' | 'restore' | 'isCut'> {
+  let cut = false;
+  const route = (verb: 'add' | 'del') => execFileSync(IP, ['-n', slot.name, 'route', verb, 'blackhole', `${target}/32`], { stdio: 'ignore' });
+  return {
+    address: target,
+    urlFor: (url) => url,
+    cut: () => void (cut || (route('add'), (cut = true))),
+    restore: () => void (cut && (route('del'), (cut = false))),
+    get isCut() {
+      return cut;
+    },
+    close: async () => undefined,
+  };
+}
+
 function address(url: string, defaultPort: number): { host: string; port: number } {
   const parsed = new URL(url);
   return { host: parsed.hostname, port: Number(parsed.port || defaultPort) };
@@ -220,7 +248,8 @@ function address(url: string, defaultPort: number): { host: string; port: number
 async function prepareHost<F extends Forwarder>(network: HostNetwork, slot: HostSlot, options: GatewayHostsOptions<F>): Promise<GatewayHost<F>> {
   const forward = options.forward ?? (network.forward as unknown as (target: { host: string; port: number }) => Promise<F>);
   const postgres = await forward(address(options.databaseUrl, 5432));
-  const redis = options.redisUrl ? await forward(address(options.redisUrl, 6379)) : undefined;
+  const direct = options.redisUrl?.startsWith('redis-cluster://');
+  const redis = options.redisUrl ? (direct ? (routeCut(slot, network.directAddress!) as unknown as F) : await forward(address(options.redisUrl, 6379))) : undefined;
   // In a namespace of its own every port is free; on a shared loopback address, one that is free now.
   const port = network.mode === 'netns' ? 8080 : await freePort(slot.address);
   const env = {
@@ -228,7 +257,7 @@ async function prepareHost<F extends Forwarder>(network: HostNetwork, slot: Host
     HOST: slot.address,
     PORT: String(port),
     DATABASE_URL: postgres.urlFor(options.databaseUrl),
-    ...(redis ? { REDIS_URL: redis.urlFor(options.redisUrl!) } : {}),
+    ...(redis ? { REDIS_URL: direct ? options.redisUrl! : redis.urlFor(options.redisUrl!) } : {}),
   };
   let gateway: ServerProcess | undefined;
   const processes: ServerProcess[] = [];

@@ -63,13 +63,13 @@ interface LocalNode {
  * answering (with Redis's default, yes, every node answers CLUSTERDOWN from the moment a master is marked failed
  * until its replica is promoted).
  */
-export async function startRedisCluster(options: { nodeTimeoutMs?: number; requireFullCoverage?: boolean } = {}): Promise<RedisClusterHarness> {
+export async function startRedisCluster(options: { nodeTimeoutMs?: number; requireFullCoverage?: boolean; announce?: string } = {}): Promise<RedisClusterHarness> {
   await removeStrayClusters();
   const dir = await mkdtemp(path.join(tmpdir(), DIR_PREFIX));
   // Whoever finds this dir after this process is gone kills its nodes and removes it (removeStrayClusters).
   await writeFile(path.join(dir, 'owner.pid'), String(process.pid));
   const ports = await freePorts(NODES * 2);
-  const cluster = new LocalRedisCluster(dir, ports, options.nodeTimeoutMs ?? 1_000, options.requireFullCoverage ?? true);
+  const cluster = new LocalRedisCluster(dir, ports, options.nodeTimeoutMs ?? 1_000, options.requireFullCoverage ?? true, options.announce ?? '127.0.0.1');
   try {
     await cluster.create();
   } catch (error) {
@@ -91,16 +91,18 @@ class LocalRedisCluster implements RedisClusterHarness {
     ports: number[],
     private readonly nodeTimeoutMs: number,
     private readonly requireFullCoverage: boolean,
+    /** The address the nodes tell clients (and each other) to reach them at: 127.0.0.1, or one network namespaces reach. */
+    private readonly announce: string,
   ) {
     this.nodes = Array.from({ length: NODES }, (_, i) => ({ port: ports[i]!, busPort: ports[NODES + i]!, dir: path.join(dir, `node-${i}`), child: null }));
     this.ports = this.nodes.map((node) => node.port);
-    this.url = `redis-cluster://${this.ports.map((port) => `127.0.0.1:${port}`).join(',')}`;
+    this.url = `redis-cluster://${this.ports.map((port) => `${announce}:${port}`).join(',')}`;
     process.once('exit', this.killAllNow);
   }
 
   async create(): Promise<void> {
     await Promise.all(this.nodes.map((node) => this.startNode(node)));
-    await run('redis-cli', ['--cluster', 'create', ...this.ports.map((port) => `127.0.0.1:${port}`), '--cluster-replicas', '1', '--cluster-yes'], { timeout: 60_000 });
+    await run('redis-cli', ['--cluster', 'create', ...this.ports.map((port) => `${this.announce}:${port}`), '--cluster-replicas', '1', '--cluster-yes'], { timeout: 60_000 });
     await waitUntil('the cluster to be ok with every replica in sync', () => settled(this.ports), 30_000);
   }
 
@@ -183,7 +185,8 @@ class LocalRedisCluster implements RedisClusterHarness {
   private async startNode(node: LocalNode): Promise<void> {
     await mkdir(node.dir, { recursive: true });
     // Persistence off (no RDB, no AOF); nodes.conf stays, so a restarted node knows its cluster.
-    const args = ['--port', String(node.port), '--cluster-port', String(node.busPort), '--bind', '127.0.0.1', '--cluster-enabled', 'yes'];
+    const bind = this.announce === '127.0.0.1' ? ['127.0.0.1'] : ['127.0.0.1', this.announce];
+    const args = ['--port', String(node.port), '--cluster-port', String(node.busPort), '--bind', ...bind, '--cluster-announce-ip', this.announce, '--cluster-enabled', 'yes'];
     args.push('--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', String(this.nodeTimeoutMs), '--dir', node.dir, '--logfile', 'redis.log');
     args.push('--cluster-require-full-coverage', this.requireFullCoverage ? 'yes' : 'no');
     args.push('--appendonly', 'no', '--save', '', '--repl-diskless-sync', 'yes', '--repl-diskless-sync-delay', '0', '--daemonize', 'no');
