@@ -30,6 +30,7 @@ export class UsageJournal {
   private opened = 0;
   /** Records written to PostgreSQL that are still counted in the oldest segments. */
   private committedAhead = 0;
+  private broken = false;
 
   private constructor(
     private readonly dir: string,
@@ -43,29 +44,39 @@ export class UsageJournal {
     return new UsageJournal(dir, log);
   }
 
-  /** Keeps one record (its JSON line) until `committed` says it is written. */
+  /**
+   * Keeps one record (its JSON line) until `committed` says it is written. A journal that cannot write (its
+   * directory gone, the disk full) says so once and keeps nothing more: billing goes on without it, as before it.
+   */
   append(json: string): void {
-    let current = this.segments.at(-1)!;
-    if (current.records >= SEGMENT_RECORDS) this.segments.push((current = this.openSegment()));
-    writeSync(current.fd, `${json}\n`);
-    current.records += 1;
+    if (this.broken) return;
+    try {
+      let current = this.segments.at(-1)!;
+      if (current.records >= SEGMENT_RECORDS) this.segments.push((current = this.openSegment()));
+      writeSync(current.fd, `${json}\n`);
+      current.records += 1;
+    } catch (error) {
+      this.broken = true;
+      this.log.error({ err: error, dir: this.dir }, 'the usage journal cannot write: a process killed now loses the bills not yet written');
+    }
   }
 
   /** The oldest `count` records are written: files holding only written records go. */
   committed(count: number): void {
+    if (this.broken) return;
     this.committedAhead += count;
     while (this.segments.length && this.committedAhead >= this.segments[0]!.records) {
       const [oldest] = this.segments;
       this.committedAhead -= oldest!.records;
       if (this.segments.length === 1) {
         // The only file: emptied in place rather than replaced.
-        ftruncateSync(oldest!.fd, 0);
+        quietly(() => ftruncateSync(oldest!.fd, 0));
         oldest!.records = 0;
         return;
       }
       this.segments.shift();
-      closeSync(oldest!.fd);
-      unlinkSync(oldest!.file);
+      quietly(() => closeSync(oldest!.fd));
+      quietly(() => unlinkSync(oldest!.file));
     }
   }
 
@@ -100,8 +111,8 @@ export class UsageJournal {
   /** At a clean stop, with every record written: the files go. */
   close(): void {
     for (const segment of this.segments.splice(0)) {
-      closeSync(segment.fd);
-      if (segment.records <= this.committedAhead) unlinkSync(segment.file);
+      quietly(() => closeSync(segment.fd));
+      if (segment.records <= this.committedAhead) quietly(() => unlinkSync(segment.file));
       this.committedAhead -= Math.min(this.committedAhead, segment.records);
     }
   }
@@ -109,6 +120,15 @@ export class UsageJournal {
   private openSegment(): Segment {
     const file = path.join(this.dir, `${this.prefix}-${(this.opened += 1)}.jsonl`);
     return { file, fd: openSync(file, 'a'), records: 0 };
+  }
+}
+
+/** A file the journal no longer needs that is gone already (its directory removed) is no failure. */
+function quietly(work: () => void): void {
+  try {
+    work();
+  } catch {
+    // Nothing to keep: the file held only written records.
   }
 }
 

@@ -50,7 +50,8 @@ export function sharedRedis(): TestRedis {
 
 /** A real cluster of the suite's own (test/helpers/redis-cluster.ts). */
 export async function clusterRedis(): Promise<TestRedis> {
-  const cluster = await startRedisCluster({ requireFullCoverage: false });
+  // A node timeout of 5 s: with 1 s a node starved of CPU by the suite beside it was failed over by its peers.
+  const cluster = await startRedisCluster({ requireFullCoverage: false, nodeTimeoutMs: 5_000 });
   const onEveryMaster = async <T>(work: (redis: Redis) => Promise<T[]>): Promise<T[]> => {
     const results = await Promise.all(
       (await cluster.masters()).map(async ({ port }) => {

@@ -44,7 +44,7 @@ const REDIS_KINDS: { kind: string; start(network: HostNetwork): Promise<RedisUnd
  */
 async function startClusterForHosts(network: HostNetwork): Promise<RedisUnderTest> {
   if (!network.directAddress) throw new Error(`the cluster kind needs network namespaces (${network.fallbackReason ?? 'none made'}): one host is cut from the cluster by a route in its own namespace`);
-  const cluster = await startRedisCluster({ announce: network.directAddress, requireFullCoverage: false });
+  const cluster = await startRedisCluster({ announce: network.directAddress, requireFullCoverage: false, nodeTimeoutMs: 5_000 });
   return {
     url: cluster.url,
     restartEmpty: async () => {
