@@ -185,7 +185,8 @@ class LocalRedisCluster implements RedisClusterHarness {
   private async startNode(node: LocalNode): Promise<void> {
     await mkdir(node.dir, { recursive: true });
     // Persistence off (no RDB, no AOF); nodes.conf stays, so a restarted node knows its cluster.
-    const bind = this.announce === '127.0.0.1' ? ['127.0.0.1'] : ['127.0.0.1', this.announce];
+    // On another address than loopback, protected mode would refuse every client (no password is set).
+    const bind = this.announce === '127.0.0.1' ? ['127.0.0.1'] : ['127.0.0.1', this.announce, '--protected-mode', 'no'];
     const args = ['--port', String(node.port), '--cluster-port', String(node.busPort), '--bind', ...bind, '--cluster-announce-ip', this.announce, '--cluster-enabled', 'yes'];
     args.push('--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', String(this.nodeTimeoutMs), '--dir', node.dir, '--logfile', 'redis.log');
     args.push('--cluster-require-full-coverage', this.requireFullCoverage ? 'yes' : 'no');
