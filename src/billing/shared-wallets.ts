@@ -291,17 +291,25 @@ export class SharedWallets implements WalletStore {
   private settleLater(holdId: string, cost: Units, owner: HoldOwner, error: unknown): void {
     if (this.unsettled.length >= MAX_UNSETTLED) return this.missed(owner.userId, 'settle', error);
     this.unsettled.push({ holdId, cost, owner });
-    this.deps.log.warn({ err: (error as Error).message, userId: owner.userId }, 'shared wallet settlement missed: sent again when Redis is back');
+    if (this.unsettled.length > 1) return;
+    // Once per backlog, not per settlement: a host cut from Redis misses every one.
+    this.deps.log.warn({ err: (error as Error).message, userId: owner.userId }, 'shared wallet settlements missed: sent again when Redis is back');
     // A command that failed as the connection came back: Redis says ready before it is told why.
-    if (this.unsettled.length === 1) setTimeout(() => this.deps.shared.healthy && void this.settleAgain(), 200).unref();
+    setTimeout(() => this.deps.shared.healthy && void this.settleAgain(), 200).unref();
   }
 
   private async settleAgain(): Promise<void> {
     const pending = this.unsettled.splice(0);
-    for (const { holdId, cost, owner } of pending) {
-      await this.finish(holdId, cost, owner).catch((error: unknown) => this.settleLater(holdId, cost, owner, error));
-    }
-    if (pending.length) this.deps.log.info({ settlements: pending.length }, 'missed settlements sent to the shared wallets');
+    if (!pending.length) return;
+    const sent = await Promise.all(
+      pending.map(({ holdId, cost, owner }) =>
+        this.finish(holdId, cost, owner).then(
+          () => true,
+          (error: unknown) => (this.settleLater(holdId, cost, owner, error), false),
+        ),
+      ),
+    );
+    this.deps.log.info({ settlements: sent.filter(Boolean).length, missedAgain: sent.filter((ok) => !ok).length }, 'missed settlements sent to the shared wallets');
   }
 
   private missed(userId: string, what: string, error: unknown): void {
