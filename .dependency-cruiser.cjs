@@ -16,6 +16,7 @@ const LAYERS = [
   { name: 'billing', paths: ['^src/billing/'] },
   { name: 'keys', paths: ['^src/keys/'] },
   { name: 'accounts', paths: ['^src/accounts/'] },
+  { name: 'organizations', paths: ['^src/organizations/'] },
   { name: 'account features', paths: ['^src/payments/', '^src/usage/', '^src/status/', '^src/announcements/', '^src/events/alerts/', '^src/events/webhooks/'] },
   { name: 'inference', paths: ['^src/inference/'] },
   { name: 'video', paths: ['^src/video/'] },

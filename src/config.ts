@@ -15,6 +15,7 @@ import type { LoginThrottleSettings, MessengerSettings, RegisterThrottleSettings
 import type { MailSettings } from './mail/mailer.js';
 import type { AlertsSettings } from './events/alerts/alerts.service.js';
 import type { WebhooksSettings } from './events/webhooks/webhooks.settings.js';
+import type { OrganizationsSettings } from './organizations/organizations.service.js';
 
 /** Thrown at boot when the environment or the operator file is wrong; the message names the bad setting. */
 export class ConfigError extends Error {
@@ -139,6 +140,9 @@ const envSchema = z.object({
   WEBHOOKS_RETRY_BASE_MS: z.coerce.number().int().min(1).default(5_000),
   WEBHOOKS_DISABLE_AFTER_DAYS: z.coerce.number().positive().default(5),
   WEBHOOKS_MAX_ENDPOINTS: z.coerce.number().int().min(1).max(1_000).default(10),
+  /** The cabinet's public address for links in e-mails (unset: the request's own), and how long an organization invitation works. */
+  PUBLIC_URL: optionalString.pipe(z.url('must be an http(s) URL').regex(/^https?:\/\//, 'must be an http(s) URL').optional()),
+  ORG_INVITATION_TTL_DAYS: z.coerce.number().positive().max(365).default(7),
   /** Development and tests only: webhooks may go to plain http and local addresses (logged as a warning at start). */
   WEBHOOKS_ALLOW_INSECURE_URLS: z
     .enum(['true', 'false', '1', '0'])
@@ -243,6 +247,7 @@ export interface Config {
   /** Stored responses: how long one is kept after it is written. */
   responses: ResponsesSettings;
   webhooks: WebhooksSettings;
+  organizations: Omit<OrganizationsSettings, 'brandName'>;
 }
 
 /** zod's words, except for a number given something else: "expected number, received NaN" does not say what was given. */
@@ -344,6 +349,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     messenger,
     responses: { ttlMs: Math.round(e.RESPONSES_TTL_DAYS * 86_400_000) },
     webhooks: webhooksSettings(e),
+    organizations: { publicUrl: e.PUBLIC_URL ?? null, invitationTtlMs: Math.round(e.ORG_INVITATION_TTL_DAYS * 86_400_000), language: e.MAIL_LANGUAGE },
   };
 }
 

@@ -45,6 +45,7 @@ import { ResponsesStore } from './inference/responses-store.js';
 import { AlertsService } from './events/alerts/alerts.service.js';
 import { withAlertEvents } from './events/alerts/alert-sources.js';
 import { WebhooksService } from './events/webhooks/webhooks.service.js';
+import { OrganizationsService } from './organizations/organizations.service.js';
 
 /** The domain services, one instance each per process, shared by every transport. */
 export interface Services {
@@ -91,6 +92,8 @@ export interface Services {
   balanceEvents: BalanceEvents;
   /** Alerts the customer sets, evaluated after this process's committed changes. */
   alerts: AlertsService;
+  /** Organizations: members, roles, invitations and their keys (the wallet is the organization's own ledger owner row). */
+  organizations: OrganizationsService;
 }
 
 export interface ServiceDeps {
@@ -183,6 +186,7 @@ export function createServices(deps: ServiceDeps): Services {
     webhooks: new WebhooksService({ ...deps, settings: deps.config.webhooks, mail: deps.config.mail, brandName: deps.config.operator.brand.name }),
     metrics,
     alerts,
+    organizations: new OrganizationsService({ ...deps, keys, mailer: identity.mailer, identity, settings: { ...deps.config.organizations, brandName: deps.config.operator.brand.name } }),
   };
 }
 

@@ -12,8 +12,13 @@ export interface KeyRow {
   monthly_spend_cap_usd: string | null;
   rpm_limit: number | null;
   concurrency_limit: number | null;
+  /** The member who made an organization's key (`user_id` is then the organization); null for a personal key. */
+  created_by: string | null;
   /** Joined from the key's account where the inference path needs it. */
   account_concurrency_limit?: number | null;
+  /** Joined for an organization's key: the member's and the organization's monthly caps. */
+  member_cap_usd?: string | null;
+  owner_cap_usd?: string | null;
   last_used_at: Date | null;
   created_at: Date;
   revoked_at: Date | null;
@@ -27,6 +32,8 @@ export interface NewKey {
   routeGroup: string;
   pricingPlan: string;
   monthlySpendCap: string | null;
+  /** The member who makes an organization's key; null for a personal one. */
+  createdBy: string | null;
 }
 
 export class KeysRepository {
@@ -45,8 +52,10 @@ export class KeysRepository {
     return this.em().execute('select * from api_keys where user_id = ? order by created_at desc, id', [userId]);
   }
 
-  active(userId: string): Promise<KeyRow[]> {
-    return this.em().execute('select * from api_keys where user_id = ? and revoked_at is null order by created_at desc, id desc', [userId]);
+  /** Active keys of a ledger owner; of an organization, only one member's when `createdBy` is given. */
+  active(userId: string, createdBy?: string): Promise<KeyRow[]> {
+    const byMember = createdBy === undefined ? '' : ' and created_by = ?';
+    return this.em().execute(`select * from api_keys where user_id = ?${byMember} and revoked_at is null order by created_at desc, id desc`, createdBy === undefined ? [userId] : [userId, createdBy]);
   }
 
   /**
@@ -61,31 +70,57 @@ export class KeysRepository {
       const [{ n }] = (await em.execute<{ n: string }[]>('select count(*) as n from api_keys where user_id = ? and revoked_at is null', [userId])) as [{ n: string }];
       if (Number(n) >= maxActive) return null;
       const [inserted] = await em.execute<KeyRow[]>(
-        `insert into api_keys (id, user_id, label, key_hash, key_hint, provider_family, route_group, pricing_plan, monthly_spend_cap_usd)
-         values (?, ?, ?, ?, ?, ?, ?, ?, ?) returning *`,
-        [newId(), userId, key.label, key.keyHash, key.keyHint, key.providerFamily, key.routeGroup, key.pricingPlan, key.monthlySpendCap],
+        `insert into api_keys (id, user_id, label, key_hash, key_hint, provider_family, route_group, pricing_plan, monthly_spend_cap_usd, created_by)
+         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning *`,
+        [newId(), userId, key.label, key.keyHash, key.keyHint, key.providerFamily, key.routeGroup, key.pricingPlan, key.monthlySpendCap, key.createdBy],
       );
       await within?.(em, inserted!);
       return inserted!;
     });
   }
 
-  /** True when an active key of this account was revoked now; `within` runs in the same transaction then (the webhook event). */
-  async revoke(id: string, userId: string, within?: (tx: EntityManager, row: { id: string; revoked_at: Date }) => Promise<void>): Promise<boolean> {
+  /**
+   * True when an active key of this owner (and of this member, when `createdBy` is given) was revoked now; `within`
+   * runs in the same transaction then (the webhook event).
+   */
+  async revoke(id: string, userId: string, within?: (tx: EntityManager, row: { id: string; revoked_at: Date }) => Promise<void>, createdBy?: string): Promise<boolean> {
     return this.em().transactional(async (tx) => {
-      const [row] = await tx.execute<{ id: string; revoked_at: Date }[]>('update api_keys set revoked_at = now() where id = ? and user_id = ? and revoked_at is null returning id, revoked_at', [id, userId]);
+      const byMember = createdBy === undefined ? '' : ' and created_by = ?';
+      const [row] = await tx.execute<{ id: string; revoked_at: Date }[]>(
+        `update api_keys set revoked_at = now() where id = ? and user_id = ?${byMember} and revoked_at is null returning id, revoked_at`,
+        createdBy === undefined ? [id, userId] : [id, userId, createdBy],
+      );
       if (row) await within?.(tx, row);
       return row !== undefined;
     });
   }
 
-  /** An active key by the SHA-256 of its secret, with its account's concurrency limit. */
+  /**
+   * An active key by the SHA-256 of its secret, with its account's concurrency limit; an organization's key with
+   * its member's and the organization's monthly caps, and only while its member still belongs (removal revokes
+   * the member's keys too: this is the second lock on that door).
+   */
   async byHash(hash: string): Promise<KeyRow | undefined> {
     const [row] = await this.em().execute<KeyRow[]>(
-      'select k.*, u.concurrency_limit as account_concurrency_limit from api_keys k join users u on u.id = k.user_id where k.key_hash = ? and k.revoked_at is null',
+      `select k.*, u.concurrency_limit as account_concurrency_limit, m.monthly_spend_cap_usd as member_cap_usd, o.monthly_spend_cap_usd as owner_cap_usd
+         from api_keys k join users u on u.id = k.user_id
+         left join organizations o on o.id = k.user_id
+         left join organization_members m on m.organization_id = k.user_id and m.user_id = k.created_by
+        where k.key_hash = ? and k.revoked_at is null and (k.created_by is null or m.user_id is not null)`,
       [hash],
     );
     return row;
+  }
+
+  /** Revokes every active key a member made for an organization, in the caller's transaction (the member's removal). */
+  async revokeMemberKeys(tx: EntityManager, organizationId: string, memberId: string): Promise<string[]> {
+    const rows = await tx.execute<{ id: string }[]>('update api_keys set revoked_at = now() where user_id = ? and created_by = ? and revoked_at is null returning id', [organizationId, memberId]);
+    return rows.map((row) => row.id);
+  }
+
+  /** Ids of the active keys of an owner (of one member, when `createdBy` is given): whose cached caps a change drops. */
+  async activeIds(userId: string, createdBy?: string): Promise<string[]> {
+    return (await this.active(userId, createdBy)).map((row) => row.id);
   }
 
   /** Moves each key's last use forward (never back) in one statement. */

@@ -1,5 +1,5 @@
 import type { KeyEvent } from '../events/account-event-hub.js';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { CatalogService } from '../catalog/catalog.service.js';
 import { requireAdmin } from '../shared/actor.js';
 import type { Actor } from '../shared/actor.js';
@@ -23,6 +23,8 @@ export interface KeyView {
   monthlySpendCap: string | null;
   lastUsed: Date | null;
   createdAt: Date;
+  /** An organization's key: the member who made it (null for a personal key). */
+  createdBy: string | null;
 }
 
 /** A key with the limits an operator may override (revoked keys too); the plan as stored. */
@@ -49,6 +51,17 @@ export interface KeyPrincipal {
   concurrencyLimit: number | null;
   /** The account's own limit on requests in flight across its keys (null: the baseline). */
   accountConcurrencyLimit: number | null;
+  /** An organization's key (`userId` is the organization): the member who made it, and that member's monthly cap. */
+  memberId: string | null;
+  memberMonthlyCap: string | null;
+  /** The ledger owner's own monthly cap (an organization's); null: none. */
+  ownerMonthlyCap: string | null;
+}
+
+/** Who owns a key: the ledger owner (an account, or an organization) and, for an organization, the member who made it. */
+export interface KeyOwner {
+  ownerId: string;
+  createdBy: string | null;
 }
 
 /** Active keys one account may hold. */
@@ -110,10 +123,21 @@ export class KeysService {
   }
 
   async list(actor: Actor): Promise<KeyView[]> {
-    return (await this.keys.active(actor.userId)).map((row) => this.toView(row));
+    return this.listOwned(actor.userId);
+  }
+
+  /** Active keys of a ledger owner (of one member of an organization, when `createdBy` is given); the caller checks who may see them. */
+  async listOwned(ownerId: string, createdBy?: string): Promise<KeyView[]> {
+    return (await this.keys.active(ownerId, createdBy)).map((row) => this.toView(row));
   }
 
   async create(actor: Actor, raw: CreateKeyInput): Promise<CreatedKeyView> {
+    return this.createOwned({ ownerId: actor.userId, createdBy: null }, raw);
+  }
+
+  /** Makes a key for a ledger owner: an account's own, or an organization's naming its member (the caller checks the member's role). */
+  async createOwned(owner: KeyOwner, raw: CreateKeyInput): Promise<CreatedKeyView> {
+    const { ownerId } = owner;
     const input = parseInput(createKeyInput, raw ?? {});
     const catalog = this.deps.catalog.snapshot;
     const family = input.providerFamily ?? catalog.data.families[0]!.id;
@@ -133,27 +157,58 @@ export class KeysService {
 
     const key = this.prefix + randomSecret(32);
     const row = await this.keys.insertWithin(
-      actor.userId,
-      { label: input.label ?? null, keyHash: sha256Hex(key), keyHint: key.slice(-4), providerFamily: family, routeGroup: group, pricingPlan: plan, monthlySpendCap: input.monthlySpendCap ?? null },
+      ownerId,
+      { label: input.label ?? null, keyHash: sha256Hex(key), keyHint: key.slice(-4), providerFamily: family, routeGroup: group, pricingPlan: plan, monthlySpendCap: input.monthlySpendCap ?? null, createdBy: owner.createdBy },
       MAX_ACTIVE_KEYS,
-      (tx, created) => enqueueWebhookEvent(tx, { userId: actor.userId, type: 'key.created', data: { key: { id: created.id, label: created.label, providerFamily: created.provider_family, routeGroup: created.route_group, createdAt: created.created_at } } }),
+      (tx, created) => enqueueWebhookEvent(tx, { userId: ownerId, type: 'key.created', data: { key: { id: created.id, label: created.label, providerFamily: created.provider_family, routeGroup: created.route_group, createdAt: created.created_at } } }),
     );
     if (!row) throw new DomainError('conflict', `An account may have at most ${MAX_ACTIVE_KEYS} active keys; revoke one first`, { reason: 'too_many_keys' });
-    this.deps.log.info({ keyId: row.id, userId: actor.userId }, 'API key created');
-    this.deps.announce?.(actor.userId, { kind: 'key', type: 'created', keyId: row.id, limit: null, refused: null, at: new Date() });
+    this.deps.log.info({ keyId: row.id, userId: ownerId, createdBy: owner.createdBy ?? undefined }, 'API key created');
+    this.deps.announce?.(ownerId, { kind: 'key', type: 'created', keyId: row.id, limit: null, refused: null, at: new Date() });
     const { lastUsed: _lastUsed, ...view } = this.toView(row);
     return { ...view, key };
   }
 
   /** Revokes one of the actor's keys; 404 for an unknown, revoked or someone else's key (ids cannot be probed). */
   async revoke(actor: Actor, keyId: string): Promise<void> {
+    await this.revokeOwned({ ownerId: actor.userId, createdBy: null }, keyId, false);
+  }
+
+  /**
+   * Revokes a key of a ledger owner; with `onlyOwn`, only one its member made (a member revoking their own key of
+   * an organization). 404 for an unknown, revoked or someone else's key (ids cannot be probed).
+   */
+  async revokeOwned(owner: KeyOwner, keyId: string, onlyOwn: boolean): Promise<void> {
     const { keyId: id } = parseInput(keyIdInput, { keyId });
-    const revoked = await this.keys.revoke(id, actor.userId, (tx, row) => enqueueWebhookEvent(tx, { userId: actor.userId, type: 'key.revoked', data: { key: { id: row.id, revokedAt: row.revoked_at } } }));
+    const { ownerId } = owner;
+    const revoked = await this.keys.revoke(
+      id,
+      ownerId,
+      (tx, row) => enqueueWebhookEvent(tx, { userId: ownerId, type: 'key.revoked', data: { key: { id: row.id, revokedAt: row.revoked_at } } }),
+      onlyOwn && owner.createdBy ? owner.createdBy : undefined,
+    );
     if (!revoked) throw new DomainError('not_found', 'No such key');
-    this.evictKey(id);
-    await this.deps.shared?.publish({ type: 'key-evicted', keyId: id });
-    this.deps.log.info({ keyId: id, userId: actor.userId }, 'API key revoked');
-    this.deps.announce?.(actor.userId, { kind: 'key', type: 'revoked', keyId: id, limit: null, refused: null, at: new Date() });
+    await this.evictEverywhere([id]);
+    this.deps.log.info({ keyId: id, userId: ownerId }, 'API key revoked');
+    this.deps.announce?.(ownerId, { kind: 'key', type: 'revoked', keyId: id, limit: null, refused: null, at: new Date() });
+  }
+
+  /** Revokes a removed member's keys of an organization inside the removal's transaction; evict them after it commits. */
+  revokeMemberKeys(tx: EntityManager, organizationId: string, memberId: string): Promise<string[]> {
+    return this.keys.revokeMemberKeys(tx, organizationId, memberId);
+  }
+
+  /** Ids of an owner's active keys (one member's, with `createdBy`). */
+  activeKeyIds(ownerId: string, createdBy?: string): Promise<string[]> {
+    return this.keys.activeIds(ownerId, createdBy);
+  }
+
+  /** Drops keys' cached authentication here and on every other process (revoked, or their caps changed). */
+  async evictEverywhere(keyIds: readonly string[]): Promise<void> {
+    for (const id of keyIds) {
+      this.evictKey(id);
+      await this.deps.shared?.publish({ type: 'key-evicted', keyId: id });
+    }
   }
 
   /**
@@ -233,8 +288,7 @@ export class KeysService {
     const input = parseInput(keyLimitsInput, raw);
     const row = await this.keys.setLimits(input.keyId, input);
     if (!row) throw new DomainError('not_found', 'No such key');
-    this.evictKey(row.id);
-    await this.deps.shared?.publish({ type: 'key-evicted', keyId: row.id });
+    await this.evictEverywhere([row.id]);
     return toPrincipal(row);
   }
 
@@ -247,10 +301,7 @@ export class KeysService {
     const input = parseInput(accountLimitsInput, raw);
     const account = await this.keys.setAccountConcurrency(input.userId, input.concurrencyLimit);
     if (!account) throw new DomainError('not_found', 'No such account');
-    for (const id of account.keyIds) {
-      this.evictKey(id);
-      await this.deps.shared?.publish({ type: 'key-evicted', keyId: id });
-    }
+    await this.evictEverywhere(account.keyIds);
     return { userId: input.userId, concurrencyLimit: account.concurrencyLimit };
   }
 
@@ -281,6 +332,7 @@ function keyView(row: KeyRow, pricingPlan: string): KeyView {
     monthlySpendCap: row.monthly_spend_cap_usd === null ? null : formatUsd(row.monthly_spend_cap_usd),
     lastUsed: row.last_used_at ? new Date(row.last_used_at) : null,
     createdAt: new Date(row.created_at),
+    createdBy: row.created_by,
   };
 }
 
@@ -305,5 +357,8 @@ function toPrincipal(row: KeyRow): KeyPrincipal {
     rpmLimit: row.rpm_limit,
     concurrencyLimit: row.concurrency_limit,
     accountConcurrencyLimit: row.account_concurrency_limit ?? null,
+    memberId: row.created_by,
+    memberMonthlyCap: row.member_cap_usd == null ? null : formatUsd(row.member_cap_usd),
+    ownerMonthlyCap: row.owner_cap_usd == null ? null : formatUsd(row.owner_cap_usd),
   };
 }

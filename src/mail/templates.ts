@@ -41,4 +41,15 @@ export const templates = {
           text: `Deliveries to ${p.url} have failed for ${days} days, so we disabled this webhook endpoint.\n\nFix the receiver and enable the endpoint again in the cabinet (Webhooks); you can replay the undelivered events from there.\n`,
         };
   },
+  organizationInvitation(language: MailLanguage, p: { brand: string; organization: string; inviter: string; role: string; link: string; days: number }): MailContent {
+    return language === 'ru'
+      ? {
+          subject: `${p.brand}: приглашение в организацию «${p.organization}»`,
+          text: `${p.inviter} приглашает вас в организацию «${p.organization}» в ${p.brand} (роль: ${p.role}).\n\nЧтобы присоединиться, откройте ссылку, войдите или зарегистрируйтесь:\n${p.link}\n\nСсылка действует ${p.days} дн. и подходит один раз. Если вы не ждали приглашения, просто проигнорируйте это письмо.\n`,
+        }
+      : {
+          subject: `${p.brand}: invitation to join ${p.organization}`,
+          text: `${p.inviter} invites you to join the organization ${p.organization} on ${p.brand} (role: ${p.role}).\n\nTo join, open this link and sign in or sign up:\n${p.link}\n\nThe link is valid for ${p.days} days and works once. If you did not expect this invitation, ignore this message.\n`,
+        };
+  },
 };
