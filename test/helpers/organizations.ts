@@ -77,3 +77,7 @@ export async function setMemberCap(stack: Pick<InferenceStack, 'url'>, token: st
 export async function removeMember(stack: Pick<InferenceStack, 'url'>, token: string, organizationId: string, userId: string): Promise<void> {
   await gql(stack, token, 'mutation($organizationId: ID!, $userId: ID!) { removeMember(organizationId: $organizationId, userId: $userId) }', { organizationId, userId });
 }
+
+export async function setOrganizationCap(stack: Pick<InferenceStack, 'url'>, token: string, organizationId: string, monthlySpendCap: string | null): Promise<void> {
+  await gql(stack, token, 'mutation($input: UpdateOrganizationInput!) { updateOrganization(input: $input) { id } }', { input: { organizationId, monthlySpendCap } });
+}
