@@ -99,13 +99,7 @@ describe.each(FAULTS)('$name', ({ workers, redis: start, inject }) => {
     const b = await apiAccount(stack, admin, '5');
     await setKeyLimits(stack, admin, a.keyId, { rpmLimit: 100_000, concurrencyLimit: 50 });
     await setKeyLimits(stack, admin, b.keyId, { rpmLimit: 100_000, concurrencyLimit: 50, monthlySpendCap: cost.times(5.5).toFixed(10) });
-    // C: an organization (issue 56) with plenty of balance, capped at 8 requests a month, whose first member is capped at 4.
-    const c = await testOrganization(stack, 2);
-    const [c1, c2] = c.members as [TestMember, TestMember];
-    await fund(stack, admin, c.id, '5');
-    await setOrganizationCap(stack, c.owner.token, c.id, cost.times(8.5).toFixed(10));
-    await setMemberCap(stack, c.owner.token, c.id, c1.userId, cost.times(4.5).toFixed(10));
-    for (const member of [c1, c2]) await setKeyLimits(stack, admin, member.keyId, { rpmLimit: 100_000, concurrencyLimit: 50 });
+    const { c, c1, c2 } = await cappedOrganization(stack, admin, cost);
     const spenders = [a, b, c1, c2];
 
     const ids: string[] = [];
@@ -130,16 +124,8 @@ describe.each(FAULTS)('$name', ({ workers, redis: start, inject }) => {
     const served = statuses.filter((s) => s === 200).length;
 
     await waitFor('every answered request settled', async () => (await stack.db.query<{ n: number }>('select count(*)::int as n from usage_events where request_id = any($1)', [ids]))[0]!.n >= served, 20_000);
-    const spentBy = async (keyIds: string[]) =>
-      (await stack.db.query<{ spent: string }>("select coalesce(sum(amount_usd), 0)::text as spent from usage_events where api_key_id = any($1::uuid[]) and status = 'success'", [keyIds]))[0]!.spent;
-    const [aMoney, bSpent, cMoney, c1Spent, cSpent, report] = await Promise.all([
-      ledgerBalance(stack, a.userId),
-      spentBy([b.keyId]),
-      ledgerBalance(stack, c.id),
-      spentBy([c1.keyId]),
-      spentBy([c1.keyId, c2.keyId, c.owner.keyId]),
-      moneyReport(stack.db),
-    ]);
+    const spentBy = (keyIds: string[]) => spentThrough(stack, keyIds);
+    const [aMoney, bSpent, cMoney, c1Spent, cSpent, report] = await Promise.all([ledgerBalance(stack, a.userId), spentBy([b.keyId]), ledgerBalance(stack, c.id), spentBy([c1.keyId]), spentBy([c1.keyId, c2.keyId, c.owner.keyId]), moneyReport(stack.db)]);
     const figures = {
       workers,
       requests: statuses.length,
@@ -169,6 +155,23 @@ describe.each(FAULTS)('$name', ({ workers, redis: start, inject }) => {
     await waitFor('billing back', async () => (await rawCall(peer.url, probe.key, { model: 'gen-5.6-luna', messages: [{ role: 'user', content: 'hi [sim:words=2]' }] })).status === 200, 10_000, 200);
   }, 180_000);
 });
+
+/** C: an organization (issue 56) with plenty of balance, capped at 8 requests a month, whose first member is capped at 4. */
+async function cappedOrganization(stack: InferenceStack, admin: { token: string }, cost: Decimal) {
+  const c = await testOrganization(stack, 2);
+  const [c1, c2] = c.members as [TestMember, TestMember];
+  await fund(stack, admin, c.id, '5');
+  await setOrganizationCap(stack, c.owner.token, c.id, cost.times(8.5).toFixed(10));
+  await setMemberCap(stack, c.owner.token, c.id, c1.userId, cost.times(4.5).toFixed(10));
+  for (const member of [c1, c2]) await setKeyLimits(stack, admin, member.keyId, { rpmLimit: 100_000, concurrencyLimit: 50 });
+  return { c, c1, c2 };
+}
+
+/** What the keys' successful requests cost, by their usage events. */
+async function spentThrough(stack: InferenceStack, keyIds: string[]): Promise<string> {
+  const [row] = await stack.db.query<{ spent: string }>("select coalesce(sum(amount_usd), 0)::text as spent from usage_events where api_key_id = any($1::uuid[]) and status = 'success'", [keyIds]);
+  return row!.spent;
+}
 
 async function eventsByRequestWait(stack: InferenceStack, ids: string[]) {
   return waitFor('the probe billed', async () => {
