@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { formatUsd, money } from '../shared/money.js';
 
 /**
@@ -73,13 +74,13 @@ const TEXT = {
     title: 'Statement', month: 'Month', opening: 'Opening balance', credited: 'Paid by invoices', spend: 'Usage', other: 'Other changes', closing: 'Closing balance',
     invoices: 'Invoices', invoice: 'Invoice', amount: 'Credit, USD', bonus: 'Bonus, USD', requested: 'Amount', status: 'Status', created: 'Created', paid: 'Paid',
     byMember: 'Spend by member', member: 'Member', byModel: 'Spend by model', model: 'Model', byKey: 'Spend by key', key: 'Key', spendUsd: 'Spend, USD', requests: 'Requests',
-    none: 'None', noKey: '(no key)', generated: 'Amounts in USD; the month is a UTC calendar month.', print: 'Print',
+    none: 'None', noKey: '(no key)', generated: 'Amounts in USD; the month is a UTC calendar month.',
   },
   ru: {
     title: 'Выписка', month: 'Месяц', opening: 'Баланс на начало', credited: 'Оплачено по счетам', spend: 'Расход', other: 'Прочие изменения', closing: 'Баланс на конец',
     invoices: 'Счета', invoice: 'Счёт', amount: 'Зачислено, USD', bonus: 'Бонус, USD', requested: 'Сумма', status: 'Статус', created: 'Создан', paid: 'Оплачен',
     byMember: 'Расход по участникам', member: 'Участник', byModel: 'Расход по моделям', model: 'Модель', byKey: 'Расход по ключам', key: 'Ключ', spendUsd: 'Расход, USD', requests: 'Запросов',
-    none: 'Нет', noKey: '(без ключа)', generated: 'Суммы в USD; месяц — календарный месяц по UTC.', print: 'Печать',
+    none: 'Нет', noKey: '(без ключа)', generated: 'Суммы в USD; месяц — календарный месяц по UTC.',
   },
 } as const satisfies Record<StatementLanguage, Record<string, string>>;
 
@@ -132,13 +133,16 @@ function table(headers: string[], rows: unknown[][], empty: string): string {
   return `<table><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`;
 }
 
-/** Inline CSS only (the page loads nothing); print drops the button and keeps tables whole across pages. */
+/** Inline CSS only (the page loads nothing and runs nothing); print keeps rows whole across pages. */
 const STYLE = `body{font:14px/1.45 system-ui,sans-serif;color:#111;max-width:960px;margin:24px auto;padding:0 16px}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:16px;margin:24px 0 8px}.sub{color:#555;margin:0 0 16px}
 table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}
 th{background:#f4f4f4}td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}.totals td:first-child{font-weight:600}
-.none{color:#777}.foot{color:#777;margin-top:24px;font-size:12px}button{margin:8px 0}
-@media print{button{display:none}body{margin:0;max-width:none}tr{break-inside:avoid}h2{break-after:avoid}th{background:none}}`;
+.none{color:#777}.foot{color:#777;margin-top:24px;font-size:12px}
+@media print{body{margin:0;max-width:none}tr{break-inside:avoid}h2{break-after:avoid}th{background:none}}`;
+
+/** The page's Content-Security-Policy: its one inline style by hash, nothing else. */
+export const STATEMENT_CSP = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`;
 
 /** The printable statement: self-contained, every text escaped. */
 export function statementHtml(s: StatementView, language: StatementLanguage): string {
