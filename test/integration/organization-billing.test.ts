@@ -10,7 +10,7 @@ import { ledgerOf, MODELS, useOrgBillingGateway, type Person } from '../helpers/
  * key after real /v1 calls with two members' organization keys, the month's statement against the ledger, and the
  * leaderboard naming the organization once.
  */
-const { state, person, organization, orgKey, chat, pay } = useOrgBillingGateway();
+const { state, person, organization, orgKey, chat, pay, gql } = useOrgBillingGateway();
 const get = (path: string, who: Person, headers: Record<string, string> = {}) => http(state.gw.url, 'GET', path, { token: who.token, headers });
 const NAME = 'Acme <Team> & Co';
 
@@ -99,6 +99,14 @@ describe('usage by member and by key', () => {
     expect(oneKey.body.items).toHaveLength(2);
   });
 
+  it('GraphQL: the same events with the member and the key, and the summary by member', async () => {
+    const listed = await gql('query($id: ID!) { organizationUsage(organizationId: $id) { memberId memberName apiKey { id label } amountUsd } }', { id: orgId }, admin.token);
+    expect(listed.errors).toBeUndefined();
+    expect(listed.data.organizationUsage.map((e: any) => `${e.memberName}/${e.apiKey.label}`).sort()).toEqual(['alice_the_member/alice laptop', 'alice_the_member/alice laptop', 'bob_the_member/bob ci']);
+    const summary = await gql('query($id: ID!) { organizationUsageSummary(organizationId: $id, groupBy: MEMBER) { groupBy totals { requests } groups { key label } } }', { id: orgId }, bob.token);
+    expect(summary.data.organizationUsageSummary).toEqual({ groupBy: 'MEMBER', totals: { requests: 1 }, groups: [{ key: bob.userId, label: 'bob_the_member' }] });
+  });
+
   it('a plain member sees only their own, whatever they ask for', async () => {
     const own = await get(`/orgs/${orgId}/usage`, alice);
     expect(own.body.items.map((e: any) => e.member_id)).toEqual([alice.userId, alice.userId]);
@@ -170,6 +178,19 @@ describe('the monthly statement', () => {
     const previous = new Date(Date.UTC(year, m - 2, 1)).toISOString().slice(0, 7);
     expect((await get(`/orgs/${orgId}/statements/${next}`, owner)).body).toMatchObject({ opening_balance: s.closing_balance, closing_balance: s.closing_balance, total_spend: '0' });
     expect((await get(`/orgs/${orgId}/statements/${previous}`, owner)).body).toMatchObject({ opening_balance: '0', closing_balance: '0', invoices: [] });
+  });
+
+  it('GraphQL answers the same statement', async () => {
+    const rest = (await get(`/orgs/${orgId}/statements/${month}`, owner)).body;
+    const result = await gql(
+      'query($id: ID!, $month: String!) { organizationStatement(organizationId: $id, month: $month) { openingBalance closingBalance totalSpend invoicesCredited invoices { id amount status paidAt } byMember { userId name spend requests } byKey { apiKeyId label memberName spend } } }',
+      { id: orgId, month },
+      owner.token,
+    );
+    expect(result.errors).toBeUndefined();
+    const s = result.data.organizationStatement;
+    expect([s.openingBalance, s.closingBalance, s.totalSpend, s.invoicesCredited]).toEqual([rest.opening_balance, rest.closing_balance, rest.total_spend, rest.invoices_credited]);
+    expect(s.byKey.map((k: any) => `${k.memberName}/${k.label}`).sort()).toEqual(['alice_the_member/alice laptop', 'bob_the_member/bob ci']);
   });
 
   it('as CSV and as a printable page in either language, with the member names and the name escaped', async () => {
