@@ -10,6 +10,7 @@ import { USAGE_ROUTES, usageRouter } from './usage.router.js';
 import { PAYMENT_ROUTES, paymentsRouter } from './payments.router.js';
 import { VIDEO_ROUTES, videosRouter } from './videos.router.js';
 import { ORG_ROUTES, orgsRouter } from './orgs.router.js';
+import { ORG_BILLING_ROUTES, orgsBillingRouter } from './orgs-billing.router.js';
 
 /** The cabinet REST paths of SPEC.md, mounted behind the request-context middleware (each where its routes were declared). */
 export function cabinetRouter(): Router {
@@ -24,6 +25,7 @@ export function cabinetRouter(): Router {
   router.use(mountOf(PAYMENT_ROUTES), paymentsRouter());
   router.use(mountOf(VIDEO_ROUTES), videosRouter());
   router.use(mountOf(ORG_ROUTES), orgsRouter());
+  router.use(mountOf(ORG_BILLING_ROUTES), orgsBillingRouter());
   return router;
 }
 

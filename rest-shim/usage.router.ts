@@ -78,7 +78,7 @@ const savingsFields = {
   savings_comparable_requests: z.int(),
 };
 
-const totalsAnswer = z.object({
+export const totalsAnswer = z.object({
   requests: z.int(),
   spend_usd: decimal,
   input_tokens: z.int(),
@@ -89,7 +89,7 @@ const totalsAnswer = z.object({
   ...savingsFields,
 });
 
-function totalsJson(t: TotalsView): z.infer<typeof totalsAnswer> {
+export function totalsJson(t: TotalsView): z.infer<typeof totalsAnswer> {
   return {
     requests: t.requests,
     spend_usd: t.spendUsd,
@@ -154,7 +154,7 @@ export const usageTimeseriesAnswer = z
 
 type TimeseriesView = Awaited<ReturnType<AnalyticsService['timeseries']>>;
 
-function usageTimeseriesJson(series: TimeseriesView): z.infer<typeof usageTimeseriesAnswer> {
+export function usageTimeseriesJson(series: TimeseriesView): z.infer<typeof usageTimeseriesAnswer> {
   return {
     bucket: series.bucket,
     from_: series.from.toISOString(),

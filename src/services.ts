@@ -46,6 +46,7 @@ import { AlertsService } from './events/alerts/alerts.service.js';
 import { withAlertEvents } from './events/alerts/alert-sources.js';
 import { WebhooksService } from './events/webhooks/webhooks.service.js';
 import { OrganizationsService } from './organizations/organizations.service.js';
+import { OrganizationUsageService } from './usage/organization-usage.js';
 
 /** The domain services, one instance each per process, shared by every transport. */
 export interface Services {
@@ -94,6 +95,8 @@ export interface Services {
   alerts: AlertsService;
   /** Organizations: members, roles, invitations and their keys (the wallet is the organization's own ledger owner row). */
   organizations: OrganizationsService;
+  /** An organization's wallet balance, usage by member and key, and monthly statements (the caller's access checked first). */
+  organizationUsage: OrganizationUsageService;
 }
 
 export interface ServiceDeps {
@@ -187,6 +190,7 @@ export function createServices(deps: ServiceDeps): Services {
     metrics,
     alerts,
     organizations: new OrganizationsService({ ...deps, keys, mailer: identity.mailer, identity, settings: { ...deps.config.organizations, brandName: deps.config.operator.brand.name } }),
+    organizationUsage: new OrganizationUsageService({ ...deps, catalog, balances: balanceEvents }),
   };
 }
 

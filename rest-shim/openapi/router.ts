@@ -12,11 +12,12 @@ import type { Route } from '../route.js';
 import { STATUS_ROUTES } from '../status.router.js';
 import { USAGE_ROUTES } from '../usage.router.js';
 import { VIDEO_ROUTES } from '../videos.router.js';
+import { ORG_BILLING_ROUTES } from '../orgs-billing.router.js';
 import { openApiDocument, type OpenApiDocument } from './document.js';
 import { BRIDGE_ROUTES, V1_ROUTES } from './v1-routes.js';
 
 /** Every route of the REST shim and of /v1, in the order the document lists them. */
-export const ALL_ROUTES: Route[] = [AUTH_ROUTES, KEY_ROUTES, USAGE_ROUTES, LEADERBOARD_ROUTES, CATALOG_ROUTES, STATUS_ROUTES, PAYMENT_ROUTES, ANNOUNCEMENT_ROUTES, VIDEO_ROUTES, ORG_ROUTES, HEALTH_ROUTES, V1_ROUTES, BRIDGE_ROUTES].flatMap(
+export const ALL_ROUTES: Route[] = [AUTH_ROUTES, KEY_ROUTES, USAGE_ROUTES, LEADERBOARD_ROUTES, CATALOG_ROUTES, STATUS_ROUTES, PAYMENT_ROUTES, ANNOUNCEMENT_ROUTES, VIDEO_ROUTES, ORG_ROUTES, ORG_BILLING_ROUTES, HEALTH_ROUTES, V1_ROUTES, BRIDGE_ROUTES].flatMap(
   (table): Route[] => Object.values(table),
 );
 

@@ -12,6 +12,8 @@ import { formatUsd, money } from '../shared/money.js';
 import { Topics, type PubSub } from '../shared/pubsub.js';
 import { parseInput } from '../shared/validation.js';
 import { enqueueWebhookEvent } from '../events/outbox.js';
+import type { OrganizationAccess } from '../organizations/organizations.service.js';
+import { requireRole } from '../organizations/roles.js';
 import type { PaymentsSettings } from './payments.config.js';
 import * as store from './payments.repository.js';
 import type { InvoiceRow } from './payments.repository.js';
@@ -114,6 +116,29 @@ export class PaymentsService {
   }
 
   async createInvoice(actor: Actor, raw: CreateInvoiceInput): Promise<InvoiceView> {
+    return this.issueInvoice(actor, actor.userId, raw);
+  }
+
+  /**
+   * An invoice that funds an organization's wallet (issue 56), made by one of its billing members: the same methods,
+   * bonus tiers and providers as an account's. The organization is the ledger owner (`invoices.user_id`), so paying
+   * it credits the organization's balance through the same `applyPaid`; the acting member is the one who must have
+   * a verified e-mail and have accepted the agreement (an organization has neither).
+   */
+  async createOrganizationInvoice(actor: Actor, access: OrganizationAccess, raw: CreateInvoiceInput): Promise<InvoiceView> {
+    requireRole(access.role, 'billing');
+    return this.issueInvoice(actor, access.organizationId, raw);
+  }
+
+  /** An organization's invoices, newest first (billing roles). */
+  async organizationInvoices(access: OrganizationAccess, raw: ListInvoicesInput = {}): Promise<InvoiceView[]> {
+    requireRole(access.role, 'billing');
+    const { limit } = parseInput(listInvoicesInput, raw ?? {});
+    return (await store.invoicesOf(this.em(), access.organizationId, limit)).map(toView);
+  }
+
+  /** An invoice crediting `ledgerOwnerId` (the actor's account, or an organization the actor may bill for). */
+  private async issueInvoice(actor: Actor, ledgerOwnerId: string, raw: CreateInvoiceInput): Promise<InvoiceView> {
     const input = parseInput(createInvoiceInput, raw ?? {});
     const s = this.settings;
     if (!s.enabled) throw new DomainError('forbidden', 'Payments are disabled', { reason: 'payments_disabled' });
@@ -130,7 +155,7 @@ export class PaymentsService {
         issues: [{ loc: ['amountUsd'], msg: `Input should be between ${formatUsd(method.minUsd)} and ${formatUsd(method.maxUsd)} USD for ${method.id}`, type: 'range_error' }],
       });
     }
-    // Money in requires a reachable, verified owner (docs/cabinet.md "Identity"): 403 email_not_verified.
+    // Money in requires a reachable, verified person (docs/cabinet.md "Identity"): 403 email_not_verified.
     await this.deps.identity?.requireVerifiedEmail(actor.userId);
     const em = this.em();
     if (!(await store.hasAccepted(em, actor.userId, s.agreement))) throw new DomainError('forbidden', 'Accept the current terms and privacy policy first', { reason: 'agreement_required' });
@@ -145,7 +170,7 @@ export class PaymentsService {
       em,
       {
         id,
-        userId: actor.userId,
+        userId: ledgerOwnerId,
         method: method.id,
         provider: method.provider,
         currency: method.currency,
@@ -158,7 +183,7 @@ export class PaymentsService {
       },
       now,
     );
-    this.deps.log.info({ invoiceId: id, userId: actor.userId, method: method.id, usd: usd.toFixed() }, 'invoice created');
+    this.deps.log.info({ invoiceId: id, userId: ledgerOwnerId, createdBy: actor.userId, method: method.id, usd: usd.toFixed() }, 'invoice created');
     const view = toView(row);
     this.publish(row.user_id, view);
     return view;

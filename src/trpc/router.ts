@@ -12,6 +12,7 @@ import { upstreamsRouter } from './routers/upstreams.router.js';
 import { alertsRouter } from './routers/alerts.router.js';
 import { webhooksRouter } from './routers/webhooks.router.js';
 import { organizationsRouter } from './routers/organizations.router.js';
+import { organizationBillingRouter } from './routers/organization-billing.router.js';
 
 export const appRouter = router({
   accounts: accountsRouter,
@@ -27,6 +28,7 @@ export const appRouter = router({
   alerts: alertsRouter,
   webhooks: webhooksRouter,
   organizations: organizationsRouter,
+  organizationBilling: organizationBillingRouter,
 });
 
 /** Imported (as a type only) by TypeScript front ends and by the tests' tRPC client. */

@@ -88,7 +88,7 @@ function usd(value: string | null | undefined): string {
 }
 
 /** Figures of one group of rows (sums over no rows are SQL nulls: zero here). */
-function totalsView(t: TotalsRow) {
+export function totalsView(t: TotalsRow) {
   const spend = money(t.spend_usd ?? 0);
   const requests = Number(t.requests ?? 0);
   const comparableSpend = money(t.comparable_spend_usd ?? 0);
@@ -177,12 +177,7 @@ export class AnalyticsService {
    * match nothing, which reads as "no usage" rather than "wrong filter").
    */
   private checkFamily(family: string | undefined): void {
-    if (family === undefined) return;
-    const families = this.deps.catalog.snapshot.families;
-    if (families.has(family)) return;
-    throw new DomainError('validation_failed', 'Request validation failed', {
-      issues: [{ loc: ['providerFamily'], msg: `Input should be one of: ${[...families.keys()].join(', ')}`, type: 'literal_error' }],
-    });
+    requireKnownFamily(this.deps.catalog, family);
   }
 
   async list(actor: Actor, raw: UsageListQuery): Promise<{ items: UsageEventView[]; limit: number }> {
@@ -219,31 +214,8 @@ export class AnalyticsService {
     const q = parseInput(usageTimeseriesQuery, raw);
     this.checkFamily(q.providerFamily);
     if (q.from > q.to) throw rangeError();
-    const step = BUCKETS[q.bucket];
-    const first = new Date(Math.floor(q.from.getTime() / step) * step);
-    const count = Math.ceil((q.to.getTime() - first.getTime()) / step) || 1;
-    if (count > MAX_POINTS) {
-      throw new DomainError('validation_failed', 'Request validation failed', {
-        issues: [{ loc: ['bucket'], msg: `The range holds ${count} ${q.bucket} buckets; at most ${MAX_POINTS} are allowed: use a larger bucket or a shorter range`, type: 'value_error' }],
-      });
-    }
-    // Buckets are UTC; every bucket of the range is present, empty ones as zeros.
-    const last = new Date(first.getTime() + (count - 1) * step);
-    const rows = await this.usage.timeseries(actor.userId, { from: q.from, to: q.to, first, last }, q.bucket, q);
-    return {
-      bucket: q.bucket,
-      from: q.from,
-      to: q.to,
-      points: rows.map((r) => ({
-        ts: new Date(r.ts),
-        requests: Number(r.requests ?? 0),
-        spendUsd: usd(r.spend_usd),
-        inputTokens: Number(r.input_tokens ?? 0),
-        outputTokens: Number(r.output_tokens ?? 0),
-        cacheReadTokens: Number(r.cache_read_tokens ?? 0),
-        cacheWriteTokens: Number(r.cache_write_tokens ?? 0),
-      })),
-    };
+    const rows = await this.usage.timeseries(actor.userId, bucketRange(q), q.bucket, q);
+    return { bucket: q.bucket, from: q.from, to: q.to, points: rows.map(pointView) };
   }
 
   /** Today's ranking (in the configured time zone) by total tokens; `me` is the signed-in user's own entry. */
@@ -273,7 +245,41 @@ export class AnalyticsService {
   }
 }
 
+/** SPEC.md 4.3: a provider_family filter is one of the catalog's families (an unknown one is a 422, not "no usage"). */
+export function requireKnownFamily(catalog: Pick<CatalogService, 'snapshot'>, family: string | undefined): void {
+  if (family === undefined) return;
+  const families = catalog.snapshot.families;
+  if (families.has(family)) return;
+  throw new DomainError('validation_failed', 'Request validation failed', {
+    issues: [{ loc: ['providerFamily'], msg: `Input should be one of: ${[...families.keys()].join(', ')}`, type: 'literal_error' }],
+  });
+}
 
-function rangeError(): DomainError {
+/** A timeseries' UTC buckets: the first and the last of [from, to) (every one is answered, empty ones as zeros); 422 past MAX_POINTS. */
+export function bucketRange(q: { from: Date; to: Date; bucket: keyof typeof BUCKETS }): { from: Date; to: Date; first: Date; last: Date } {
+  const step = BUCKETS[q.bucket];
+  const first = new Date(Math.floor(q.from.getTime() / step) * step);
+  const count = Math.ceil((q.to.getTime() - first.getTime()) / step) || 1;
+  if (count > MAX_POINTS) {
+    throw new DomainError('validation_failed', 'Request validation failed', {
+      issues: [{ loc: ['bucket'], msg: `The range holds ${count} ${q.bucket} buckets; at most ${MAX_POINTS} are allowed: use a larger bucket or a shorter range`, type: 'value_error' }],
+    });
+  }
+  return { from: q.from, to: q.to, first, last: new Date(first.getTime() + (count - 1) * step) };
+}
+
+export function pointView(r: TotalsRow & { ts: Date }): TimeseriesPoint {
+  return {
+    ts: new Date(r.ts),
+    requests: Number(r.requests ?? 0),
+    spendUsd: usd(r.spend_usd),
+    inputTokens: Number(r.input_tokens ?? 0),
+    outputTokens: Number(r.output_tokens ?? 0),
+    cacheReadTokens: Number(r.cache_read_tokens ?? 0),
+    cacheWriteTokens: Number(r.cache_write_tokens ?? 0),
+  };
+}
+
+export function rangeError(): DomainError {
   return new DomainError('validation_failed', 'Request validation failed', { issues: [{ loc: ['from'], msg: '`from` must not be after `to`', type: 'value_error' }] });
 }

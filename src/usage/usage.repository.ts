@@ -15,7 +15,7 @@ import type { UsageRecord, UsageStatus } from './usage-recorder.js';
 export type UsageEventView = Omit<UsageRecord, 'userId' | 'upstreamId' | 'transactionId' | 'upstreamCredentialId' | 'upstreamCostUsd'>;
 
 /** A usage event row as stored (users' columns only). */
-interface UsageEventRow {
+export interface UsageEventRow {
   id: string;
   request_id: string;
   client_surface: string;
@@ -47,14 +47,14 @@ interface UsageEventRow {
 }
 
 /** Columns users may see: everything but the operator-only upstream, credential and cost, and internal links. */
-const EVENT_COLUMNS = `id, request_id, client_surface, created_at, completed_at, provider_family, route_group, route_group_label, endpoint,
+export const EVENT_COLUMNS = `id, request_id, client_surface, created_at, completed_at, provider_family, route_group, route_group_label, endpoint,
   model, status, error_code, latency_ms, prompt_tokens, completion_tokens, cache_read_tokens, cache_write_tokens, total_tokens,
   cache_hit_ratio::text, public_input_usd_per_1m::text, public_output_usd_per_1m::text, public_cache_read_usd_per_1m::text,
   public_cache_write_usd_per_1m::text, public_request_usd_per_generation::text, amount_usd::text, official_cost_usd::text,
   saved_usd::text, api_key_id`;
 
 /** The aggregate columns shared by rollups and raw events, in one order. */
-const AGG = `count(*)::bigint as requests, sum(amount_usd) as spend_usd, coalesce(sum(prompt_tokens), 0) as input_tokens,
+export const AGG = `count(*)::bigint as requests, sum(amount_usd) as spend_usd, coalesce(sum(prompt_tokens), 0) as input_tokens,
   coalesce(sum(completion_tokens), 0) as output_tokens, coalesce(sum(cache_read_tokens), 0) as cache_read_tokens,
   coalesce(sum(cache_write_tokens), 0) as cache_write_tokens, count(official_cost_usd) as comparable_requests,
   coalesce(sum(amount_usd) filter (where official_cost_usd is not null), 0) as comparable_spend_usd,
@@ -76,7 +76,7 @@ export interface TotalsRow {
   official_cost_usd: string;
 }
 
-function toUsageEventView(e: UsageEventRow): UsageEventView {
+export function toUsageEventView(e: UsageEventRow): UsageEventView {
   return {
     id: e.id,
     requestId: e.request_id,
@@ -224,14 +224,18 @@ export class UsageRepository {
     );
   }
 
-  /** Every account with tokens in [start, end), ranked by tokens. */
+  /**
+   * Every ledger owner with tokens in [start, end), ranked by tokens. An organization is one ledger owner (every
+   * member's usage through its keys is its own), so it counts once; its `users` row has no username, so it stands
+   * under its organization's name.
+   */
   leaderboard(start: Date, end: Date): Promise<LeaderboardRow[]> {
     const source = hourlySource(null, start, end, {});
     return this.reads.query(
-      `select s.user_id, u.username, sum(s.input_tokens + s.output_tokens) as tokens, sum(s.comparable_spend_usd) as comparable_spend_usd,
+      `select s.user_id, coalesce(u.username, o.name) as username, sum(s.input_tokens + s.output_tokens) as tokens, sum(s.comparable_spend_usd) as comparable_spend_usd,
               sum(s.official_cost_usd) as official_cost_usd, rank() over (order by sum(s.input_tokens + s.output_tokens) desc) as rank
-         from (${source.sql}) s join users u on u.id = s.user_id
-        group by s.user_id, u.username having sum(s.input_tokens + s.output_tokens) > 0
+         from (${source.sql}) s join users u on u.id = s.user_id left join organizations o on o.id = s.user_id
+        group by s.user_id, u.username, o.name having sum(s.input_tokens + s.output_tokens) > 0
         order by tokens desc, s.user_id`,
       source.params,
     );

@@ -806,6 +806,160 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{organization_id}/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization’s balance (owner, admin, billing) */
+        get: operations["organizationsBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{organization_id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization’s usage events, newest first (a plain member: their own keys’) */
+        get: operations["organizationsUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{organization_id}/usage.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The same events as CSV (at most 20 000) */
+        get: operations["organizationsUsageCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{organization_id}/usage/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Usage totals by member, key or model */
+        get: operations["organizationsUsageSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{organization_id}/usage/timeseries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Usage per time bucket */
+        get: operations["organizationsUsageTimeseries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{organization_id}/invoices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization’s invoices, newest first (owner, billing) */
+        get: operations["organizationsInvoices"];
+        put?: never;
+        /** An invoice funding the organization’s wallet (owner, billing) */
+        post: operations["organizationsCreateInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{organization_id}/statements/{month}.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The month’s statement as CSV (owner, billing) */
+        get: operations["organizationsStatementCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{organization_id}/statements/{month}.html": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The month’s statement as a printable page, in `lang` (ru, en) or the browser’s language */
+        get: operations["organizationsStatementHtml"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{organization_id}/statements/{month}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The month’s statement (owner, billing) */
+        get: operations["organizationsStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/live": {
         parameters: {
             query?: never;
@@ -1734,6 +1888,176 @@ export interface components {
             last_used: string | null;
             /** @description The member who made the key */
             created_by: string | null;
+        };
+        /** @description The organization’s wallet now: paid and bonus balance, what admission holds, what requests may spend. */
+        OrganizationBalance: {
+            /** @description A decimal number as a string (exact; never a float) */
+            paid_usd: string;
+            /** @description A decimal number as a string (exact; never a float) */
+            bonus_usd: string;
+            /** @description A decimal number as a string (exact; never a float) */
+            balance_usd: string;
+            /** @description A decimal number as a string (exact; never a float) */
+            held_usd: string;
+            /** @description A decimal number as a string (exact; never a float) */
+            available_usd: string;
+            /**
+             * Format: date-time
+             * @description An ISO 8601 time in UTC
+             */
+            at: string;
+        };
+        /** @description A usage event of the organization, with the member who made the key it was made with. */
+        OrganizationUsageEvent: {
+            id: string;
+            request_id: string;
+            client_surface: string;
+            /**
+             * Format: date-time
+             * @description An ISO 8601 time in UTC
+             */
+            created_at: string;
+            completed_at: string | null;
+            provider_family: string;
+            route_group: string | null;
+            route_group_label: string;
+            endpoint: string | null;
+            model: string;
+            status: string;
+            error_code: string | null;
+            latency_ms: number | null;
+            prompt_tokens: number | null;
+            completion_tokens: number | null;
+            cache_read_tokens: number | null;
+            cache_write_tokens: number | null;
+            total_tokens: number | null;
+            cache_hit_ratio: string | null;
+            /** @description A decimal number as a string (exact; never a float) */
+            public_input_usd_per_1m: string;
+            /** @description A decimal number as a string (exact; never a float) */
+            public_output_usd_per_1m: string;
+            public_cache_read_usd_per_1m: string | null;
+            public_cache_write_usd_per_1m: string | null;
+            public_request_usd_per_generation: string | null;
+            /** @description A decimal number as a string (exact; never a float) */
+            amount_usd: string;
+            official_cost_usd: string | null;
+            saved_usd: string | null;
+            member_id: string | null;
+            member_name: string | null;
+            api_key_id: string | null;
+            api_key_label: string | null;
+        };
+        /** @description Totals over a period, in all and by member, key or model. */
+        OrganizationUsageSummary: {
+            /** @enum {string} */
+            group_by: "member" | "key" | "model";
+            totals: {
+                requests: number;
+                /** @description A decimal number as a string (exact; never a float) */
+                spend_usd: string;
+                input_tokens: number;
+                output_tokens: number;
+                cache_read_tokens: number;
+                cache_write_tokens: number;
+                /** @description A decimal number as a string (exact; never a float) */
+                avg_cost_per_request_usd: string;
+                /** @description A decimal number as a string (exact; never a float) */
+                savings_gateway_cost_usd: string;
+                /** @description A decimal number as a string (exact; never a float) */
+                savings_official_cost_usd: string;
+                /** @description A decimal number as a string (exact; never a float) */
+                savings_saved_usd: string;
+                /** @description A decimal number as a string (exact; never a float) */
+                savings_saved_percent: string;
+                savings_comparable_requests: number;
+            };
+            groups: {
+                requests: number;
+                /** @description A decimal number as a string (exact; never a float) */
+                spend_usd: string;
+                input_tokens: number;
+                output_tokens: number;
+                cache_read_tokens: number;
+                cache_write_tokens: number;
+                /** @description A decimal number as a string (exact; never a float) */
+                avg_cost_per_request_usd: string;
+                /** @description A decimal number as a string (exact; never a float) */
+                savings_gateway_cost_usd: string;
+                /** @description A decimal number as a string (exact; never a float) */
+                savings_official_cost_usd: string;
+                /** @description A decimal number as a string (exact; never a float) */
+                savings_saved_usd: string;
+                /** @description A decimal number as a string (exact; never a float) */
+                savings_saved_percent: string;
+                savings_comparable_requests: number;
+                key: string;
+                label: string;
+            }[];
+        };
+        /** @description A UTC month: closing_balance = opening_balance + invoices_credited - total_spend + other_changes, as the ledger has it. */
+        OrganizationStatement: {
+            organization_id: string;
+            organization_name: string;
+            month: string;
+            /**
+             * Format: date-time
+             * @description An ISO 8601 time in UTC
+             */
+            from_: string;
+            /**
+             * Format: date-time
+             * @description An ISO 8601 time in UTC
+             */
+            to: string;
+            /** @description A decimal number as a string (exact; never a float) */
+            opening_balance: string;
+            /** @description A decimal number as a string (exact; never a float) */
+            closing_balance: string;
+            /** @description A decimal number as a string (exact; never a float) */
+            invoices_credited: string;
+            /** @description A decimal number as a string (exact; never a float) */
+            total_spend: string;
+            /** @description A decimal number as a string (exact; never a float) */
+            other_changes: string;
+            invoices: {
+                id: string;
+                /** @description A decimal number as a string (exact; never a float) */
+                amount: string;
+                /** @description A decimal number as a string (exact; never a float) */
+                bonus: string;
+                currency: string;
+                /** @description A decimal number as a string (exact; never a float) */
+                amount_requested: string;
+                status: string;
+                /**
+                 * Format: date-time
+                 * @description An ISO 8601 time in UTC
+                 */
+                created_at: string;
+                paid_at: string | null;
+            }[];
+            by_member: {
+                user_id: string;
+                name: string;
+                /** @description A decimal number as a string (exact; never a float) */
+                spend: string;
+                requests: number;
+            }[];
+            by_model: {
+                model: string;
+                /** @description A decimal number as a string (exact; never a float) */
+                spend: string;
+                requests: number;
+            }[];
+            by_key: {
+                api_key_id: string | null;
+                label: string | null;
+                member_name: string | null;
+                /** @description A decimal number as a string (exact; never a float) */
+                spend: string;
+                requests: number;
+            }[];
         };
         /** @description Whether this process should receive traffic (503 until it is ready and once it drains). */
         Readiness: {
@@ -4830,6 +5154,548 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Not signed in, or no valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed: `detail` lists every issue as {loc, msg, type} */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description An error (see SPEC.md 7 for the statuses) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    organizationsBalance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Balance */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrganizationBalance"];
+                };
+            };
+            /** @description Not signed in, or no valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed: `detail` lists every issue as {loc, msg, type} */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description An error (see SPEC.md 7 for the statuses) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    organizationsUsage: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                model?: string;
+                group?: string;
+                status?: "pending" | "success" | "error" | "cancelled";
+                provider_family?: string;
+                limit?: number | string;
+                member_id?: string;
+                api_key_id?: string;
+            };
+            header?: never;
+            path: {
+                organization_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Usage list */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["OrganizationUsageEvent"][];
+                        limit: number;
+                    };
+                };
+            };
+            /** @description Not signed in, or no valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed: `detail` lists every issue as {loc, msg, type} */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description An error (see SPEC.md 7 for the statuses) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    organizationsUsageCsv: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                model?: string;
+                group?: string;
+                status?: "pending" | "success" | "error" | "cancelled";
+                provider_family?: string;
+                limit?: number | string;
+                member_id?: string;
+                api_key_id?: string;
+            };
+            header?: never;
+            path: {
+                organization_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV (UTF-8, CRLF lines) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Not signed in, or no valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed: `detail` lists every issue as {loc, msg, type} */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description An error (see SPEC.md 7 for the statuses) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    organizationsUsageSummary: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                member_id?: string;
+                api_key_id?: string;
+                group_by?: "member" | "key" | "model";
+            };
+            header?: never;
+            path: {
+                organization_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Summary */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrganizationUsageSummary"];
+                };
+            };
+            /** @description Not signed in, or no valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed: `detail` lists every issue as {loc, msg, type} */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description An error (see SPEC.md 7 for the statuses) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    organizationsUsageTimeseries: {
+        parameters: {
+            query: {
+                from: string;
+                to: string;
+                bucket?: "minute" | "hour" | "day";
+                model?: string;
+                group?: string;
+                provider_family?: string;
+                member_id?: string;
+                api_key_id?: string;
+            };
+            header?: never;
+            path: {
+                organization_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Usage timeseries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageTimeseries"];
+                };
+            };
+            /** @description Not signed in, or no valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed: `detail` lists every issue as {loc, msg, type} */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description An error (see SPEC.md 7 for the statuses) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    organizationsInvoices: {
+        parameters: {
+            query?: {
+                limit?: number | string;
+            };
+            header?: never;
+            path: {
+                organization_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Invoices */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["Invoice"][];
+                    };
+                };
+            };
+            /** @description Not signed in, or no valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed: `detail` lists every issue as {loc, msg, type} */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description An error (see SPEC.md 7 for the statuses) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    organizationsCreateInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    amount_usd: number | string;
+                    method: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Invoice */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            /** @description Not signed in, or no valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed: `detail` lists every issue as {loc, msg, type} */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description An error (see SPEC.md 7 for the statuses) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    organizationsStatementCsv: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: string;
+                month: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV (UTF-8, CRLF lines) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Not signed in, or no valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed: `detail` lists every issue as {loc, msg, type} */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description An error (see SPEC.md 7 for the statuses) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    organizationsStatementHtml: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: string;
+                month: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description HTML page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not signed in, or no valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed: `detail` lists every issue as {loc, msg, type} */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description An error (see SPEC.md 7 for the statuses) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    organizationsStatement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: string;
+                month: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Statement */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrganizationStatement"];
+                };
             };
             /** @description Not signed in, or no valid credential */
             401: {
