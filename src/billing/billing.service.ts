@@ -11,7 +11,7 @@ import type { UsageKind } from '../ledger/kinds.js';
 import { postOne, type AppendedRow, type Posted, type Posting } from '../ledger/ledger.js';
 import type { WalletStore } from './wallets.js';
 import { findHold, insertHold, markHoldSettled, releaseHold, expireHolds, type HoldView } from './holds.repository.js';
-import { clearCreditLine, keySpendCap, lockAccount, setCreditLine } from './wallets.repository.js';
+import { clearCreditLine, keySpendCaps, type KeyCaps, lockAccount, setCreditLine } from './wallets.repository.js';
 import { adjustBalanceInput, trustedPartnerInput, userIdInput, type AdjustBalanceInput, type TrustedPartnerInput } from './billing.schemas.js';
 
 /** How long a hold may outlive its request before it stops counting (and is swept). */
@@ -92,17 +92,27 @@ export class BillingService {
     const existing = await findHold(em, request.requestId);
     if (existing) return existing;
 
-    let monthlySpendCap: string | null = null;
+    let caps: KeyCaps = { keyCap: null, memberId: null, memberCap: null, ownerCap: null };
     if (request.apiKeyId) {
-      const cap = await keySpendCap(em, request.apiKeyId, request.userId);
-      if (cap === undefined) throw new DomainError('not_found', 'No such key');
-      monthlySpendCap = cap;
+      const found = await keySpendCaps(em, request.apiKeyId, request.userId);
+      if (found === undefined) throw new DomainError('not_found', 'No such key');
+      caps = found;
     }
     const { wallets } = this.deps;
-    await wallets.warm(request.userId, request.apiKeyId);
+    await wallets.warm(request.userId, request.apiKeyId, caps.memberId, caps.ownerCap !== null);
     const fresh = !wallets.has(request.requestId);
     const ttlMs = request.ttlMs ?? DEFAULT_HOLD_TTL_MS;
-    await wallets.reserve({ id: request.requestId, userId: request.userId, keyId: request.apiKeyId, monthlySpendCap, amount: toUnits(amount), ttlMs });
+    await wallets.reserve({
+      id: request.requestId,
+      userId: request.userId,
+      keyId: request.apiKeyId,
+      monthlySpendCap: caps.keyCap,
+      memberId: caps.memberId,
+      memberMonthlyCap: caps.memberCap,
+      ownerMonthlyCap: caps.ownerCap,
+      amount: toUnits(amount),
+      ttlMs,
+    });
     try {
       const inserted = await insertHold(em, { userId: request.userId, apiKeyId: request.apiKeyId, requestId: request.requestId, amountUsd: amount.toFixed(), ttlMs });
       // A concurrent hold of the same request won the insert: it is the same hold.

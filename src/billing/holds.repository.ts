@@ -40,6 +40,8 @@ export interface NewHold {
 export interface DurableHold {
   requestId: string;
   apiKeyId: string | null;
+  /** The member whose organization key made it (null for a personal key's). */
+  memberId: string | null;
   amountUsd: string;
   expiresAt: Date;
 }
@@ -97,9 +99,10 @@ export async function expireHolds(em: EntityManager): Promise<number> {
 
 /** The account's active, unexpired durable holds. */
 export async function durableHoldsOf(em: EntityManager, userId: string): Promise<DurableHold[]> {
-  const rows = await em.execute<{ request_id: string; api_key_id: string | null; amount_usd: string; expires_at: Date }[]>(
-    `select request_id, api_key_id, amount_usd, expires_at from holds where user_id = ? and status = 'active' and expires_at > now()`,
+  const rows = await em.execute<{ request_id: string; api_key_id: string | null; created_by: string | null; amount_usd: string; expires_at: Date }[]>(
+    `select h.request_id, h.api_key_id, k.created_by, h.amount_usd, h.expires_at from holds h left join api_keys k on k.id = h.api_key_id
+      where h.user_id = ? and h.status = 'active' and h.expires_at > now()`,
     [userId],
   );
-  return rows.map((row) => ({ requestId: row.request_id, apiKeyId: row.api_key_id, amountUsd: row.amount_usd, expiresAt: new Date(row.expires_at) }));
+  return rows.map((row) => ({ requestId: row.request_id, apiKeyId: row.api_key_id, memberId: row.created_by, amountUsd: row.amount_usd, expiresAt: new Date(row.expires_at) }));
 }

@@ -7,7 +7,7 @@ import type { Units } from '../shared/money.js';
 import type { SharedState } from '../shared/redis.js';
 import { hashSlot, tagOfSlot } from '../shared/hash-slots.js';
 import { accountSeedArgs, defineWalletScripts, fromUnits, IDLE_TTL_MS, unitsText, type AdmitKind, type WalletScripts } from './shared-wallet-scripts.js';
-import { monthOf, WALLET_HOLD_TTL_MS, type HoldOwner, type ReserveRequest, type WalletHold, type WalletStore, type WalletView } from './wallets.js';
+import { memberCapReached, monthOf, ownerCapReached, WALLET_HOLD_TTL_MS, type HoldOwner, type ReserveRequest, type WalletHold, type WalletStore, type WalletView } from './wallets.js';
 import { epochWitnessed, loadWalletFigures, witnessEpoch } from './wallets.repository.js';
 
 /**
@@ -98,16 +98,23 @@ export class SharedWallets implements WalletStore {
     const ttlMs = request.ttlMs ?? this.deps.leaseMs;
     const month = monthOf(this.now());
     const { userId, keyId } = request;
-    const args = [request.id, unitsText(amount), keyId ?? '', request.monthlySpendCap === null ? '' : unitsText(request.monthlySpendCap), ttlMs, month, IDLE_TTL_MS, kind];
+    const memberId = request.memberId ?? null;
+    const capText = (cap: string | null | undefined) => (cap == null ? '' : unitsText(cap));
+    const args = [request.id, unitsText(amount), keyId ?? '', capText(request.monthlySpendCap), ttlMs, month, IDLE_TTL_MS, kind];
     const limitArgs = [limits.windowMs, limits.rpm, limits.perKey, limits.perAccount, limits.global];
+    const capArgs = [memberId ?? '', capText(request.memberMonthlyCap), capText(request.ownerMonthlyCap)];
     const keys = [this.accountKey(userId), this.windowKey(userId, keyId), ...(this.globalSlotsKey && kind !== 'd' ? [this.globalSlotsKey] : [])];
-    const verdict = await this.call(() => this.seeded(userId, keyId, month, () => this.scripts.walletAdmit(keys.length, ...keys, ...args, ...limitArgs)));
+    // Only capped months are seeded (a member's held is summed either way).
+    const months: SeedMonths = { keyId, memberId: request.memberMonthlyCap == null ? null : memberId, ownerCapped: request.ownerMonthlyCap != null };
+    const verdict = await this.call(() => this.seeded(userId, months, month, () => this.scripts.walletAdmit(keys.length, ...keys, ...args, ...limitArgs, ...capArgs)));
     const [code = 0, counted = 0, resetMs = 0, freeInMs] = verdict;
     if (code === 1) throw new DomainError('insufficient_balance', 'Insufficient balance for this request; top up to continue');
     if (code === 2) throw new DomainError('spend_cap_reached', "This key's monthly spend cap is reached");
+    if (code === 3) throw memberCapReached();
+    if (code === 4) throw ownerCapReached();
     if (code >= 11) return { refused: LIMIT_CODES[code]!, counted, resetMs, freeInMs: freeInMs ?? limits.windowMs };
     if (code !== 0) throw unavailable(counted);
-    const hold: WalletHold = { id: request.id, userId, keyId, amount, expiresAt: this.now() + (leased ? WALLET_HOLD_TTL_MS : ttlMs) };
+    const hold: WalletHold = { id: request.id, userId, keyId, memberId, amount, expiresAt: this.now() + (leased ? WALLET_HOLD_TTL_MS : ttlMs) };
     this.holds.set(hold.id, hold);
     if (leased) this.leased.set(hold.id, kind === 'd' ? 'd' : 'r');
     return { hold, counted };
@@ -152,7 +159,7 @@ export class SharedWallets implements WalletStore {
   async view(userId: string, keyId: string | null): Promise<WalletView> {
     const month = monthOf(this.now());
     const epochKey = this.epochKey(userId);
-    const result = await this.call(() => this.seeded(userId, keyId, month, () => this.inEpoch(epochKey, (epoch) => this.scripts.walletView(this.accountKey(userId), epochKey, keyId ?? '', month, epoch))));
+    const result = await this.call(() => this.seeded(userId, { keyId, memberId: null, ownerCapped: false }, month, () => this.inEpoch(epochKey, (epoch) => this.scripts.walletView(this.accountKey(userId), epochKey, keyId ?? '', month, epoch))));
     if (result.length < 5) throw unavailable(Number(result[1] ?? 0));
     const [balance, credit, held, , spent] = result.map((units) => fromUnits(units));
     return { balance: balance!, held: held!, available: balance!.plus(credit!).minus(held!), keyMonthSpent: keyId === null ? null : spent! };
@@ -172,12 +179,12 @@ export class SharedWallets implements WalletStore {
   }
 
   /** Runs a money script, seeding what it found missing (the account, the key's month) and running it again. */
-  private async seeded<T extends (number | string)[]>(userId: string, keyId: string | null, month: string, run: () => Promise<T>): Promise<T> {
+  private async seeded<T extends (number | string)[]>(userId: string, months: SeedMonths, month: string, run: () => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       const result = await run();
       const verdict = Number(result[0]);
       if (attempt === 3 || (verdict !== -1 && verdict !== -2)) return result;
-      const seeding = await this.seed(userId, keyId, month);
+      const seeding = await this.seed(userId, months, month);
       if (seeding[0] === -4) return seeding as T;
     }
   }
@@ -236,7 +243,7 @@ export class SharedWallets implements WalletStore {
   private renewScript(epochKey: string, epoch: string, holds: WalletHold[]): Promise<number> {
     const global = this.globalSlotsKey ? [this.globalSlotsKey] : [];
     const keys = [epochKey, ...global, ...holds.map((hold) => this.accountKey(hold.userId))];
-    const perHold = holds.flatMap((hold) => [hold.id, unitsText(hold.amount), hold.keyId ?? '', this.leased.get(hold.id) ?? 'd']);
+    const perHold = holds.flatMap((hold) => [hold.id, unitsText(hold.amount), hold.keyId ?? '', this.leased.get(hold.id) ?? 'd', hold.memberId ?? '']);
     return this.scripts.walletRenew(keys.length, ...keys, this.deps.leaseMs, IDLE_TTL_MS, epoch, global.length ? '1' : '0', ...perHold);
   }
 
@@ -268,12 +275,18 @@ export class SharedWallets implements WalletStore {
     return this.holds.size;
   }
 
-  /** Seeds the account (in the current epoch, past its re-assertion window) and the key's month from PostgreSQL. */
-  private async seed(userId: string, keyId: string | null, month: string): Promise<number[]> {
-    const figures = await loadWalletFigures(this.deps.orm.em.fork(), userId, keyId);
+  /** Seeds the account (in the current epoch, past its re-assertion window) and the capped months from PostgreSQL. */
+  private async seed(userId: string, months: SeedMonths, month: string): Promise<number[]> {
+    const { keyId, memberId, ownerCapped } = months;
+    const figures = await loadWalletFigures(this.deps.orm.em.fork(), userId, keyId, { memberId, ownerCapped });
     const epochKey = this.epochKey(userId);
     const seeding = await this.inEpoch(epochKey, (epoch) => this.scripts.walletSeedAccount(this.accountKey(userId), epochKey, String(IDLE_TTL_MS), epoch, ...accountSeedArgs(figures)));
-    if (keyId !== null) await this.scripts.walletSeedKey(this.accountKey(userId), keyId, month, unitsText(figures.keySpent ?? 0), String(IDLE_TTL_MS));
+    const spends = [
+      ...(keyId !== null ? [`km:${keyId}`, `ks:${keyId}`, unitsText(figures.keySpent ?? 0)] : []),
+      ...(memberId !== null ? [`mm:${memberId}`, `ms:${memberId}`, unitsText(figures.memberSpent ?? 0)] : []),
+      ...(ownerCapped ? ['am', 'as', unitsText(figures.ownerSpent ?? 0)] : []),
+    ];
+    if (spends.length) await this.scripts.walletSeedMonths(this.accountKey(userId), String(IDLE_TTL_MS), month, ...spends);
     return seeding;
   }
 
@@ -349,6 +362,13 @@ export class SharedWallets implements WalletStore {
   private windowKey(userId: string, keyId: string | null): string {
     return `${this.accountKey(userId)}:w:${keyId ?? '-'}`;
   }
+}
+
+/** The months a money script may find unseeded: the key's, a capped member's, the account's own when capped. */
+interface SeedMonths {
+  keyId: string | null;
+  memberId: string | null;
+  ownerCapped: boolean;
 }
 
 /** Past this many settlements waiting for Redis, an account's figures are dropped instead (seeded again from PostgreSQL). */

@@ -20,8 +20,12 @@ export interface WalletFigures {
   creditLimit: Decimal;
   partnerUntil: number | null;
   /** Active durable holds (video jobs) of the account, by their wallet hold id (the request id). */
-  durableHolds: { id: string; keyId: string | null; amount: Decimal; expiresAt: number }[];
+  durableHolds: { id: string; keyId: string | null; memberId: string | null; amount: Decimal; expiresAt: number }[];
   keySpent: Decimal | null;
+  /** An organization member's spend this UTC month through their keys of it (asked for with `memberId`). */
+  memberSpent: Decimal | null;
+  /** The account's own spend this UTC month (asked for with `ownerCapped`). */
+  ownerSpent: Decimal | null;
 }
 
 export interface CreditLine {
@@ -38,10 +42,24 @@ export async function lockAccount(tx: EntityManager, userId: string): Promise<bo
   return rows.length > 0;
 }
 
-/** The key's monthly spend cap (null: none); undefined when the account has no such key. */
-export async function keySpendCap(em: EntityManager, keyId: string, userId: string): Promise<string | null | undefined> {
-  const [key] = await em.execute<{ monthly_spend_cap_usd: string | null }[]>('select monthly_spend_cap_usd from api_keys where id = ? and user_id = ?', [keyId, userId]);
-  return key?.monthly_spend_cap_usd;
+/** A key's caps: its own, and for an organization's key its member's and the organization's (null: none). */
+export interface KeyCaps {
+  keyCap: string | null;
+  memberId: string | null;
+  memberCap: string | null;
+  ownerCap: string | null;
+}
+
+/** The caps a key's spending is held against; undefined when the account has no such key. */
+export async function keySpendCaps(em: EntityManager, keyId: string, userId: string): Promise<KeyCaps | undefined> {
+  const [key] = await em.execute<{ key_cap: string | null; created_by: string | null; member_cap: string | null; owner_cap: string | null }[]>(
+    `select k.monthly_spend_cap_usd as key_cap, k.created_by, m.monthly_spend_cap_usd as member_cap, o.monthly_spend_cap_usd as owner_cap
+       from api_keys k left join organizations o on o.id = k.user_id
+       left join organization_members m on m.organization_id = k.user_id and m.user_id = k.created_by
+      where k.id = ? and k.user_id = ?`,
+    [keyId, userId],
+  );
+  return key && { keyCap: key.key_cap, memberId: key.created_by, memberCap: key.member_cap, ownerCap: key.owner_cap };
 }
 
 /** Sets an account's trusted-partner credit line; null when there is no such account. */
@@ -59,15 +77,24 @@ export async function clearCreditLine(em: EntityManager, userId: string): Promis
   return row?.id ?? null;
 }
 
-export async function loadWalletFigures(em: EntityManager, userId: string, keyId: string | null): Promise<WalletFigures> {
-  const [row] = await em.execute<{ balance: string; trusted_partner_until: Date | null; credit_limit_usd: string; key_spent: string | null }[]>(
+const MONTH_START = `date_trunc('month', now() at time zone 'utc') at time zone 'utc'`;
+
+/** The figures of an account, and the months a reservation spends against: its key's, its member's, its own. */
+export async function loadWalletFigures(em: EntityManager, userId: string, keyId: string | null, months: { memberId?: string | null; ownerCapped?: boolean } = {}): Promise<WalletFigures> {
+  const memberId = months.memberId ?? null;
+  const [row] = await em.execute<{ balance: string; trusted_partner_until: Date | null; credit_limit_usd: string; key_spent: string | null; member_spent: string | null; owner_spent: string | null }[]>(
     `select u.balance_paid_usd + u.balance_bonus_usd as balance, u.trusted_partner_until, u.credit_limit_usd,
             case when ?::uuid is null then null else
               (select coalesce(-sum(amount_usd), 0) from transactions t
-                where t.api_key_id = ?::uuid and t.kind in (${USAGE_KIND_LIST})
-                  and t.created_at >= date_trunc('month', now() at time zone 'utc') at time zone 'utc') end as key_spent
+                where t.api_key_id = ?::uuid and t.kind in (${USAGE_KIND_LIST}) and t.created_at >= ${MONTH_START}) end as key_spent,
+            case when ?::uuid is null then null else
+              (select coalesce(-sum(t.amount_usd), 0) from transactions t join api_keys k on k.id = t.api_key_id
+                where t.user_id = u.id and k.created_by = ?::uuid and t.kind in (${USAGE_KIND_LIST}) and t.created_at >= ${MONTH_START}) end as member_spent,
+            case when not ?::boolean then null else
+              (select coalesce(-sum(amount_usd), 0) from transactions t
+                where t.user_id = u.id and t.kind in (${USAGE_KIND_LIST}) and t.created_at >= ${MONTH_START}) end as owner_spent
        from users u where u.id = ?`,
-    [keyId, keyId, userId],
+    [keyId, keyId, memberId, memberId, months.ownerCapped === true, userId],
   );
   if (!row) throw new DomainError('not_found', 'No such account');
   const holds = await durableHoldsOf(em, userId);
@@ -75,8 +102,10 @@ export async function loadWalletFigures(em: EntityManager, userId: string, keyId
     balance: money(row.balance),
     creditLimit: money(row.credit_limit_usd),
     partnerUntil: row.trusted_partner_until ? new Date(row.trusted_partner_until).getTime() : null,
-    durableHolds: holds.map((h) => ({ id: h.requestId, keyId: h.apiKeyId, amount: money(h.amountUsd), expiresAt: h.expiresAt.getTime() })),
+    durableHolds: holds.map((h) => ({ id: h.requestId, keyId: h.apiKeyId, memberId: h.memberId, amount: money(h.amountUsd), expiresAt: h.expiresAt.getTime() })),
     keySpent: row.key_spent === null ? null : money(row.key_spent),
+    memberSpent: row.member_spent === null ? null : money(row.member_spent),
+    ownerSpent: row.owner_spent === null ? null : money(row.owner_spent),
   };
 }
 

@@ -30,6 +30,8 @@ export interface WalletHold {
   readonly id: string;
   readonly userId: string;
   readonly keyId: string | null;
+  /** An organization's key: the member whose month it spends. */
+  readonly memberId: string | null;
   readonly amount: Units;
   readonly expiresAt: number;
 }
@@ -37,6 +39,8 @@ export interface WalletHold {
 export interface HoldOwner {
   userId: string;
   keyId: string | null;
+  /** An organization's key: the member whose month the cost goes to (the hold names it where this process made it). */
+  memberId?: string | null;
   /** For a durable hold this process did not create: the amount it still holds. */
   durableAmount?: Decimal.Value;
 }
@@ -50,7 +54,16 @@ export interface ReserveRequest {
   monthlySpendCap: string | null;
   amount: Units;
   ttlMs?: number;
+  /** An organization's key: the member who made it, and that member's monthly cap across their keys of it. */
+  memberId?: string | null;
+  memberMonthlyCap?: string | null;
+  /** The ledger owner's own monthly cap across all its keys (an organization's). */
+  ownerMonthlyCap?: string | null;
 }
+
+/** The refusals of the caps beyond the key's: an organization member's month, and the organization's. */
+export const memberCapReached = () => new DomainError('spend_cap_reached', 'Your monthly spend cap in this organization is reached', { reason: 'member_spend_cap_reached' });
+export const ownerCapReached = () => new DomainError('spend_cap_reached', "The organization's monthly spend cap is reached", { reason: 'organization_spend_cap_reached' });
 
 export interface WalletView {
   balance: Decimal;
@@ -64,8 +77,9 @@ export interface WalletView {
  * when several processes serve one database. Reservations are atomic either way.
  */
 export interface WalletStore {
-  isWarm(userId: string, keyId: string | null): boolean;
-  warm(userId: string, keyId: string | null): Promise<void>;
+  /** Whether a reservation can run without loading: the account, the key's month and, when given, the member's and the owner's. */
+  isWarm(userId: string, keyId: string | null, memberId?: string | null, ownerCapped?: boolean): boolean;
+  warm(userId: string, keyId: string | null, memberId?: string | null, ownerCapped?: boolean): Promise<void>;
   reserve(request: ReserveRequest): WalletHold | Promise<WalletHold>;
   settle(holdId: string, cost: Units, owner: HoldOwner): void;
   release(holdId: string, owner?: HoldOwner): boolean;
@@ -103,6 +117,10 @@ export function monthOf(at: number): string {
 export class Wallets implements WalletStore {
   private readonly accounts = new Map<string, AccountState>();
   private readonly keys = new Map<string, KeySpend>();
+  /** An organization member's month across their keys of it, by `<organization>:<member>` (holds this process made). */
+  private readonly members = new Map<string, KeySpend>();
+  /** A capped ledger owner's own month (an organization's); what it holds is the account's `held`. */
+  private readonly owners = new Map<string, { month: string; spent: Units }>();
   private readonly holds = new Map<string, WalletHold>();
   private readonly loading = new Map<string, Promise<void>>();
 
@@ -111,29 +129,32 @@ export class Wallets implements WalletStore {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** True when `reserve` for this account and key can run without loading anything. */
-  isWarm(userId: string, keyId: string | null): boolean {
-    const key = keyId === null ? true : this.keys.get(keyId)?.month === monthOf(this.now());
-    return this.accounts.has(userId) && key;
+  /** True when `reserve` for this account and key (and member, and the owner's cap) can run without loading anything. */
+  isWarm(userId: string, keyId: string | null, memberId: string | null = null, ownerCapped = false): boolean {
+    const month = monthOf(this.now());
+    const key = keyId === null || this.keys.get(keyId)?.month === month;
+    const member = memberId === null || this.members.get(`${userId}:${memberId}`)?.month === month;
+    const owner = !ownerCapped || this.owners.get(userId)?.month === month;
+    return this.accounts.has(userId) && key && member && owner;
   }
 
-  /** Loads the account (and key) figures once; concurrent callers share one load. */
-  async warm(userId: string, keyId: string | null): Promise<void> {
-    if (this.isWarm(userId, keyId)) return;
-    const loadKey = `${userId}:${keyId ?? ''}`;
+  /** Loads the account (and key, member, owner month) figures once; concurrent callers share one load. */
+  async warm(userId: string, keyId: string | null, memberId: string | null = null, ownerCapped = false): Promise<void> {
+    if (this.isWarm(userId, keyId, memberId, ownerCapped)) return;
+    const loadKey = `${userId}:${keyId ?? ''}:${memberId ?? ''}:${ownerCapped ? 'o' : ''}`;
     let pending = this.loading.get(loadKey);
     if (!pending) {
-      pending = this.load(userId, keyId).finally(() => this.loading.delete(loadKey));
+      pending = this.load(userId, keyId, memberId, ownerCapped).finally(() => this.loading.delete(loadKey));
       this.loading.set(loadKey, pending);
     }
     await pending;
   }
 
-  private async load(userId: string, keyId: string | null): Promise<void> {
+  private async load(userId: string, keyId: string | null, memberId: string | null, ownerCapped: boolean): Promise<void> {
     const month = monthOf(this.now());
     let row: WalletFigures;
     try {
-      row = await loadWalletFigures(this.deps.orm.em.fork(), userId, keyId);
+      row = await loadWalletFigures(this.deps.orm.em.fork(), userId, keyId, { memberId, ownerCapped });
     } catch (error) {
       // PostgreSQL is the truth for money: without it an account that is not loaded yet cannot be admitted.
       // Say so as a retryable 503 (never a 500, never an unchecked admission).
@@ -154,6 +175,12 @@ export class Wallets implements WalletStore {
       const keyHeld = row.durableHolds.filter((hold) => hold.keyId === keyId).reduce((sum, hold) => sum + toUnits(hold.amount), 0n);
       this.keys.set(keyId, { month, spent: toUnits(row.keySpent ?? 0), held: keyHeld });
     }
+    // A member's held counts the holds this process makes from now (durable holds loaded above are the account's only).
+    const memberKey = `${userId}:${memberId}`;
+    if (memberId !== null && this.members.get(memberKey)?.month !== month) {
+      this.members.set(memberKey, { month, spent: toUnits(row.memberSpent ?? 0), held: this.members.get(memberKey)?.held ?? 0n });
+    }
+    if (ownerCapped && this.owners.get(userId)?.month !== month) this.owners.set(userId, { month, spent: toUnits(row.ownerSpent ?? 0) });
   }
 
   /**
@@ -176,22 +203,33 @@ export class Wallets implements WalletStore {
     if (key && request.monthlySpendCap !== null && key.spent + key.held + amount > toUnits(request.monthlySpendCap)) {
       throw new DomainError('spend_cap_reached', "This key's monthly spend cap is reached");
     }
+    const memberId = request.memberId ?? null;
+    const member = memberId === null ? null : this.spendOf(this.members, `${request.userId}:${memberId}`, now);
+    if (member && request.memberMonthlyCap != null && member.spent + member.held + amount > toUnits(request.memberMonthlyCap)) throw memberCapReached();
+    if (request.ownerMonthlyCap != null) {
+      const owner = this.ownerSpendOf(request.userId, now);
+      if (owner.spent + account.held + amount > toUnits(request.ownerMonthlyCap)) throw ownerCapReached();
+    }
 
     account.held += amount;
     account.lastUsed = now;
     if (key) key.held += amount;
-    const hold: WalletHold = { id: request.id, userId: request.userId, keyId: request.keyId, amount, expiresAt: now + (request.ttlMs ?? WALLET_HOLD_TTL_MS) };
+    if (member) member.held += amount;
+    const hold: WalletHold = { id: request.id, userId: request.userId, keyId: request.keyId, memberId, amount, expiresAt: now + (request.ttlMs ?? WALLET_HOLD_TTL_MS) };
     this.holds.set(hold.id, hold);
     return hold;
   }
 
   /** Closes a hold and books its real cost (already appended, or about to be, to the ledger). */
   settle(holdId: string, cost: Units, owner: HoldOwner): void {
+    const memberId = this.holds.get(holdId)?.memberId ?? owner.memberId ?? null;
     this.close(holdId, owner);
     const account = this.accounts.get(owner.userId);
     if (account) account.balance -= cost;
-    const key = owner.keyId ? this.keys.get(owner.keyId) : undefined;
-    if (key && key.month === monthOf(this.now())) key.spent += cost;
+    const month = monthOf(this.now());
+    for (const spend of [owner.keyId ? this.keys.get(owner.keyId) : undefined, memberId ? this.members.get(`${owner.userId}:${memberId}`) : undefined, this.owners.get(owner.userId)]) {
+      if (spend && spend.month === month) spend.spent += cost;
+    }
   }
 
   /** Closes a hold without charging. Idempotent. */
@@ -213,6 +251,8 @@ export class Wallets implements WalletStore {
     const keyId = hold ? hold.keyId : owner!.keyId;
     const key = keyId ? this.keys.get(keyId) : undefined;
     if (key) key.held = key.held > amount ? key.held - amount : 0n;
+    const member = hold?.memberId ? this.members.get(`${hold.userId}:${hold.memberId}`) : undefined;
+    if (member) member.held = member.held > amount ? member.held - amount : 0n;
     return hold ?? null;
   }
 
@@ -277,13 +317,24 @@ export class Wallets implements WalletStore {
   }
 
   private keySpendOf(keyId: string, now: number): KeySpend {
+    return this.spendOf(this.keys, keyId, now);
+  }
+
+  private spendOf(spends: Map<string, KeySpend>, id: string, now: number): KeySpend {
     const month = monthOf(now);
-    let key = this.keys.get(keyId);
-    if (!key || key.month !== month) {
+    let spend = spends.get(id);
+    if (!spend || spend.month !== month) {
       // A new month starts with nothing spent; holds carried over still count.
-      key = { month, spent: 0n, held: key?.held ?? 0n };
-      this.keys.set(keyId, key);
+      spend = { month, spent: 0n, held: spend?.held ?? 0n };
+      spends.set(id, spend);
     }
-    return key;
+    return spend;
+  }
+
+  private ownerSpendOf(userId: string, now: number): { month: string; spent: Units } {
+    const month = monthOf(now);
+    let owner = this.owners.get(userId);
+    if (!owner || owner.month !== month) this.owners.set(userId, (owner = { month, spent: 0n }));
+    return owner;
   }
 }

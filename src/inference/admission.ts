@@ -105,11 +105,21 @@ export class Admission {
     const prices = catalog.priceOf(model.id, principal.routeGroup, principal.pricingPlan);
     if (!prices) throw new DomainError('not_found', `The model ${model.id} has no price in this group`, { reason: 'model_not_found' });
     const { wallets } = this.deps;
-    if (!wallets.isWarm(principal.userId, principal.keyId)) await wallets.warm(principal.userId, principal.keyId);
+    const ownerCapped = principal.ownerMonthlyCap !== null;
+    if (!wallets.isWarm(principal.userId, principal.keyId, principal.memberId, ownerCapped)) await wallets.warm(principal.userId, principal.keyId, principal.memberId, ownerCapped);
 
     const eventId = newTimeOrderedId();
     const startedAt = new Date();
-    const request = { id: eventId, userId: principal.userId, keyId: principal.keyId, monthlySpendCap: principal.monthlySpendCap, amount: worstCase(prices) };
+    const request = {
+      id: eventId,
+      userId: principal.userId,
+      keyId: principal.keyId,
+      monthlySpendCap: principal.monthlySpendCap,
+      memberId: principal.memberId,
+      memberMonthlyCap: principal.memberMonthlyCap,
+      ownerMonthlyCap: principal.ownerMonthlyCap,
+      amount: worstCase(prices),
+    };
     const attempt = { eventId, startedAt, model, prices };
     const { limiter } = this.deps;
     if (limiter.holdAndAcquire) {
