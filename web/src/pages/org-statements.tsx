@@ -14,6 +14,8 @@ const OrganizationStatementDocument = graphql(`
       openingBalance
       closingBalance
       totalSpend
+      invoicesCredited
+      otherChanges
       invoices {
         id
         amount
@@ -98,6 +100,9 @@ function StatementView({ statement }: { statement: Statement }) {
           <p className="big" data-testid="total-spend">
             <Money usd={statement.totalSpend} />
           </p>
+          <p>
+            {t('org.credited')} <Money usd={statement.invoicesCredited} /> · {t('org.otherChanges')} <Money usd={statement.otherChanges} />
+          </p>
         </Card>
         <Card title={t('org.closing')} className="stat">
           <p className="big" data-testid="closing">
@@ -124,7 +129,7 @@ function StatementView({ statement }: { statement: Statement }) {
         </Card>
       </div>
       <Card title={t('org.byKey')}>
-        <SpendTable empty={t('org.noSpend')} rows={statement.byKey.map((k) => ({ key: k.apiKeyId, name: `${k.label ?? k.apiKeyId}${k.memberName ? ` · ${k.memberName}` : ''}`, spend: k.spend, requests: count('request', k.requests) }))} />
+        <SpendTable empty={t('org.noSpend')} rows={statement.byKey.map((k, i) => ({ key: k.apiKeyId ?? `none-${i}`, name: `${k.label ?? k.apiKeyId ?? '—'}${k.memberName ? ` · ${k.memberName}` : ''}`, spend: k.spend, requests: count('request', k.requests) }))} />
       </Card>
     </>
   );

@@ -5,7 +5,7 @@ import { graphql } from '../gql/index.js';
 import type { UsageCatalogQuery, UsageQuery, UsageQueryVariables } from '../gql/graphql.js';
 import { useI18n } from '../i18n.js';
 import { mergeById } from '../live-totals.js';
-import { useOnReconnect } from '../live.js';
+import { useOnReconnect, useThrottled } from '../live.js';
 import { useOrganization, type Organization } from '../organization.js';
 import { useMemberOptions } from './org-common.js';
 import { Badge, Button, Card, Empty, Field, formatUsd, Loading, Money, Page, SelectField, TableHead, toneOf } from '../ui.js';
@@ -24,12 +24,41 @@ const UsageDocument = graphql(`
       routeGroup
       memberId
       memberName
-      ...UsageEventFields
+      ...OrganizationUsageEventFields
     }
   }
 `);
 graphql(`
   fragment UsageEventFields on UsageEvent {
+    requestId
+    createdAt
+    completedAt
+    model
+    providerFamily
+    routeGroupLabel
+    status
+    endpoint
+    clientSurface
+    promptTokens
+    completionTokens
+    totalTokens
+    cacheReadTokens
+    cacheWriteTokens
+    cacheHitRatio
+    amountUsd
+    officialCostUsd
+    savedUsd
+    latencyMs
+    errorCode
+    apiKey {
+      id
+      label
+    }
+  }
+`);
+// The same fields of an organization's request (its own type: it names the member too).
+graphql(`
+  fragment OrganizationUsageEventFields on OrganizationUsageEvent {
     requestId
     createdAt
     completedAt
@@ -63,8 +92,6 @@ const UsageLiveDocument = graphql(`
       events {
         id
         routeGroup
-        memberId
-        memberName
         ...UsageEventFields
       }
     }
@@ -93,7 +120,12 @@ const UsageEventDocument = graphql(`
 `);
 
 /** A row of either list; an organization's rows name their member. */
-type Event = NonNullable<UsageQuery['usage']>[number] & { memberId?: string | null; memberName?: string | null };
+type Event = NonNullable<UsageQuery['usage']>[number] | NonNullable<UsageQuery['organizationUsage']>[number];
+
+/** The member an organization's row names (null on the account's own rows). */
+function memberOf(event: Event): { id: string | null; name: string | null } {
+  return 'memberId' in event ? { id: event.memberId ?? null, name: event.memberName ?? null } : { id: null, name: null };
+}
 const PAGE_SIZE = 50;
 /** The most rows one CSV export fetches (200 per request). */
 const EXPORT_MAX_ROWS = 20_000;
@@ -127,7 +159,7 @@ function matches(event: Event, filters: Filters): boolean {
   if (filters.model && event.model !== filters.model) return false;
   if (filters.group && (event.routeGroup ?? '') !== filters.group) return false;
   if (filters.status && event.status !== filters.status) return false;
-  if (filters.memberId && event.memberId !== filters.memberId) return false;
+  if (filters.memberId && memberOf(event).id !== filters.memberId) return false;
   return !filters.providerFamily || event.providerFamily === filters.providerFamily;
 }
 
@@ -153,7 +185,13 @@ function filterOptions(models: UsageCatalogQuery['catalogModels'], all: string):
  */
 function useLiveFirstPage(fetched: Event[], filters: Filters, firstPage: boolean, reload: () => void, organizationId: string | null): Event[] {
   useOnReconnect(reload);
-  const [live] = useSubscription({ query: UsageLiveDocument, variables: { organizationId } }, (known: Event[] = [], event) => mergeById(known, event.usageRecorded.events, 1_000));
+  const reloadSoon = useThrottled(reload);
+  // An organization's live events do not name their member: its first page is read again instead (at most twice a second).
+  const [live] = useSubscription({ query: UsageLiveDocument, variables: { organizationId } }, (known: Event[] = [], event) => {
+    if (organizationId === null) return mergeById(known, event.usageRecorded.events, 1_000);
+    if (firstPage) reloadSoon();
+    return known;
+  });
   return useMemo(() => {
     if (!firstPage || !live.data) return fetched;
     const ids = new Set(fetched.map((event) => event.id));
@@ -174,7 +212,7 @@ function rowsOf(data: UsageQuery | undefined): Event[] {
   return data?.organizationUsage ?? data?.usage ?? [];
 }
 
-const CSV_COLUMNS: (keyof Event)[] = ['createdAt', 'requestId', 'memberName', 'model', 'providerFamily', 'routeGroup', 'status', 'endpoint', 'promptTokens', 'completionTokens', 'totalTokens', 'cacheReadTokens', 'cacheWriteTokens', 'amountUsd', 'officialCostUsd', 'savedUsd', 'latencyMs', 'errorCode'];
+const CSV_COLUMNS = ['createdAt', 'requestId', 'memberName', 'model', 'providerFamily', 'routeGroup', 'status', 'endpoint', 'promptTokens', 'completionTokens', 'totalTokens', 'cacheReadTokens', 'cacheWriteTokens', 'amountUsd', 'officialCostUsd', 'savedUsd', 'latencyMs', 'errorCode'] as const;
 
 function csvCell(value: unknown): string {
   const text = value == null ? '' : String(value);
@@ -199,7 +237,7 @@ function useCsvExport(filters: Filters, organizationId: string | null): [number 
       if (items.length < 200) break;
       cursor = justBefore(items[items.length - 1]!.createdAt);
     }
-    const csv = [CSV_COLUMNS.join(','), ...rows.map((row) => CSV_COLUMNS.map((column) => csvCell(row[column])).join(','))].join('\r\n');
+    const csv = [CSV_COLUMNS.join(','), ...rows.map((row) => CSV_COLUMNS.map((column) => csvCell((row as Record<string, unknown>)[column])).join(','))].join('\r\n');
     const link = document.createElement('a');
     link.href = URL.createObjectURL(new Blob([csv], { type: 'text/csv' }));
     link.download = `baikal-usage-${new Date().toISOString().slice(0, 10)}.csv`;
@@ -283,7 +321,7 @@ function UsagePage({ organization }: { organization: Organization | null }) {
           {t('usage.older')}
         </Button>
       </nav>
-      {selected && <EventDetail requestId={selected} onClose={() => setSelected(null)} />}
+      {selected && <EventDetail requestId={selected} row={organizationId === null ? undefined : events.find((e) => e.requestId === selected)} onClose={() => setSelected(null)} />}
     </Page>
   );
 }
@@ -325,7 +363,7 @@ function EventTable({ events, onSelect, withMember }: { events: Event[]; onSelec
                 <Money usd={event.amountUsd} />
               </td>
               <td>{event.apiKey?.label ?? event.apiKey?.id ?? '—'}</td>
-              {withMember && <td>{event.memberName ?? '—'}</td>}
+              {withMember && <td>{memberOf(event).name ?? '—'}</td>}
             </tr>
           ))}
         </tbody>
@@ -334,10 +372,11 @@ function EventTable({ events, onSelect, withMember }: { events: Event[]; onSelec
   );
 }
 
-function EventDetail({ requestId, onClose }: { requestId: string; onClose(): void }) {
+/** A request's details: the account's read by its id; an organization's from its row (it has every field). */
+function EventDetail({ requestId, row, onClose }: { requestId: string; row?: Event; onClose(): void }) {
   const { t, formatDate } = useI18n();
-  const [{ data }] = useQuery({ query: UsageEventDocument, variables: { requestId } });
-  const event = data?.usageEvent;
+  const [{ data }] = useQuery({ query: UsageEventDocument, variables: { requestId }, pause: row !== undefined });
+  const event = row ?? data?.usageEvent;
   return (
     <div className="dialog-backdrop" onClick={onClose}>
       <div role="dialog" aria-modal="true" aria-labelledby="event-title" className="dialog card" onClick={(e) => e.stopPropagation()} onKeyDown={(e) => e.key === 'Escape' && onClose()}>
