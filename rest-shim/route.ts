@@ -36,8 +36,12 @@ export interface RouteDeclaration {
   multipart?: boolean;
   /** The error shape on /v1: OpenAI's, Anthropic's, or either (chosen by the `anthropic-version` header); the cabinet's when absent. */
   errors?: 'openai' | 'anthropic' | 'either';
-  /** Counts against the key's request limits: its answers carry the key's window (rest-shim/v1/limit-headers.ts) and it may be a 429. */
-  rateLimited?: boolean;
+  /**
+   * Counts against the key's request limits: its answers carry the key's window after it (rest-shim/v1/limit-headers.ts)
+   * and it may be a 429; a phrase says when it counts, if only sometimes. Every other route of a key shows the window
+   * as it stands (counting nothing).
+   */
+  rateLimited?: true | string;
   answers: Record<number, Answer>;
 }
 

@@ -4,6 +4,9 @@ import { createHistogram, performance, type RecordableHistogram } from 'node:per
 import type { ReplicaStatus } from './shared/analytics-reads.js';
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Registry, type LabelValues, type Metric, type MetricValueWithName } from 'prom-client';
 
+/** Refusals by the money, counted from usage records: the balance, a key's cap, an organization member's and an organization's. */
+const MONEY_REFUSALS = new Set(['insufficient_balance', 'spend_cap_reached', 'member_spend_cap_reached', 'organization_spend_cap_reached']);
+
 /** Seconds; dense below 100 ms, where a gateway's own overhead lives. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 
@@ -280,7 +283,7 @@ export class Metrics {
     // Label values are model ids, endpoints, statuses and error codes: none holds a NUL, so NUL joins them uniquely.
     const endpointModel = `${endpoint}\0${model}`;
     this.requests.inc(`${endpointModel}\0${status}\0${errorCode}`, () => ({ endpoint, model, status, error_code: errorCode }));
-    if (record.errorCode === 'insufficient_balance' || record.errorCode === 'spend_cap_reached') this.refusals.inc({ reason: record.errorCode });
+    if (errorCode !== '' && MONEY_REFUSALS.has(errorCode)) this.refusals.inc({ reason: errorCode });
     if (record.latencyMs !== null) this.latency.observe(endpointModel, () => ({ endpoint, model }), record.latencyMs / 1000);
     if (record.promptTokens) this.tokens.inc(`${model}\0prompt`, () => ({ model, kind: 'prompt' }), record.promptTokens);
     if (record.completionTokens) this.tokens.inc(`${model}\0completion`, () => ({ model, kind: 'completion' }), record.completionTokens);

@@ -95,10 +95,10 @@ function operation(route: Route, schemas: JsonSchemas): object {
   if (route.access === 'messages-key') parameters.push({ ...ANTHROPIC_VERSION, required: true });
   if (route.access === 'optional-key') parameters.push({ ...ANTHROPIC_VERSION, required: false, description: 'Sent by Anthropic-style callers: the answer (and any error) is in Anthropic’s shape.' });
   const responses: Record<string, object> = {};
-  const limits = route.rateLimited ? windowHeaders(route.errors === 'anthropic' ? 'anthropic' : 'openai') : undefined;
+  const limits = limitHeadersOf(route);
   for (const [status, answer] of Object.entries(route.answers)) responses[status] = { ...response(answer, schemas), ...(limits ? { headers: limits } : {}) };
   Object.assign(responses, errorResponses(route, schemas));
-  if (limits) responses['429'] = { description: 'A limit refused the request: the key’s rate or concurrency, its account’s, the gateway’s, or the model’s routes (`x-ratelimit-limited-by`); retry after the announced wait', headers: { ...limits, ...REFUSAL_HEADERS }, content: { 'application/json': { schema: errorShape(route.errors, schemas) } } };
+  if (limits && route.rateLimited) responses['429'] = { description: 'A limit refused the request: the key’s rate or concurrency, its account’s, the gateway’s, or the model’s routes (`x-ratelimit-limited-by`); retry after the announced wait', headers: { ...limits, ...REFUSAL_HEADERS }, content: { 'application/json': { schema: errorShape(route.errors, schemas) } } };
   return {
     operationId: route.operationId,
     summary: route.summary,
@@ -140,19 +140,35 @@ function response(answer: Answer, schemas: JsonSchemas): object {
 
 const header = (description: string, schema: object = { type: 'string' }) => ({ description, schema });
 
-/** The key's window on every answer of a route that counts against its limits (docs/api.md, "Rate-limit headers"). */
-function windowHeaders(style: 'openai' | 'anthropic'): Record<string, object> {
+/**
+ * The key's window on the answers of a /v1 route authenticated by key (docs/api.md, "Rate-limit headers"): after
+ * this request on a route that counts against the limits, as it stands on one that does not (nothing counted),
+ * and on the model lists only when a key is presented. Their style is the route's error shape's (both: either).
+ */
+function limitHeadersOf(route: Route): Record<string, object> | undefined {
+  if (!route.rateLimited && !KEYED.includes(route.access)) return undefined;
+  const counted = route.rateLimited === true ? 'after this one' : route.rateLimited ? `after this one when it is ${route.rateLimited}` : 'this request is not counted';
+  const when = route.access === 'optional-key' ? ' (when a key is presented)' : '';
+  if (route.errors === 'either') return { ...windowHeaders('openai', counted, when), ...windowHeaders('anthropic', counted, ' (with anthropic-version' + (when ? ', when a key is presented)' : ')')) };
+  return windowHeaders(route.errors === 'anthropic' ? 'anthropic' : 'openai', counted, when);
+}
+
+const KEYED: Access[] = ['key', 'messages-key', 'optional-key'];
+
+function windowHeaders(style: 'openai' | 'anthropic', counted: string, when: string): Record<string, object> {
+  const limit = header(`The key’s requests per window (a minute by default)${when}`, { type: 'integer' });
+  const remaining = header(`Requests left in the window (${counted})${when}`, { type: 'integer' });
   if (style === 'anthropic') {
     return {
-      'anthropic-ratelimit-requests-limit': header('The key’s requests per window (a minute by default)', { type: 'integer' }),
-      'anthropic-ratelimit-requests-remaining': header('Requests left in the window after this one', { type: 'integer' }),
-      'anthropic-ratelimit-requests-reset': header('When the window is empty again (RFC 3339)', { type: 'string', format: 'date-time' }),
+      'anthropic-ratelimit-requests-limit': limit,
+      'anthropic-ratelimit-requests-remaining': remaining,
+      'anthropic-ratelimit-requests-reset': header(`When the window is empty again (RFC 3339)${when}`, { type: 'string', format: 'date-time' }),
     };
   }
   return {
-    'x-ratelimit-limit-requests': header('The key’s requests per window (a minute by default)', { type: 'integer' }),
-    'x-ratelimit-remaining-requests': header('Requests left in the window after this one', { type: 'integer' }),
-    'x-ratelimit-reset-requests': header('How long until the window is empty again, as a Go duration (`1s`, `59.5s`, `1m0s`)'),
+    'x-ratelimit-limit-requests': limit,
+    'x-ratelimit-remaining-requests': remaining,
+    'x-ratelimit-reset-requests': header(`How long until the window is empty again, as a Go duration (\`1s\`, \`59.5s\`, \`1m0s\`)${when}`),
   };
 }
 

@@ -1,7 +1,9 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestLimiter } from '../../src/inference/limits.js';
 import type { KeyPrincipal, KeysService } from '../../src/keys/keys.service.js';
 import { DomainError } from '../../src/shared/errors.js';
 import { MESSAGES_API_VERSION } from '../../src/inference/formats/anthropic-messages/request.js';
+import { writePeekedWindow } from './limit-headers.js';
 
 /** One request header as a string (the first, if sent several times). */
 export function headerOf(req: IncomingMessage, name: string): string | undefined {
@@ -33,6 +35,16 @@ export async function requireKey(req: IncomingMessage, keys: KeysService): Promi
   const principal = await keys.authenticate(raw);
   if (!principal) throw new DomainError('unauthenticated', 'Invalid API key', { reason: 'invalid_api_key' });
   keys.markUsed(principal.keyId);
+  return principal;
+}
+
+/**
+ * `requireKey` for a /v1 route that counts nothing against the key's limits (OpenAI-style: /v1/me, video polls and
+ * content, stored responses): its answer, errors included, carries the key's window as it stands (limit-headers.ts).
+ */
+export async function requireKeyShowingWindow(req: IncomingMessage, res: ServerResponse, services: { keys: KeysService; limiter: RequestLimiter }): Promise<KeyPrincipal> {
+  const principal = await requireKey(req, services.keys);
+  await writePeekedWindow(res, 'openai', services.limiter, principal);
   return principal;
 }
 

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { LIMITED_BY, LimitRefusal, type RequestWindow } from '../../src/inference/limits.js';
+import { LIMITED_BY, LimitRefusal, type LimitSubject, type RequestLimiter, type RequestWindow } from '../../src/inference/limits.js';
 import type { RateLimitHeaderStyle } from '../../src/inference/formats/client-format.js';
 import type { DomainError } from '../../src/shared/errors.js';
 
@@ -46,6 +46,20 @@ function rfc3339Second(second: number): string {
     lastSecond.text = new Date(second * 1000).toISOString().replace('.000Z', 'Z');
   }
   return lastSecond.text;
+}
+
+/**
+ * The key's window as it stands, on an answer of a /v1 route that counts nothing against it (the model list, a
+ * video poll, a stored response, ...): one look at the limiter (in memory, or one Redis round trip), off the
+ * inference hot path. Written before the route's own work, so its errors carry the figures too. When the
+ * limiter cannot say (Redis down and no local fallback), the answer goes out without them.
+ */
+export async function writePeekedWindow(res: HeaderTarget, style: RateLimitHeaderStyle, limiter: Pick<RequestLimiter, 'peek'>, subject: LimitSubject): Promise<void> {
+  try {
+    writeWindow(res, style, await limiter.peek(subject));
+  } catch {
+    // Nothing to show; the answer itself does not depend on it.
+  }
 }
 
 /** Whether the key's window is already on the answer (set after admission, before a later refusal). */

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Services } from '../../src/services.js';
 import { DomainError } from '../../src/shared/errors.js';
 import { intParam, parseInput } from '../../src/shared/validation.js';
-import { requireKey } from './auth.js';
+import { requireKeyShowingWindow } from './auth.js';
 import { sendOpenAiError } from './errors.js';
 
 /** `GET /v1/responses/{id}/input_items` query (OpenAI's paging); other parameters (e.g. `include`) are ignored. */
@@ -21,8 +21,8 @@ function notFound(id: string): DomainError {
 
 /**
  * Stored Responses: read, list the input items of, and delete a response made with `store: true`.
- * Authenticated by API key like every /v1 route; a response of another account is the same 404 as an
- * unknown one, so ids cannot be probed. Mounted on /v1 (paths are relative).
+ * Authenticated by API key like every /v1 route (their answers show the key's window; nothing is counted); a
+ * response of another account is the same 404 as an unknown one, so ids cannot be probed. Mounted on /v1 (paths are relative).
  */
 export function responsesRoutes(services: Services): Router {
   const router = Router();
@@ -31,7 +31,7 @@ export function responsesRoutes(services: Services): Router {
   };
 
   router.get('/responses/:id', handle(async (req, res) => {
-    const principal = await requireKey(req, services.keys);
+    const principal = await requireKeyShowingWindow(req, res, services);
     const id = String(req.params.id);
     const response = await services.responses.get(principal.userId, id);
     if (!response) throw notFound(id);
@@ -39,7 +39,7 @@ export function responsesRoutes(services: Services): Router {
   }));
 
   router.get('/responses/:id/input_items', handle(async (req, res) => {
-    const principal = await requireKey(req, services.keys);
+    const principal = await requireKeyShowingWindow(req, res, services);
     const id = String(req.params.id);
     try {
       const query = parseInput(inputItemsQuery, req.query);
@@ -52,7 +52,7 @@ export function responsesRoutes(services: Services): Router {
   }));
 
   router.delete('/responses/:id', handle(async (req, res) => {
-    const principal = await requireKey(req, services.keys);
+    const principal = await requireKeyShowingWindow(req, res, services);
     const id = String(req.params.id);
     if (!(await services.responses.delete(principal.userId, id))) throw notFound(id);
     res.json({ id, object: 'response', deleted: true });

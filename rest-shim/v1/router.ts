@@ -1,14 +1,15 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import type { CatalogModel } from '../../src/catalog/catalog.schemas.js';
+import type { KeyPrincipal } from '../../src/keys/keys.service.js';
 import type { Services } from '../../src/services.js';
 import { MESSAGES_ERRORS } from '../../src/inference/formats/anthropic-messages/errors.js';
 import type { ErrorShape } from '../../src/inference/formats/client-format.js';
 import { DomainError } from '../../src/shared/errors.js';
 import { sendVideoContent } from '../videos.router.js';
 import { keyStatusJson, videoCreatedJson, videoPaths, videoPollJson } from './answers.js';
-import { optionalKey, requireKey, requireMessagesKey } from './auth.js';
+import { optionalKey, requireKeyShowingWindow, requireMessagesKey } from './auth.js';
 import { errorShapeOfPath, sendError, sendOpenAiError } from './errors.js';
-import { writeWindow } from './limit-headers.js';
+import { writePeekedWindow } from './limit-headers.js';
 import { anthropicList, anthropicModel, openAiModel, visibleModels, wantsAnthropicShape } from './models.js';
 import { readJsonBody } from './inference-endpoints.js';
 import { responsesRoutes } from './responses.router.js';
@@ -35,7 +36,7 @@ export function v1Router(services: Services): Router {
   router.use(modelRoutes(services));
   router.post('/messages/count_tokens', handle(countTokens(services)));
   router.get('/me', handle(async (req, res) => {
-    res.json(keyStatusJson(await services.keyStatus.of(await requireKey(req, services.keys))));
+    res.json(keyStatusJson(await services.keyStatus.of(await requireKeyShowingWindow(req, res, services))));
   }));
   router.use(videoRoutes(services));
   // Stored Responses: GET /v1/responses/{id} (+ /input_items) and DELETE /v1/responses/{id}.
@@ -74,14 +75,14 @@ function handle(fn: Handler) {
 function modelRoutes(services: Services): Router {
   const router = Router();
   const listModels = (only?: (model: CatalogModel) => boolean): Handler => async (req, res) => {
-    const key = await optionalKey(req, services.keys);
+    const key = await optionalKeyShowingWindow(req, res, services);
     const catalog = services.catalog.snapshot;
     const models = visibleModels(catalog, key, only);
     if (wantsAnthropicShape(req)) return void res.json(anthropicList(catalog, models, key, req.query as Record<string, unknown>));
     res.json({ object: 'list', data: models.map((model) => openAiModel(catalog, model, key)) });
   };
   const getModel = (only?: (model: CatalogModel) => boolean): Handler => async (req, res) => {
-    const key = await optionalKey(req, services.keys);
+    const key = await optionalKeyShowingWindow(req, res, services);
     const catalog = services.catalog.snapshot;
     const model = visibleModels(catalog, key, only).find((m) => m.id === req.params.model_id);
     if (!model) throw new DomainError('not_found', `The model ${JSON.stringify(req.params.model_id)} does not exist`, { reason: 'model_not_found' });
@@ -96,6 +97,13 @@ function modelRoutes(services: Services): Router {
   return router;
 }
 
+/** The model lists' optional key; a presented one sees its window (as it stands) in its answer's style. */
+async function optionalKeyShowingWindow(req: Request, res: Response, services: Services): Promise<KeyPrincipal | null> {
+  const key = await optionalKey(req, services.keys);
+  if (key) await writePeekedWindow(res, errorShapeOf(req).rateLimitHeaders, services.limiter, key);
+  return key;
+}
+
 /**
  * Anthropic's token counting: authenticated and scoped like /v1/messages (x-api-key and
  * anthropic-version; the key checked before the body is read), never billed.
@@ -103,30 +111,45 @@ function modelRoutes(services: Services): Router {
 function countTokens(services: Services): Handler {
   return async (req, res) => {
     const principal = await requireMessagesKey(req, services.keys);
-    const body = await readJsonBody(req);
-    // A client that goes away stops the upstream call.
-    const cancel = new AbortController();
-    res.on('close', () => cancel.abort());
-    const anthropicBeta = req.get('anthropic-beta');
+    // Every answer past the key shows its window, looked at once the count is done: a forwarded count took its
+    // place in it (a 429 carries the limiter's own figures instead).
+    const showWindow = () => writePeekedWindow(res, 'anthropic', services.limiter, principal);
+    let answer: { input_tokens: number };
     try {
-      res.json(await services.countTokens.count(principal, body, { signal: cancel.signal, ...(anthropicBeta ? { anthropicBeta } : {}) }));
+      answer = await countFor(services, principal, req, res);
     } catch (error) {
-      throw error instanceof DomainError ? error.withLocPrefix(['body']) : error;
+      await showWindow();
+      throw error;
     }
+    await showWindow();
+    res.json(answer);
   };
+}
+
+/** The count of a Messages request's body; its validation errors name `body`. */
+async function countFor(services: Services, principal: KeyPrincipal, req: Request, res: Response): Promise<{ input_tokens: number }> {
+  const body = await readJsonBody(req);
+  // A client that goes away stops the upstream call.
+  const cancel = new AbortController();
+  res.on('close', () => cancel.abort());
+  const anthropicBeta = req.get('anthropic-beta');
+  try {
+    return await services.countTokens.count(principal, body, { signal: cancel.signal, ...(anthropicBeta ? { anthropicBeta } : {}) });
+  } catch (error) {
+    throw error instanceof DomainError ? error.withLocPrefix(['body']) : error;
+  }
 }
 
 /** Video jobs (SPEC.md 4.6-4.8): submit, poll, and the finished MP4 with HTTP Range support. */
 function videoRoutes(services: Services): Router {
   const router = Router();
   router.post('/videos', handle(async (req, res) => {
-    // The key is checked before the body is read, so an unauthenticated caller cannot make us read 25 MiB.
-    const principal = await requireKey(req, services.keys);
+    // The key is checked before the body is read, so an unauthenticated caller cannot make us read 25 MiB. A
+    // submission is held by the account's balance, not counted against the key's request limits; its answer (an
+    // unreadable body's too) still says where the key stands.
+    const principal = await requireKeyShowingWindow(req, res, services);
     // JSON, or multipart/form-data as the official OpenAI client sends it (fields plus an input_reference file).
     const read = await readJsonOrForm(req);
-    // A submission is held by the account's balance, not counted against the key's request limits; its answer
-    // still says where the key stands (one look at the limiter, off the text hot path).
-    await Promise.resolve(services.limiter.peek(principal)).then((window) => writeWindow(res, 'openai', window), () => {});
     try {
       const body = read.kind === 'form' ? videoBodyFromForm(read.body) : read.body;
       const task = await services.video.submit(principal, String(res.locals.requestId ?? ''), body);
@@ -136,12 +159,12 @@ function videoRoutes(services: Services): Router {
     }
   }));
   router.get('/videos/:task_id', handle(async (req, res) => {
-    const principal = await requireKey(req, services.keys);
+    const principal = await requireKeyShowingWindow(req, res, services);
     res.json(videoPollJson(await services.video.get(principal.userId, String(req.params.task_id))));
   }));
   // GET also answers HEAD (express), which sendVideoContent serves without a body.
   router.get('/videos/:task_id/content', handle(async (req, res) => {
-    const principal = await requireKey(req, services.keys);
+    const principal = await requireKeyShowingWindow(req, res, services);
     await sendVideoContent(services, principal.userId, String(req.params.task_id), req, res);
   }));
   return router;

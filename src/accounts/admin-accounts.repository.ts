@@ -35,12 +35,13 @@ export class AdminAccountsRepository {
    */
   async search(pattern: string | null, search: string | undefined, limit: number): Promise<AdminAccountView[]> {
     const rows = await this.orm.em.fork().execute<AccountRow[]>(
-      `select u.id, u.username, u.email, u.email_verified, u.is_admin, u.balance_paid_usd, u.balance_bonus_usd, u.credit_limit_usd,
+      // An organization (issue 56) is a ledger owner of its own: operators find and fund it under its name.
+      `select u.id, coalesce(u.username, o.name) as username, u.email, u.email_verified, u.is_admin, u.balance_paid_usd, u.balance_bonus_usd, u.credit_limit_usd,
               u.trusted_partner_until, u.concurrency_limit, u.created_at,
               (select count(*) from api_keys k where k.user_id = u.id and k.revoked_at is null) as active_keys,
               (select count(*) from sessions s where s.user_id = u.id and s.revoked_at is null and s.expires_at > now()) as active_sessions
-         from users u
-        ${pattern ? `where lower(u.username) like ? or lower(u.email) like ? or u.id::text = ?` : ''}
+         from users u left join organizations o on o.id = u.id
+        ${pattern ? `where lower(coalesce(u.username, o.name)) like ? or lower(u.email) like ? or u.id::text = ?` : ''}
         order by u.created_at desc, u.id
         limit ?`,
       pattern ? [pattern, pattern, search, limit] : [limit],

@@ -204,6 +204,77 @@ describe('account events across two gateway processes', () => {
     }
   }, 60_000);
 
+  it('filters usageRecorded by apiKeyId and keyEvents by keyId: only that key of the account', async () => {
+    const account = await apiAccount(stack, admin, '5');
+    const client = socket(stack.url, account.token);
+    try {
+      // The filtered streams beside unfiltered ones: the unfiltered show the other key's events were published.
+      const usageOne = watch<UsageRecordedSubscription>(client, UsageRecordedDocument, { apiKeyId: account.keyId });
+      const usageAll = watch<UsageRecordedSubscription>(client, UsageRecordedDocument);
+      const keysOne = watch<KeyEventsSubscription>(client, KeyEventsDocument, { keyId: account.keyId });
+      const keysAll = watch<KeyEventsSubscription>(client, KeyEventsDocument);
+      const balance = watch<BalanceChangedSubscription>(client, BalanceChangedDocument);
+      await balance.until((all) => all.length >= 1);
+      const other = await createKey(stack, account.token, { label: 'other' });
+      const usageOf = (w: typeof usageAll) => w.events.flatMap((e) => e.data.usageRecorded.events);
+
+      // Both keys' requests interleaved; the first key's last request is sent once the other's are all announced,
+      // so any of the other key's events that the filter let through would have come before it on the stream.
+      const ids = { one: [] as string[], other: [] as string[] };
+      for (let i = 0; i < 6; i++) {
+        const mine = i % 3 === 0;
+        const id = requestId(`filter-${i}`);
+        (mine ? ids.one : ids.other).push(id);
+        expect((await chat(stack.url, mine ? account.key : other.key, id)).status).toBe(200);
+      }
+      await usageAll.until(() => usageOf(usageAll).length >= 6);
+      const marker = requestId('filter-marker');
+      ids.one.push(marker);
+      expect((await chat(stack.url, account.key, marker)).status).toBe(200);
+      await usageOne.until(() => usageOf(usageOne).some((e) => e.requestId === marker));
+      expect(usageOf(usageOne).map((e) => e.requestId).sort()).toEqual([...ids.one].sort());
+      expect(usageOf(usageOne).every((e) => e.apiKey?.id === account.keyId)).toBe(true);
+      for (const batch of usageOne.events) {
+        expect(batch.data.usageRecorded.amountUsd).toBe(batch.data.usageRecorded.events.reduce((s, e) => s.plus(e.amountUsd), new Decimal(0)).toFixed());
+      }
+      await usageAll.until(() => usageOf(usageAll).length >= 7);
+      expect(usageOf(usageAll).filter((e) => e.apiKey?.id === other.id).map((e) => e.requestId).sort()).toEqual([...ids.other].sort());
+
+      // Key events: the other key refused by its limit, a third key created, the other revoked; then the first key's.
+      await setKeyLimits(stack, admin, other.id, { rpmLimit: 1 });
+      const otherRefused = await Promise.all(Array.from({ length: 3 }, (_, i) => chat(stack.url, other.key, requestId(`filter-rpm-other-${i}`))));
+      expect(otherRefused.every((r) => r.status === 429)).toBe(true);
+      await keysAll.until((all) => all.some((e) => e.data.keyEvents.type === 'LIMIT_REFUSED' && e.data.keyEvents.keyId === other.id));
+      const third = await createKey(stack, account.token, { label: 'third' });
+      expect((await http(stack.url, 'DELETE', `/keys/${other.id}`, { token: account.token })).status).toBeLessThan(300);
+      await keysAll.until((all) => all.some((e) => e.data.keyEvents.type === 'REVOKED' && e.data.keyEvents.keyId === other.id));
+
+      await setKeyLimits(stack, admin, account.keyId, { rpmLimit: 1 });
+      const oneRefused = await Promise.all(Array.from({ length: 2 }, (_, i) => chat(stack.url, account.key, requestId(`filter-rpm-one-${i}`))));
+      expect(oneRefused.every((r) => r.status === 429)).toBe(true);
+      await keysOne.until((all) => all.some((e) => e.data.keyEvents.type === 'LIMIT_REFUSED'));
+      expect((await http(stack.url, 'DELETE', `/keys/${account.keyId}`, { token: account.token })).status).toBeLessThan(300);
+      await keysOne.until((all) => all.some((e) => e.data.keyEvents.type === 'REVOKED'));
+      expect(keysOne.events.map((e) => [e.data.keyEvents.type, e.data.keyEvents.keyId])).toEqual([
+        ['LIMIT_REFUSED', account.keyId],
+        ['REVOKED', account.keyId],
+      ]);
+      await keysAll.until((all) => all.filter((e) => e.data.keyEvents.keyId === account.keyId).length >= 2);
+      expect(keysAll.events.map((e) => [e.data.keyEvents.type, e.data.keyEvents.keyId])).toEqual([
+        ['CREATED', other.id],
+        ['LIMIT_REFUSED', other.id],
+        ['CREATED', third.id],
+        ['REVOKED', other.id],
+        ['LIMIT_REFUSED', account.keyId],
+        ['REVOKED', account.keyId],
+      ]);
+      // The first key's refused requests are its usage too, and still only its own.
+      expect(usageOf(usageOne).every((e) => e.apiKey?.id === account.keyId)).toBe(true);
+    } finally {
+      await client.dispose();
+    }
+  }, 60_000);
+
   it('refuses the account subscriptions to an anonymous socket, in our words', async () => {
     const client = createClient({ url: stack.url.replace('http', 'ws') + '/graphql', webSocketImpl: WebSocket, retryAttempts: 0 });
     try {

@@ -88,6 +88,21 @@ describe.each(LIMITERS)('rate-limit headers with the $limiter', ({ env }) => {
     return { status: response.status, headers: response.headers, body: parsed };
   }
 
+  /** Any /v1 call with a key (Bearer, or Anthropic's x-api-key with anthropic-version), no body unless given. */
+  async function call(method: string, route: string, key: string | null, options: { anthropic?: boolean; body?: object } = {}): Promise<Answer> {
+    const auth: Record<string, string> = key === null ? {} : options.anthropic ? { 'x-api-key': key, 'anthropic-version': '2023-06-01' } : { authorization: `Bearer ${key}` };
+    const headers = { ...auth, ...(options.body ? { 'content-type': 'application/json' } : {}) };
+    const response = await fetch(gw.url + route, { method, headers, ...(options.body ? { body: JSON.stringify(options.body) } : {}) });
+    const bytes = Buffer.from(await response.arrayBuffer());
+    let body: unknown = bytes;
+    try {
+      body = JSON.parse(bytes.toString('utf8'));
+    } catch {
+      // Not JSON (an MP4, a HEAD): the bytes are enough.
+    }
+    return { status: response.status, headers: response.headers, body };
+  }
+
   const openAi = (answer: Answer) => ['limit', 'remaining', 'reset'].map((figure) => answer.headers.get(`x-ratelimit-${figure}-requests`));
   const anthropic = (answer: Answer) => ['limit', 'remaining', 'reset'].map((figure) => answer.headers.get(`anthropic-ratelimit-requests-${figure}`));
 
@@ -114,6 +129,87 @@ describe.each(LIMITERS)('rate-limit headers with the $limiter', ({ env }) => {
       const video = await post('/v1/videos', videoKey, { model: 'beta3.0-t2v', prompt: 'a lake at dawn', seconds: 2 });
       expect(video.status).toBe(201);
       expect(openAi(video)).toEqual(['5', '5', '0s']);
+    }
+  });
+
+  it('every other /v1 answer of a key (models, me, video polls and content, stored responses, count_tokens) shows its window as it stands, errors too, counting nothing', async () => {
+    const key = await keyWith('family_a', { rpmLimit: 30 });
+    for (const _ of [1, 2]) expect((await post('/v1/chat/completions', key, { model: 'gen-5.6-luna', ...user('hi') })).status).toBe(200);
+    const stored = await post('/v1/responses', key, { model: 'gen-5.6-luna', input: 'hi', store: true });
+    expect(stored.status).toBe(200);
+    // Three requests counted; none of what follows counts: each answer shows 27 left, the window emptying within a minute.
+    const standing = (answer: Answer, what: string) => {
+      const [limit, remaining, reset] = openAi(answer);
+      expect([limit, remaining], what).toEqual(['30', '27']);
+      expect(reset, what).toMatch(/^(\d{1,2}(\.\d{1,3})?s|1m0s)$/);
+      expect(anthropic(answer), what).toEqual([null, null, null]);
+      expect(answer.headers.get('retry-after'), what).toBeNull();
+    };
+    const answers: [string, Answer, number][] = [
+      ['GET /v1/models', await call('GET', '/v1/models', key), 200],
+      ['GET /v1/models/{id}', await call('GET', '/v1/models/gen-5.6-luna', key), 200],
+      ['GET /v1/models/{unknown}', await call('GET', '/v1/models/no-such-model', key), 404],
+      ['GET /v1/bridge/models', await call('GET', '/v1/bridge/models', key), 200],
+      ['GET /v1/me', await call('GET', '/v1/me', key), 200],
+      ['GET /v1/responses/{id}', await call('GET', `/v1/responses/${stored.body.id}`, key), 200],
+      ['GET /v1/responses/{id}/input_items', await call('GET', `/v1/responses/${stored.body.id}/input_items`, key), 200],
+      ['GET /v1/responses/{id}/input_items?limit=0', await call('GET', `/v1/responses/${stored.body.id}/input_items?limit=0`, key), 422],
+      ['DELETE /v1/responses/{id}', await call('DELETE', `/v1/responses/${stored.body.id}`, key), 200],
+      ['GET /v1/responses/{deleted}', await call('GET', `/v1/responses/${stored.body.id}`, key), 404],
+      ['GET /v1/videos/{unknown}', await call('GET', '/v1/videos/vid_nothing', key), 404],
+      ['GET /v1/videos/{unknown}/content', await call('GET', '/v1/videos/vid_nothing/content', key), 404],
+    ];
+    for (const [what, answer, status] of answers) {
+      expect(answer.status, what).toBe(status);
+      standing(answer, what);
+    }
+    // Anthropic-style callers of the model list read Anthropic's names; without a key there is no window to show.
+    const asAnthropic = await call('GET', '/v1/models', key, { anthropic: true });
+    expect(asAnthropic.status).toBe(200);
+    expect(anthropic(asAnthropic).slice(0, 2)).toEqual(['30', '27']);
+    expect(Date.parse(anthropic(asAnthropic)[2]!)).toBeLessThanOrEqual(Date.now() + 61_000);
+    expect(openAi(asAnthropic)).toEqual([null, null, null]);
+    for (const anonymous of [await call('GET', '/v1/models', null), await call('GET', '/v1/me', 'not-a-key')]) {
+      expect(openAi(anonymous)).toEqual([null, null, null]);
+    }
+    // Nothing above was counted: the next counted request leaves 26.
+    expect(openAi(await post('/v1/chat/completions', key, { model: 'gen-5.6-luna', ...user('hi') }))[1]).toBe('26');
+
+    // count_tokens forwarded to an Anthropic upstream takes its place in the window (so the answer shows one less);
+    // one refused before the upstream (a 422) shows the window as it stands.
+    const messagesKey = await keyWith('family_b', { rpmLimit: 10 });
+    const count = await call('POST', '/v1/messages/count_tokens', messagesKey, { anthropic: true, body: { model: 'lm-opus-5', ...user('count me') } });
+    expect(count.status).toBe(200);
+    expect(count.body.input_tokens).toBeGreaterThan(0);
+    expect(anthropic(count).slice(0, 2)).toEqual(['10', '9']);
+    expect(anthropic(count)[2]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(openAi(count)).toEqual([null, null, null]);
+    const badCount = await call('POST', '/v1/messages/count_tokens', messagesKey, { anthropic: true, body: { model: 'lm-opus-5' } });
+    expect(badCount.status).toBe(422);
+    expect(anthropic(badCount).slice(0, 2)).toEqual(['10', '9']);
+
+    // A video job's poll and its finished MP4 (whole, a range, HEAD), and a submission with a body that is not valid.
+    const videoKey = await keyWith('family_d', { rpmLimit: 5 });
+    const video = await post('/v1/videos', videoKey, { model: 'beta3.0-t2v', prompt: 'waves [sim:start-ms=10 video-ms=30]', seconds: 2 });
+    expect(video.status).toBe(201);
+    const deadline = Date.now() + 15_000;
+    let poll = await call('GET', `/v1/videos/${video.body.id}`, videoKey);
+    while (poll.body.status !== 'completed' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      poll = await call('GET', `/v1/videos/${video.body.id}`, videoKey);
+    }
+    expect(poll.body.status).toBe('completed');
+    const invalidVideo = await call('POST', '/v1/videos', videoKey, { body: { model: 'beta3.0-t2v', prompt: 'x', seconds: 99 } });
+    expect(invalidVideo.status).toBe(422);
+    const videoAnswers: [string, Answer, number][] = [
+      ['GET /v1/videos/{id}', poll, 200],
+      ['GET /v1/videos/{id}/content', await call('GET', `/v1/videos/${video.body.id}/content`, videoKey), 200],
+      ['HEAD /v1/videos/{id}/content', await call('HEAD', `/v1/videos/${video.body.id}/content`, videoKey), 200],
+      ['POST /v1/videos (422)', invalidVideo, 422],
+    ];
+    for (const [what, answer, status] of videoAnswers) {
+      expect(answer.status, what).toBe(status);
+      expect(openAi(answer), what).toEqual(['5', '5', '0s']);
     }
   });
 

@@ -108,6 +108,37 @@ describe('webhook events', () => {
     await receiver.close();
   });
 
+  it('retries a receiver whose server is closed (connections refused) for a while and then listens again on its port', async () => {
+    const receiver = await startReceiver();
+    const account = await newFundedAccount(gw);
+    const endpoint = await createEndpoint(gw.url, account.token, { url: receiver.url, eventTypes: ['key.created'] });
+    receiver.secrets.push(endpoint.secret);
+    await receiver.close(); // nothing listens on the port now: every connection is refused
+    for (let i = 0; i < 5; i++) await gq(account.token, 'mutation { createKey { id } }');
+    for (let i = 0; i < 3; i++) await gq(account.token, 'mutation($id: ID!) { sendTestWebhook(endpointId: $id) }', { id: endpoint.id });
+
+    // Down until every delivery has been refused twice (the first attempt and the 30 ms retry), well before
+    // the 1.5 s after which a failing endpoint is disabled; then the same server listens on the same port.
+    await waitFor('every delivery refused twice', async () => (await deliveries(account.token, endpoint.id)).every((d) => d.attempts >= 2 && d.lastError === 'connection_refused' && d.lastStatusCode === null), 20_000);
+    expect(receiver.received).toHaveLength(0);
+    await new Promise<void>((resolve, reject) => receiver.server.once('error', reject).listen(receiver.port, '127.0.0.1', () => resolve()));
+    await waitFor('all delivered', async () => (await deliveries(account.token, endpoint.id)).every((d) => d.status === 'delivered'), 20_000);
+
+    const list = await deliveries(account.token, endpoint.id);
+    expect(list).toHaveLength(8);
+    const messageIds = new Set(list.map((d) => d.messageId));
+    expect(messageIds.size).toBe(8);
+    // Every event arrived after the receiver came back; de-duplicated by webhook-id, each exactly once.
+    const unique = new Map(receiver.received.map((r) => [r.id, r]));
+    expect(new Set(unique.keys())).toEqual(messageIds);
+    expect([...unique.values()].map((r) => r.body.type).sort()).toEqual([...Array(5).fill('key.created'), ...Array(3).fill('webhook.test')]);
+    expect(receiver.received.every((r) => r.verifiedBy.length === 1 && r.verifiedBy[0] === 0)).toBe(true);
+    expect(list.every((d) => d.attempts >= 3 && d.lastStatusCode === 204 && d.lastError === null)).toBe(true);
+    const [state] = (await gq(account.token, `{ webhookEndpoints { ${ENDPOINT_FIELDS} } }`)).data.webhookEndpoints;
+    expect(state).toMatchObject({ enabled: true, disabledReason: null });
+    await receiver.close();
+  });
+
   it('replays a delivery with the same webhook-id; a rotated secret signs, and the old one too during the grace period', async () => {
     const receiver = await startReceiver();
     const account = await newFundedAccount(gw);

@@ -3863,6 +3863,18 @@ export interface operations {
             /** @description OpenAI’s list, or Anthropic’s (paginated) when anthropic-version is sent */
             200: {
                 headers: {
+                    /** @description The key’s requests per window (a minute by default) (when a key is presented) */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Requests left in the window (this request is not counted) (when a key is presented) */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description How long until the window is empty again, as a Go duration (`1s`, `59.5s`, `1m0s`) (when a key is presented) */
+                    "x-ratelimit-reset-requests"?: string;
+                    /** @description The key’s requests per window (a minute by default) (with anthropic-version, when a key is presented) */
+                    "anthropic-ratelimit-requests-limit"?: number;
+                    /** @description Requests left in the window (this request is not counted) (with anthropic-version, when a key is presented) */
+                    "anthropic-ratelimit-requests-remaining"?: number;
+                    /** @description When the window is empty again (RFC 3339) (with anthropic-version, when a key is presented) */
+                    "anthropic-ratelimit-requests-reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3906,6 +3918,18 @@ export interface operations {
             /** @description The model, in Anthropic’s shape when anthropic-version is sent */
             200: {
                 headers: {
+                    /** @description The key’s requests per window (a minute by default) (when a key is presented) */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Requests left in the window (this request is not counted) (when a key is presented) */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description How long until the window is empty again, as a Go duration (`1s`, `59.5s`, `1m0s`) (when a key is presented) */
+                    "x-ratelimit-reset-requests"?: string;
+                    /** @description The key’s requests per window (a minute by default) (with anthropic-version, when a key is presented) */
+                    "anthropic-ratelimit-requests-limit"?: number;
+                    /** @description Requests left in the window (this request is not counted) (with anthropic-version, when a key is presented) */
+                    "anthropic-ratelimit-requests-remaining"?: number;
+                    /** @description When the window is empty again (RFC 3339) (with anthropic-version, when a key is presented) */
+                    "anthropic-ratelimit-requests-reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3944,6 +3968,12 @@ export interface operations {
             /** @description Key status */
             200: {
                 headers: {
+                    /** @description The key’s requests per window (a minute by default) */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Requests left in the window (this request is not counted) */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description How long until the window is empty again, as a Go duration (`1s`, `59.5s`, `1m0s`) */
+                    "x-ratelimit-reset-requests"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3988,7 +4018,7 @@ export interface operations {
                 headers: {
                     /** @description The key’s requests per window (a minute by default) */
                     "x-ratelimit-limit-requests"?: number;
-                    /** @description Requests left in the window after this one */
+                    /** @description Requests left in the window (after this one) */
                     "x-ratelimit-remaining-requests"?: number;
                     /** @description How long until the window is empty again, as a Go duration (`1s`, `59.5s`, `1m0s`) */
                     "x-ratelimit-reset-requests"?: string;
@@ -4022,7 +4052,7 @@ export interface operations {
                 headers: {
                     /** @description The key’s requests per window (a minute by default) */
                     "x-ratelimit-limit-requests"?: number;
-                    /** @description Requests left in the window after this one */
+                    /** @description Requests left in the window (after this one) */
                     "x-ratelimit-remaining-requests"?: number;
                     /** @description How long until the window is empty again, as a Go duration (`1s`, `59.5s`, `1m0s`) */
                     "x-ratelimit-reset-requests"?: string;
@@ -4067,7 +4097,7 @@ export interface operations {
                 headers: {
                     /** @description The key’s requests per window (a minute by default) */
                     "x-ratelimit-limit-requests"?: number;
-                    /** @description Requests left in the window after this one */
+                    /** @description Requests left in the window (after this one) */
                     "x-ratelimit-remaining-requests"?: number;
                     /** @description How long until the window is empty again, as a Go duration (`1s`, `59.5s`, `1m0s`) */
                     "x-ratelimit-reset-requests"?: string;
@@ -4101,7 +4131,7 @@ export interface operations {
                 headers: {
                     /** @description The key’s requests per window (a minute by default) */
                     "x-ratelimit-limit-requests"?: number;
-                    /** @description Requests left in the window after this one */
+                    /** @description Requests left in the window (after this one) */
                     "x-ratelimit-remaining-requests"?: number;
                     /** @description How long until the window is empty again, as a Go duration (`1s`, `59.5s`, `1m0s`) */
                     "x-ratelimit-reset-requests"?: string;
@@ -4142,6 +4172,12 @@ export interface operations {
             /** @description Response */
             200: {
                 headers: {
+                    /** @description The key’s requests per window (a minute by default) */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Requests left in the window (this request is not counted) */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description How long until the window is empty again, as a Go duration (`1s`, `59.5s`, `1m0s`) */
+                    "x-ratelimit-reset-requests"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4191,6 +4227,12 @@ export interface operations {
             /** @description Deleted */
             200: {
                 headers: {
+                    /** @description The key’s requests per window (a minute by default) */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Requests left in the window (this request is not counted) */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description How long until the window is empty again, as a Go duration (`1s`, `59.5s`, `1m0s`) */
+                    "x-ratelimit-reset-requests"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4250,6 +4292,12 @@ export interface operations {
             /** @description A page of input items */
             200: {
                 headers: {
+                    /** @description The key’s requests per window (a minute by default) */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Requests left in the window (this request is not counted) */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description How long until the window is empty again, as a Go duration (`1s`, `59.5s`, `1m0s`) */
+                    "x-ratelimit-reset-requests"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4305,7 +4353,7 @@ export interface operations {
                 headers: {
                     /** @description The key’s requests per window (a minute by default) */
                     "anthropic-ratelimit-requests-limit"?: number;
-                    /** @description Requests left in the window after this one */
+                    /** @description Requests left in the window (after this one) */
                     "anthropic-ratelimit-requests-remaining"?: number;
                     /** @description When the window is empty again (RFC 3339) */
                     "anthropic-ratelimit-requests-reset"?: string;
@@ -4339,7 +4387,7 @@ export interface operations {
                 headers: {
                     /** @description The key’s requests per window (a minute by default) */
                     "anthropic-ratelimit-requests-limit"?: number;
-                    /** @description Requests left in the window after this one */
+                    /** @description Requests left in the window (after this one) */
                     "anthropic-ratelimit-requests-remaining"?: number;
                     /** @description When the window is empty again (RFC 3339) */
                     "anthropic-ratelimit-requests-reset"?: string;
@@ -4396,6 +4444,12 @@ export interface operations {
             /** @description Input tokens */
             200: {
                 headers: {
+                    /** @description The key’s requests per window (a minute by default) */
+                    "anthropic-ratelimit-requests-limit"?: number;
+                    /** @description Requests left in the window (after this one when it is forwarded to an upstream) */
+                    "anthropic-ratelimit-requests-remaining"?: number;
+                    /** @description When the window is empty again (RFC 3339) */
+                    "anthropic-ratelimit-requests-reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4414,6 +4468,27 @@ export interface operations {
             /** @description Validation failed: `detail` lists every issue as {loc, msg, type} */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicError"];
+                };
+            };
+            /** @description A limit refused the request: the key’s rate or concurrency, its account’s, the gateway’s, or the model’s routes (`x-ratelimit-limited-by`); retry after the announced wait */
+            429: {
+                headers: {
+                    /** @description The key’s requests per window (a minute by default) */
+                    "anthropic-ratelimit-requests-limit"?: number;
+                    /** @description Requests left in the window (after this one when it is forwarded to an upstream) */
+                    "anthropic-ratelimit-requests-remaining"?: number;
+                    /** @description When the window is empty again (RFC 3339) */
+                    "anthropic-ratelimit-requests-reset"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "retry-after"?: number;
+                    /** @description Milliseconds to wait before retrying (the official SDKs read it first) */
+                    "retry-after-ms"?: number;
+                    /** @description Which limit refused the request */
+                    "x-ratelimit-limited-by"?: "key" | "account" | "gateway" | "model";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4459,7 +4534,7 @@ export interface operations {
                 headers: {
                     /** @description The key’s requests per window (a minute by default) */
                     "x-ratelimit-limit-requests"?: number;
-                    /** @description Requests left in the window after this one */
+                    /** @description Requests left in the window (after this one) */
                     "x-ratelimit-remaining-requests"?: number;
                     /** @description How long until the window is empty again, as a Go duration (`1s`, `59.5s`, `1m0s`) */
                     "x-ratelimit-reset-requests"?: string;
@@ -4492,7 +4567,7 @@ export interface operations {
                 headers: {
                     /** @description The key’s requests per window (a minute by default) */
                     "x-ratelimit-limit-requests"?: number;
-                    /** @description Requests left in the window after this one */
+                    /** @description Requests left in the window (after this one) */
                     "x-ratelimit-remaining-requests"?: number;
                     /** @description How long until the window is empty again, as a Go duration (`1s`, `59.5s`, `1m0s`) */
                     "x-ratelimit-reset-requests"?: string;
@@ -4538,7 +4613,7 @@ export interface operations {
                 headers: {
                     /** @description The key’s requests per window (a minute by default) */
                     "x-ratelimit-limit-requests"?: number;
-                    /** @description Requests left in the window after this one */
+                    /** @description Requests left in the window (this request is not counted) */
                     "x-ratelimit-remaining-requests"?: number;
                     /** @description How long until the window is empty again, as a Go duration (`1s`, `59.5s`, `1m0s`) */
                     "x-ratelimit-reset-requests"?: string;
@@ -4560,27 +4635,6 @@ export interface operations {
             /** @description Validation failed: `detail` lists every issue as {loc, msg, type} */
             422: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenAIError"];
-                };
-            };
-            /** @description A limit refused the request: the key’s rate or concurrency, its account’s, the gateway’s, or the model’s routes (`x-ratelimit-limited-by`); retry after the announced wait */
-            429: {
-                headers: {
-                    /** @description The key’s requests per window (a minute by default) */
-                    "x-ratelimit-limit-requests"?: number;
-                    /** @description Requests left in the window after this one */
-                    "x-ratelimit-remaining-requests"?: number;
-                    /** @description How long until the window is empty again, as a Go duration (`1s`, `59.5s`, `1m0s`) */
-                    "x-ratelimit-reset-requests"?: string;
-                    /** @description Seconds to wait before retrying */
-                    "retry-after"?: number;
-                    /** @description Milliseconds to wait before retrying (the official SDKs read it first) */
-                    "retry-after-ms"?: number;
-                    /** @description Which limit refused the request */
-                    "x-ratelimit-limited-by"?: "key" | "account" | "gateway" | "model";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4612,6 +4666,12 @@ export interface operations {
             /** @description Video task */
             200: {
                 headers: {
+                    /** @description The key’s requests per window (a minute by default) */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Requests left in the window (this request is not counted) */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description How long until the window is empty again, as a Go duration (`1s`, `59.5s`, `1m0s`) */
+                    "x-ratelimit-reset-requests"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4661,6 +4721,12 @@ export interface operations {
             /** @description The MP4 */
             200: {
                 headers: {
+                    /** @description The key’s requests per window (a minute by default) */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Requests left in the window (this request is not counted) */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description How long until the window is empty again, as a Go duration (`1s`, `59.5s`, `1m0s`) */
+                    "x-ratelimit-reset-requests"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4670,6 +4736,12 @@ export interface operations {
             /** @description The requested range of the MP4 (HTTP Range) */
             206: {
                 headers: {
+                    /** @description The key’s requests per window (a minute by default) */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Requests left in the window (this request is not counted) */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description How long until the window is empty again, as a Go duration (`1s`, `59.5s`, `1m0s`) */
+                    "x-ratelimit-reset-requests"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4724,6 +4796,18 @@ export interface operations {
             /** @description OpenAI’s list, or Anthropic’s (paginated) when anthropic-version is sent */
             200: {
                 headers: {
+                    /** @description The key’s requests per window (a minute by default) (when a key is presented) */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Requests left in the window (this request is not counted) (when a key is presented) */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description How long until the window is empty again, as a Go duration (`1s`, `59.5s`, `1m0s`) (when a key is presented) */
+                    "x-ratelimit-reset-requests"?: string;
+                    /** @description The key’s requests per window (a minute by default) (with anthropic-version, when a key is presented) */
+                    "anthropic-ratelimit-requests-limit"?: number;
+                    /** @description Requests left in the window (this request is not counted) (with anthropic-version, when a key is presented) */
+                    "anthropic-ratelimit-requests-remaining"?: number;
+                    /** @description When the window is empty again (RFC 3339) (with anthropic-version, when a key is presented) */
+                    "anthropic-ratelimit-requests-reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4767,6 +4851,18 @@ export interface operations {
             /** @description The model, in Anthropic’s shape when anthropic-version is sent */
             200: {
                 headers: {
+                    /** @description The key’s requests per window (a minute by default) (when a key is presented) */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Requests left in the window (this request is not counted) (when a key is presented) */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description How long until the window is empty again, as a Go duration (`1s`, `59.5s`, `1m0s`) (when a key is presented) */
+                    "x-ratelimit-reset-requests"?: string;
+                    /** @description The key’s requests per window (a minute by default) (with anthropic-version, when a key is presented) */
+                    "anthropic-ratelimit-requests-limit"?: number;
+                    /** @description Requests left in the window (this request is not counted) (with anthropic-version, when a key is presented) */
+                    "anthropic-ratelimit-requests-remaining"?: number;
+                    /** @description When the window is empty again (RFC 3339) (with anthropic-version, when a key is presented) */
+                    "anthropic-ratelimit-requests-reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4811,7 +4907,7 @@ export interface operations {
                 headers: {
                     /** @description The key’s requests per window (a minute by default) */
                     "x-ratelimit-limit-requests"?: number;
-                    /** @description Requests left in the window after this one */
+                    /** @description Requests left in the window (after this one) */
                     "x-ratelimit-remaining-requests"?: number;
                     /** @description How long until the window is empty again, as a Go duration (`1s`, `59.5s`, `1m0s`) */
                     "x-ratelimit-reset-requests"?: string;
@@ -4845,7 +4941,7 @@ export interface operations {
                 headers: {
                     /** @description The key’s requests per window (a minute by default) */
                     "x-ratelimit-limit-requests"?: number;
-                    /** @description Requests left in the window after this one */
+                    /** @description Requests left in the window (after this one) */
                     "x-ratelimit-remaining-requests"?: number;
                     /** @description How long until the window is empty again, as a Go duration (`1s`, `59.5s`, `1m0s`) */
                     "x-ratelimit-reset-requests"?: string;
@@ -4890,7 +4986,7 @@ export interface operations {
                 headers: {
                     /** @description The key’s requests per window (a minute by default) */
                     "x-ratelimit-limit-requests"?: number;
-                    /** @description Requests left in the window after this one */
+                    /** @description Requests left in the window (after this one) */
                     "x-ratelimit-remaining-requests"?: number;
                     /** @description How long until the window is empty again, as a Go duration (`1s`, `59.5s`, `1m0s`) */
                     "x-ratelimit-reset-requests"?: string;
@@ -4924,7 +5020,7 @@ export interface operations {
                 headers: {
                     /** @description The key’s requests per window (a minute by default) */
                     "x-ratelimit-limit-requests"?: number;
-                    /** @description Requests left in the window after this one */
+                    /** @description Requests left in the window (after this one) */
                     "x-ratelimit-remaining-requests"?: number;
                     /** @description How long until the window is empty again, as a Go duration (`1s`, `59.5s`, `1m0s`) */
                     "x-ratelimit-reset-requests"?: string;

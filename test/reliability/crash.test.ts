@@ -1,8 +1,9 @@
 import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerBalance } from '../helpers/accounts.js';
+import { testOrganization } from '../helpers/organizations.js';
 import { http } from '../helpers/clients.js';
-import { apiAccount, processAdmin, requestId, setKeyLimits, startInferenceStack, type ApiAccount, type InferenceStack } from '../helpers/inference.js';
+import { apiAccount, fund, processAdmin, requestId, setKeyLimits, startInferenceStack, type ApiAccount, type InferenceStack } from '../helpers/inference.js';
 import { eventsByRequest, METRICS_TOKEN, moneyReport, rawCall, waitFor } from '../helpers/reliability.js';
 
 /**
@@ -33,12 +34,13 @@ afterAll(async () => {
 describe('SIGKILL during 1,000 settlements', () => {
   it('after a restart on the same database: no duplicate, ledger = balance, no hold past its expiry; the lost window is measured', async () => {
     const victim = await stack.spawnPeer();
-    const accounts: ApiAccount[] = [];
-    for (let i = 0; i < 4; i++) {
-      const account = await apiAccount(stack, admin, '10');
-      await setKeyLimits(stack, admin, account.keyId, { rpmLimit: 100_000, concurrencyLimit: 16 });
-      accounts.push(account);
-    }
+    // Three accounts and two members of an organization (issue 56: its wallet is a ledger owner like an account's).
+    const accounts: Pick<ApiAccount, 'userId' | 'key' | 'keyId'>[] = [];
+    for (let i = 0; i < 3; i++) accounts.push(await apiAccount(stack, admin, '10'));
+    const team = await testOrganization(stack, 2);
+    await fund(stack, admin, team.id, '10');
+    for (const member of team.members) accounts.push({ userId: team.id, key: member.key, keyId: member.keyId });
+    for (const account of accounts) await setKeyLimits(stack, admin, account.keyId, { rpmLimit: 100_000, concurrencyLimit: 16 });
 
     const results: { rid: string; status: number; answeredAt: number; account: number }[] = [];
     let killedAt = 0;

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { Decimal } from 'decimal.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ledgerBalance } from '../helpers/accounts.js';
-import { apiAccount, processAdmin, requestId, setKeyLimits, startInferenceStack, type InferenceStack } from '../helpers/inference.js';
+import { apiAccount, fund, processAdmin, requestId, setKeyLimits, startInferenceStack, type InferenceStack } from '../helpers/inference.js';
+import { setMemberCap, setOrganizationCap, testOrganization, type TestMember } from '../helpers/organizations.js';
 import type { ServerProcess } from '../helpers/process.js';
 import { clusterRedis, sharedRedis, type TestRedis } from '../helpers/redis.js';
 import { eventsByRequest, moneyReport, rawCall, sleep, waitFor } from '../helpers/reliability.js';
@@ -98,11 +99,13 @@ describe.each(FAULTS)('$name', ({ workers, redis: start, inject }) => {
     const b = await apiAccount(stack, admin, '5');
     await setKeyLimits(stack, admin, a.keyId, { rpmLimit: 100_000, concurrencyLimit: 50 });
     await setKeyLimits(stack, admin, b.keyId, { rpmLimit: 100_000, concurrencyLimit: 50, monthlySpendCap: cost.times(5.5).toFixed(10) });
+    const { c, c1, c2 } = await cappedOrganization(stack, admin, cost);
+    const spenders = [a, b, c1, c2];
 
     const ids: string[] = [];
     const wave = (n: number) =>
       Array.from({ length: n }, (_, i) => {
-        const account = i % 2 ? a : b;
+        const account = spenders[i % spenders.length]!;
         const rid = requestId('loss');
         ids.push(rid);
         return rawCall(gateways[i % gateways.length]!, account.key, slowAnswer(), { requestId: rid, received: stack.received });
@@ -111,7 +114,7 @@ describe.each(FAULTS)('$name', ({ workers, redis: start, inject }) => {
     const first = wave(24);
     await waitFor('wave 1 holds in flight', () => stack.primary.requests.filter((r) => JSON.stringify(r.body).includes('spend [sim') && r.endedAt === undefined).length >= 10, 10_000);
     // The fault: Redis loses what the holds in flight were kept in.
-    const fault = await inject(redis, prefix, [a, b].map((account) => `${prefix}{acct:${account.userId}}`));
+    const fault = await inject(redis, prefix, [a.userId, b.userId, c.id].map((owner) => `${prefix}{acct:${owner}}`));
     // Wave 2 at once, then a third once the first has settled: each may only spend what is left.
     const second = wave(24);
     const [r1, r2] = await Promise.all([Promise.all(first), Promise.all(second)]);
@@ -121,11 +124,8 @@ describe.each(FAULTS)('$name', ({ workers, redis: start, inject }) => {
     const served = statuses.filter((s) => s === 200).length;
 
     await waitFor('every answered request settled', async () => (await stack.db.query<{ n: number }>('select count(*)::int as n from usage_events where request_id = any($1)', [ids]))[0]!.n >= served, 20_000);
-    const [aMoney, bSpent, report] = await Promise.all([
-      ledgerBalance(stack, a.userId),
-      stack.db.query<{ spent: string }>("select coalesce(sum(amount_usd), 0)::text as spent from usage_events where api_key_id = $1 and status = 'success'", [b.keyId]),
-      moneyReport(stack.db),
-    ]);
+    const spentBy = (keyIds: string[]) => spentThrough(stack, keyIds);
+    const [aMoney, bSpent, cMoney, c1Spent, cSpent, report] = await Promise.all([ledgerBalance(stack, a.userId), spentBy([b.keyId]), ledgerBalance(stack, c.id), spentBy([c1.keyId]), spentBy([c1.keyId, c2.keyId, c.owner.keyId]), moneyReport(stack.db)]);
     const figures = {
       workers,
       requests: statuses.length,
@@ -133,14 +133,19 @@ describe.each(FAULTS)('$name', ({ workers, redis: start, inject }) => {
       refused: Object.fromEntries([...new Set(statuses)].filter((s) => s !== 200).map((s) => [s, statuses.filter((x) => x === s).length])),
       fault,
       aBalance: aMoney.balance,
-      bKeySpent: bSpent[0]!.spent,
+      bKeySpent: bSpent,
       bCap: cost.times(5.5).toFixed(10),
+      organization: { balance: cMoney.balance, spent: cSpent, cap: cost.times(8.5).toFixed(10), memberSpent: c1Spent, memberCap: cost.times(4.5).toFixed(10) },
     };
     console.info(`redis data loss (${redis.kind}):`, JSON.stringify(figures));
     // The invariants.
     expect(new Decimal(aMoney.balance).greaterThanOrEqualTo(0), JSON.stringify(figures)).toBe(true);
-    expect(new Decimal(bSpent[0]!.spent).lessThanOrEqualTo(cost.times(5.5)), JSON.stringify(figures)).toBe(true);
+    expect(new Decimal(bSpent).lessThanOrEqualTo(cost.times(5.5)), JSON.stringify(figures)).toBe(true);
+    expect(new Decimal(cSpent).lessThanOrEqualTo(cost.times(8.5)), JSON.stringify(figures)).toBe(true);
+    expect(new Decimal(c1Spent).lessThanOrEqualTo(cost.times(4.5)), JSON.stringify(figures)).toBe(true);
+    expect(new Decimal(cMoney.balance).greaterThanOrEqualTo(0), JSON.stringify(figures)).toBe(true);
     expect(aMoney.balance).toBe(aMoney.ledger);
+    expect(cMoney.balance).toBe(cMoney.ledger);
     expect(report.balanceMismatches).toEqual([]);
     expect(report.settlementMismatches).toEqual([]);
     expect(report.duplicateRequests).toEqual([]);
@@ -150,6 +155,23 @@ describe.each(FAULTS)('$name', ({ workers, redis: start, inject }) => {
     await waitFor('billing back', async () => (await rawCall(peer.url, probe.key, { model: 'gen-5.6-luna', messages: [{ role: 'user', content: 'hi [sim:words=2]' }] })).status === 200, 10_000, 200);
   }, 180_000);
 });
+
+/** C: an organization (issue 56) with plenty of balance, capped at 8 requests a month, whose first member is capped at 4. */
+async function cappedOrganization(stack: InferenceStack, admin: { token: string }, cost: Decimal) {
+  const c = await testOrganization(stack, 2);
+  const [c1, c2] = c.members as [TestMember, TestMember];
+  await fund(stack, admin, c.id, '5');
+  await setOrganizationCap(stack, c.owner.token, c.id, cost.times(8.5).toFixed(10));
+  await setMemberCap(stack, c.owner.token, c.id, c1.userId, cost.times(4.5).toFixed(10));
+  for (const member of [c1, c2]) await setKeyLimits(stack, admin, member.keyId, { rpmLimit: 100_000, concurrencyLimit: 50 });
+  return { c, c1, c2 };
+}
+
+/** What the keys' successful requests cost, by their usage events. */
+async function spentThrough(stack: InferenceStack, keyIds: string[]): Promise<string> {
+  const [row] = await stack.db.query<{ spent: string }>("select coalesce(sum(amount_usd), 0)::text as spent from usage_events where api_key_id = any($1::uuid[]) and status = 'success'", [keyIds]);
+  return row!.spent;
+}
 
 async function eventsByRequestWait(stack: InferenceStack, ids: string[]) {
   return waitFor('the probe billed', async () => {
