@@ -184,6 +184,12 @@ describe('organizations in the cabinet (Chromium)', () => {
     expect(Number(spent!.spend)).toBeGreaterThan(0);
     await expect.poll(() => memberRow.getByTestId('month-spent').textContent(), { timeout: 15_000 }).toBe(usd(spent!.spend));
     expect(await watch.evaluate(() => (globalThis as unknown as { loadedOnce?: boolean }).loadedOnce === true)).toBe(true);
+    // The owner's usage page lists the request under the member's name, and filters by member.
+    await ownerPage.getByRole('link', { name: 'Usage' }).click();
+    await ownerPage.locator('[data-testid=usage-table] tbody tr').first().getByRole('cell', { name: memberName, exact: true }).waitFor();
+    await ownerPage.getByLabel('Member').selectOption({ label: memberName });
+    await ownerPage.getByRole('button', { name: 'Apply' }).click();
+    await expect.poll(() => ownerPage.locator('[data-testid=usage-table] tbody tr').count()).toBe(1);
 
     // The admin removes the member in the browser; the member's organization key stops at once.
     const adminPage = await membersPage(admin.token, orgId);

@@ -8,6 +8,7 @@ import { mergeById } from '../live-totals.js';
 import { useOnReconnect, useThrottled } from '../live.js';
 import { useOrganization, type Organization } from '../organization.js';
 import { useMemberOptions } from './org-common.js';
+import { EventDetail } from './usage-detail.js';
 import { Badge, Button, Card, Empty, Field, formatUsd, Loading, Money, Page, SelectField, TableHead, toneOf } from '../ui.js';
 
 // The account's usage, or (with $org) an organization's: one document so the page has one shape of row.
@@ -111,16 +112,9 @@ const UsageCatalogDocument = graphql(`
     }
   }
 `);
-const UsageEventDocument = graphql(`
-  query UsageEvent($requestId: ID!) {
-    usageEvent(requestId: $requestId) {
-      ...UsageEventFields
-    }
-  }
-`);
 
 /** A row of either list; an organization's rows name their member. */
-type Event = NonNullable<UsageQuery['usage']>[number] | NonNullable<UsageQuery['organizationUsage']>[number];
+export type Event = NonNullable<UsageQuery['usage']>[number] | NonNullable<UsageQuery['organizationUsage']>[number];
 
 /** The member an organization's row names (null on the account's own rows). */
 function memberOf(event: Event): { id: string | null; name: string | null } {
@@ -368,60 +362,6 @@ function EventTable({ events, onSelect, withMember }: { events: Event[]; onSelec
           ))}
         </tbody>
       </table>
-    </div>
-  );
-}
-
-/** A request's details: the account's read by its id; an organization's from its row (it has every field). */
-function EventDetail({ requestId, row, onClose }: { requestId: string; row?: Event; onClose(): void }) {
-  const { t, formatDate } = useI18n();
-  const [{ data }] = useQuery({ query: UsageEventDocument, variables: { requestId }, pause: row !== undefined });
-  const event = row ?? data?.usageEvent;
-  return (
-    <div className="dialog-backdrop" onClick={onClose}>
-      <div role="dialog" aria-modal="true" aria-labelledby="event-title" className="dialog card" onClick={(e) => e.stopPropagation()} onKeyDown={(e) => e.key === 'Escape' && onClose()}>
-        <h2 id="event-title">{t('usage.event')}</h2>
-        {!event ? (
-          <Loading />
-        ) : (
-          <dl className="facts">
-            <dt>{t('usage.requestId')}</dt>
-            <dd>
-              <code>{event.requestId}</code>
-            </dd>
-            <dt>{t('usage.time')}</dt>
-            <dd>
-              {formatDate(event.createdAt)} → {formatDate(event.completedAt)}
-            </dd>
-            <dt>{t('models.model')}</dt>
-            <dd>{event.model}</dd>
-            <dt>{t('keys.group')}</dt>
-            <dd>{event.routeGroupLabel}</dd>
-            <dt>{t('usage.endpoint')}</dt>
-            <dd>{event.endpoint ?? '—'}</dd>
-            <dt>{t('usage.status')}</dt>
-            <dd>
-              {event.status}
-              {event.errorCode ? ` (${event.errorCode})` : ''}
-            </dd>
-            <dt>{t('usage.tokens')}</dt>
-            <dd>
-              {event.promptTokens ?? '—'} / {event.completionTokens ?? '—'} ({t('usage.cacheRead')}: {event.cacheReadTokens ?? t('usage.notReported')})
-            </dd>
-            <dt>{t('usage.cost')}</dt>
-            <dd>
-              <Money usd={event.amountUsd} /> ({t('models.official')}: <Money usd={event.officialCostUsd} />, {t('dash.savings')}: <Money usd={event.savedUsd} />)
-            </dd>
-            <dt>{t('usage.latency')}</dt>
-            <dd>{event.latencyMs == null ? '—' : `${event.latencyMs} ms`}</dd>
-            <dt>{t('usage.key')}</dt>
-            <dd>{event.apiKey?.label ?? event.apiKey?.id ?? '—'}</dd>
-          </dl>
-        )}
-        <Button autoFocus onClick={onClose}>
-          {t('common.close')}
-        </Button>
-      </div>
     </div>
   );
 }
