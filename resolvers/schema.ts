@@ -17,8 +17,9 @@ import { UpstreamsResolver } from './upstreams.resolver.js';
 import { EventsResolver } from './events.resolver.js';
 import { AlertsResolver } from './alerts.resolver.js';
 import { WebhooksResolver } from './webhooks.resolver.js';
+import { OrganizationsResolver } from './organizations.resolver.js';
 
-export const resolvers = [AccountResolver, KeysResolver, CatalogResolver, AdminResolver, VideoResolver, UsageResolver, StatusResolver, AnnouncementsResolver, PaymentsResolver, UpstreamsResolver, OperationsResolver, EventsResolver, WebhooksResolver, AlertsResolver] as const;
+export const resolvers = [AccountResolver, KeysResolver, CatalogResolver, AdminResolver, VideoResolver, UsageResolver, StatusResolver, AnnouncementsResolver, PaymentsResolver, UpstreamsResolver, OperationsResolver, EventsResolver, WebhooksResolver, AlertsResolver, OrganizationsResolver] as const;
 
 /** Builds the executable schema; `schema/schema.graphql` is this schema printed (a test keeps them equal). */
 export function buildGraphQLSchema(pubSub: PubSub): Promise<GraphQLSchema> {

@@ -9,6 +9,7 @@ import { statusRouter } from './status.router.js';
 import { USAGE_ROUTES, usageRouter } from './usage.router.js';
 import { PAYMENT_ROUTES, paymentsRouter } from './payments.router.js';
 import { VIDEO_ROUTES, videosRouter } from './videos.router.js';
+import { ORG_ROUTES, orgsRouter } from './orgs.router.js';
 
 /** The cabinet REST paths of SPEC.md, mounted behind the request-context middleware (each where its routes were declared). */
 export function cabinetRouter(): Router {
@@ -22,6 +23,7 @@ export function cabinetRouter(): Router {
   router.use(mountOf(ANNOUNCEMENT_ROUTES), announcementsRouter());
   router.use(mountOf(PAYMENT_ROUTES), paymentsRouter());
   router.use(mountOf(VIDEO_ROUTES), videosRouter());
+  router.use(mountOf(ORG_ROUTES), orgsRouter());
   return router;
 }
 

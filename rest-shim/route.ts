@@ -21,7 +21,7 @@ export interface Answer {
 
 /** A route as the REST shim serves it and the interface description (GET /openapi.json) shows it: one declaration for both. */
 export interface RouteDeclaration {
-  method: 'get' | 'post' | 'delete';
+  method: 'get' | 'post' | 'patch' | 'delete';
   /** The path below the router's mount, in express syntax (`/:key_id`). */
   at: string;
   summary: string;

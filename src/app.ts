@@ -105,7 +105,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
 
   const json = jsonBodies();
   const withContext = requestContexts(config, services, log);
-  app.use(['/graphql', '/trpc', '/auth', '/keys', '/catalog', '/usage', '/leaderboard', '/announcements', '/payments', '/videos', '/v1'], requireMigrated(readiness));
+  app.use(['/graphql', '/trpc', '/auth', '/keys', '/catalog', '/usage', '/leaderboard', '/announcements', '/payments', '/videos', '/orgs', '/v1'], requireMigrated(readiness));
   app.use('/v1', v1Router(services));
   // A browser opening /graphql where introspection is on gets the bundled GraphiQL (same origin, same cookie).
   app.get('/graphql', (req, res, next) => (wantsPage(req) && !production && cabinet?.graphiql ? sendPage(res, cabinet.graphiql) : next()));
@@ -199,7 +199,7 @@ function requestContexts(config: Config, services: Services, log: Logger) {
       requestId: res.locals.requestId as string,
       log,
       ...(await resolveHttpActor(req, config.publicHttps, services)),
-      caller: { clientAddress: req.ip ?? null, userAgent: req.get('user-agent') ?? null },
+      caller: { clientAddress: req.ip ?? null, userAgent: req.get('user-agent') ?? null, origin: requestOrigin(req) },
       sessionCookie: httpSessionCookie(res, config),
     });
   return (req: Request, res: Response, next: NextFunction) => {
@@ -208,6 +208,11 @@ function requestContexts(config: Config, services: Services, log: Logger) {
       next();
     }, next);
   };
+}
+
+/** The request's own origin (`trust proxy` decides whether forwarded headers count); none without a Host. */
+function requestOrigin(req: Request): string | null {
+  return req.host ? `${req.protocol}://${req.host}` : null;
 }
 
 /**

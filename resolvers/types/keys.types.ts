@@ -32,6 +32,9 @@ abstract class ApiKeyFields {
 export class ApiKey extends ApiKeyFields {
   @Field(() => DateTimeISOResolver, { nullable: true })
   lastUsed!: Date | null;
+
+  @Field(() => ID, { nullable: true, description: 'The member who made an organization’s key; null for a personal key.' })
+  createdBy!: string | null;
 }
 
 @ObjectType({ description: 'Admin: one key of an account, revoked ones too, with its limit overrides.' })

@@ -31,6 +31,7 @@ const TAGS: Record<string, string> = {
   catalog: 'SPEC.md 4.3: the public catalog and service status.',
   payments: 'SPEC.md 4.4: invoices, bonus tiers and the agreement.',
   announcements: 'SPEC.md 4.5: announcements.',
+  organizations: 'Organizations (issue 56): teams with a wallet, members, roles, invitations and keys (session). Any id of an organization the caller does not belong to answers 404.',
   videos: 'The finished videos of the account, for the cabinet’s player (session).',
   health: 'SPEC.md 4.5: liveness, health, status and readiness.',
   inference: 'SPEC.md 4.6-4.8: the /v1 surface, authenticated by API key.',

@@ -5,6 +5,7 @@ import { CATALOG_ROUTES } from '../catalog.router.js';
 import { ANNOUNCEMENT_ROUTES } from '../announcements.router.js';
 import { HEALTH_ROUTES, SERVICE_VERSION } from '../health.router.js';
 import { KEY_ROUTES } from '../keys.router.js';
+import { ORG_ROUTES } from '../orgs.router.js';
 import { LEADERBOARD_ROUTES } from '../leaderboard.router.js';
 import { PAYMENT_ROUTES } from '../payments.router.js';
 import type { Route } from '../route.js';
@@ -15,7 +16,7 @@ import { openApiDocument, type OpenApiDocument } from './document.js';
 import { BRIDGE_ROUTES, V1_ROUTES } from './v1-routes.js';
 
 /** Every route of the REST shim and of /v1, in the order the document lists them. */
-export const ALL_ROUTES: Route[] = [AUTH_ROUTES, KEY_ROUTES, USAGE_ROUTES, LEADERBOARD_ROUTES, CATALOG_ROUTES, STATUS_ROUTES, PAYMENT_ROUTES, ANNOUNCEMENT_ROUTES, VIDEO_ROUTES, HEALTH_ROUTES, V1_ROUTES, BRIDGE_ROUTES].flatMap(
+export const ALL_ROUTES: Route[] = [AUTH_ROUTES, KEY_ROUTES, USAGE_ROUTES, LEADERBOARD_ROUTES, CATALOG_ROUTES, STATUS_ROUTES, PAYMENT_ROUTES, ANNOUNCEMENT_ROUTES, VIDEO_ROUTES, ORG_ROUTES, HEALTH_ROUTES, V1_ROUTES, BRIDGE_ROUTES].flatMap(
   (table): Route[] => Object.values(table),
 );
 

@@ -16,4 +16,6 @@ export function requireAdmin(actor: Actor): void {
 export interface Caller {
   clientAddress: string | null;
   userAgent: string | null;
+  /** The origin (scheme and host) the request came to: links in e-mails point there when PUBLIC_URL is unset. */
+  origin?: string | null;
 }

@@ -11,6 +11,7 @@ import { operationsRouter } from './routers/operations.router.js';
 import { upstreamsRouter } from './routers/upstreams.router.js';
 import { alertsRouter } from './routers/alerts.router.js';
 import { webhooksRouter } from './routers/webhooks.router.js';
+import { organizationsRouter } from './routers/organizations.router.js';
 
 export const appRouter = router({
   accounts: accountsRouter,
@@ -25,6 +26,7 @@ export const appRouter = router({
   upstreams: upstreamsRouter,
   alerts: alertsRouter,
   webhooks: webhooksRouter,
+  organizations: organizationsRouter,
 });
 
 /** Imported (as a type only) by TypeScript front ends and by the tests' tRPC client. */
