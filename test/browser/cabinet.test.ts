@@ -17,6 +17,8 @@ import { runNode, spawnGateway, type ServerProcess } from '../helpers/process.js
 
 const CUSTOMER_PAGES = ['dashboard', 'keys', 'models', 'usage', 'payments', 'videos', 'webhooks', 'playground', 'status', 'news', 'alerts', 'leaderboard', 'profile'];
 const ADMIN_PAGES = ['admin/accounts', 'admin/catalog', 'admin/announcements', 'admin/invoices', 'admin/probes'];
+/** The customer's pages in the context of their organization (issue 56): its own pages and the organization views. */
+const ORGANIZATION_PAGES = ['org/members', 'org/invitations', 'org/statements', 'org/new', 'dashboard', 'keys', 'usage'];
 
 describe('the web cabinet in Chromium', () => {
   let db: TestDatabase;
@@ -31,6 +33,8 @@ describe('the web cabinet in Chromium', () => {
   const email = `${username}@example.test`;
   const password = 'correct horse battery';
   let rawKey = '';
+  let organizationId = '';
+  let invitePath = '';
   const consoleErrors: string[] = [];
 
   beforeAll(async () => {
@@ -297,26 +301,52 @@ describe('the web cabinet in Chromium', () => {
     await context.close();
   }, 60_000);
 
+  it('customer: founds an organization and invites someone by e-mail (the organization pages of the round below)', async () => {
+    await open(me, 'org/new');
+    await me.getByLabel('Name').fill('Lake Works');
+    await me.getByRole('button', { name: 'Create organization' }).click();
+    await me.waitForURL(/\/app\/org\/members$/);
+    organizationId = await me.getByLabel('Account or organization').inputValue();
+    expect(organizationId).not.toBe('');
+    await me.getByLabel('E-mail').fill('newcomer@example.test');
+    await me.getByRole('button', { name: 'Send invitation' }).click();
+    await me.getByText('Invitation sent to newcomer@example.test.').waitFor();
+    await expect.poll(async () => (await db.query(`select 1 from email_outbox where to_address = 'newcomer@example.test'`)).length).toBe(1);
+    const [mail] = await db.query<{ text_body: string }>(`select text_body from email_outbox where to_address = 'newcomer@example.test'`);
+    invitePath = /\/app\/invite\?token=\S+/.exec(mail!.text_body)![0];
+    // Back to the personal account for the tests after this one.
+    await me.getByLabel('Account or organization').selectOption({ label: 'Personal' });
+    await open(me, 'dashboard');
+    await me.getByTestId('available').waitFor();
+  }, 60_000);
+
   it('every page passes axe (no serious or critical violations) in both themes, and is written as a screenshot in both languages', async () => {
-    const pages: [Page, string][] = [...CUSTOMER_PAGES.map((p): [Page, string] => [me, p]), ...ADMIN_PAGES.map((p): [Page, string] => [boss, p])];
+    // [page, route, screenshot name, in the organization's context]
+    const pages: [Page, string, string, boolean][] = [
+      ...CUSTOMER_PAGES.map((p): [Page, string, string, boolean] => [me, p, p, false]),
+      ...ADMIN_PAGES.map((p): [Page, string, string, boolean] => [boss, p, p, false]),
+      ...ORGANIZATION_PAGES.map((p): [Page, string, string, boolean] => [me, p, `organization-${p}`, true]),
+      [me, invitePath.slice('/app/'.length), 'invite', false],
+    ];
     const problems: string[] = [];
     for (const language of ['en', 'ru'] as const) {
       for (const page of [me, boss]) await page.evaluate((lang) => localStorage.setItem('baikal.language', lang), language);
       await mkdir(path.join(SCREENSHOTS, language), { recursive: true });
-      for (const [page, route] of pages) {
+      for (const [page, route, name, inOrganization] of pages) {
         for (const theme of language === 'en' ? (['light', 'dark'] as const) : (['light'] as const)) {
           await page.evaluate((t) => localStorage.setItem('baikal.theme', t), theme);
+          await page.evaluate((id) => (id ? localStorage.setItem('baikal.context', id) : localStorage.removeItem('baikal.context')), inOrganization ? organizationId : '');
           await open(page, route);
           expect(await page.evaluate(() => document.documentElement.lang)).toBe(language);
           const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
           for (const violation of result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')) {
             problems.push(`${language}/${theme} ${route}: ${violation.id} (${violation.impact}) ${violation.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
           }
-          await page.screenshot({ path: path.join(SCREENSHOTS, language, `${route.replace('/', '-')}${theme === 'dark' ? '.dark' : ''}.png`), fullPage: true });
+          await page.screenshot({ path: path.join(SCREENSHOTS, language, `${name.replaceAll('/', '-')}${theme === 'dark' ? '.dark' : ''}.png`), fullPage: true });
         }
       }
     }
-    for (const page of [me, boss]) await page.evaluate(() => (localStorage.setItem('baikal.theme', 'light'), localStorage.setItem('baikal.language', 'en')));
+    for (const page of [me, boss]) await page.evaluate(() => (localStorage.setItem('baikal.theme', 'light'), localStorage.setItem('baikal.language', 'en'), localStorage.removeItem('baikal.context')));
     expect(problems).toEqual([]);
   }, 300_000);
 

@@ -8,7 +8,14 @@ import { useSession } from './session.js';
 import type { StringKey } from './strings.js';
 import { applyTheme, initialTheme, type Theme } from './theme.js';
 import { Button, Loading, Notice } from './ui.js';
-import { SignIn, SignUp } from './pages/auth.js';
+import { ContextSwitch, PersonalNotice } from './context-switch.js';
+import { may, useOrganization, type Capability } from './organization.js';
+import { nextPath, SignIn, SignUp } from './pages/auth.js';
+import { Invite } from './pages/invite.js';
+import { OrganizationInvitations } from './pages/org-invitations.js';
+import { OrganizationMembers } from './pages/org-members.js';
+import { CreateOrganization } from './pages/org-new.js';
+import { OrganizationStatements } from './pages/org-statements.js';
 import { Dashboard } from './pages/dashboard.js';
 import { Keys } from './pages/keys.js';
 import { Models } from './pages/models.js';
@@ -34,6 +41,12 @@ interface Route {
   /** Shown to visitors who are not signed in. */
   public?: boolean;
   admin?: boolean;
+  /** An organization's page (issue 56): listed in an organization context, for the roles with the capability. */
+  organization?: Capability | true;
+  /** Shows the personal account's data even in an organization context (the page says so). */
+  personal?: boolean;
+  /** Not listed in the navigation (reached by a link). */
+  hidden?: boolean;
 }
 
 const routes: Route[] = [
@@ -41,15 +54,20 @@ const routes: Route[] = [
   { path: '/app/keys', title: 'nav.keys', page: Keys },
   { path: '/app/models', title: 'nav.models', page: Models, public: true },
   { path: '/app/usage', title: 'nav.usage', page: Usage },
-  { path: '/app/payments', title: 'nav.payments', page: Payments },
-  { path: '/app/videos', title: 'nav.videos', page: Videos },
-  { path: '/app/webhooks', title: 'nav.webhooks', page: Webhooks },
+  { path: '/app/payments', title: 'nav.payments', page: Payments, personal: true },
+  { path: '/app/videos', title: 'nav.videos', page: Videos, personal: true },
+  { path: '/app/webhooks', title: 'nav.webhooks', page: Webhooks, personal: true },
   { path: '/app/playground', title: 'nav.playground', page: Playground },
   { path: '/app/status', title: 'nav.status', page: Status, public: true },
   { path: '/app/news', title: 'nav.news', page: News },
-  { path: '/app/alerts', title: 'nav.alerts', page: Alerts },
+  { path: '/app/alerts', title: 'nav.alerts', page: Alerts, personal: true },
   { path: '/app/leaderboard', title: 'nav.leaderboard', page: Leaderboard, public: true },
   { path: '/app/profile', title: 'nav.profile', page: Profile },
+  { path: '/app/org/members', title: 'nav.orgMembers', page: OrganizationMembers, organization: true },
+  { path: '/app/org/invitations', title: 'nav.orgInvitations', page: OrganizationInvitations, organization: 'manageMembers' },
+  { path: '/app/org/statements', title: 'nav.orgStatements', page: OrganizationStatements, organization: 'billing' },
+  { path: '/app/org/new', title: 'nav.orgCreate', page: CreateOrganization, hidden: true },
+  { path: '/app/invite', title: 'nav.invite', page: Invite, public: true, hidden: true },
   { path: '/app/admin/accounts', title: 'nav.adminAccounts', page: admin('AdminAccounts'), admin: true },
   { path: '/app/admin/catalog', title: 'nav.adminCatalog', page: admin('AdminCatalog'), admin: true },
   { path: '/app/admin/announcements', title: 'nav.adminAnnouncements', page: admin('AdminAnnouncements'), admin: true },
@@ -68,7 +86,7 @@ const LogoutDocument = graphql(`
 export function App() {
   const { t } = useI18n();
   const { account, loading, refresh } = useSession();
-  const { path } = useLocation();
+  const { path, query } = useLocation();
   const [theme, setTheme] = useState<Theme>(initialTheme);
   const [menuOpen, setMenuOpen] = useState(false);
   const [, logout] = useMutation(LogoutDocument);
@@ -85,7 +103,7 @@ export function App() {
   useEffect(() => {
     if (loading) return;
     if (!account && !signedOutPaths.includes(path) && !routes.some((r) => r.public && r.path === path)) navigate('/app/sign-in', { replace: true });
-    if (account && (signedOutPaths.includes(path) || path === '/' || path === '/app' || path === '/app/')) navigate('/app/dashboard', { replace: true });
+    if (account && (signedOutPaths.includes(path) || path === '/' || path === '/app' || path === '/app/')) navigate((signedOutPaths.includes(path) && nextPath(query)) || '/app/dashboard', { replace: true });
   }, [account, loading, path]);
 
   const signOut = async () => {
@@ -103,10 +121,16 @@ export function App() {
   else if (!route) content = <NotFound />;
   else if (route.admin && !account?.isAdmin) content = <Notice kind="warning">{t('common.adminOnly')}</Notice>;
   else if (!account && !route.public) content = <Loading />;
-  else content = <route.page />;
+  else
+    content = (
+      <>
+        {route.personal && <PersonalNotice />}
+        <route.page />
+      </>
+    );
 
-  const visible = routes.filter((r) => (account ? !r.admin || account.isAdmin : r.public));
-  const customerLinks = visible.filter((r) => !r.admin);
+  const visible = routes.filter((r) => !r.hidden && (account ? !r.admin || account.isAdmin : r.public));
+  const customerLinks = visible.filter((r) => !r.admin && !r.organization);
   const adminLinks = visible.filter((r) => r.admin);
 
   return (
@@ -157,6 +181,7 @@ function TopBar({ theme, setTheme, menuOpen, setMenuOpen, signOut }: TopBarProps
             {account.username ?? account.email}
           </span>
         )}
+        {account && <ContextSwitch />}
         <label className="visually-hidden" htmlFor="language">
           {t('common.language')}
         </label>
@@ -203,6 +228,7 @@ function SiteNav({ open, customerLinks, adminLinks }: { open: boolean; customerL
           </>
         )}
       </ul>
+      <OrganizationLinks routes={routes} />
       {adminLinks.length > 0 && (
         <>
           <p className="nav-group">{t('nav.adminGroup')}</p>
@@ -226,5 +252,32 @@ function NotFound() {
       <h1 tabIndex={-1}>{t('common.notFound')}</h1>
       <Link to="/app/dashboard">{t('nav.dashboard')}</Link>
     </section>
+  );
+}
+
+/**
+ * The organization's pages (in an organization context, those the role may use) under the organization's name, and
+ * the link to found one; nothing for visitors who are not signed in.
+ */
+function OrganizationLinks({ routes: all }: { routes: Route[] }) {
+  const { t } = useI18n();
+  const { account } = useSession();
+  const { current } = useOrganization();
+  if (!account) return null;
+  const pages = current ? all.filter((r) => r.organization && (r.organization === true || may(current.role, r.organization))) : [];
+  return (
+    <>
+      <p className="nav-group">{current ? current.name : t('nav.orgGroup')}</p>
+      <ul>
+        {pages.map((r) => (
+          <li key={r.path}>
+            <Link to={r.path}>{t(r.title)}</Link>
+          </li>
+        ))}
+        <li>
+          <Link to="/app/org/new">{t('nav.orgCreate')}</Link>
+        </li>
+      </ul>
+    </>
   );
 }

@@ -63,3 +63,21 @@ export function useLiveRequests(since: number | null, renew: () => void): (known
     [renew],
   );
 }
+
+/**
+ * `callback` at most once per `ms`, the last call of a burst always run (a page that refetches on every event of a
+ * busy organization reads once per burst, not once per event). Pending calls end with the page.
+ */
+export function useThrottled(callback: () => void, ms = 500): () => void {
+  const latest = useRef(callback);
+  latest.current = callback;
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  useEffect(() => () => void (timer.current && clearTimeout(timer.current)), []);
+  return useCallback(() => {
+    if (timer.current) return;
+    timer.current = setTimeout(() => {
+      timer.current = null;
+      latest.current();
+    }, ms);
+  }, [ms]);
+}

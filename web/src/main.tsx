@@ -4,6 +4,7 @@ import { Provider } from 'urql';
 import { App } from './App.js';
 import { client } from './client.js';
 import { I18nProvider } from './i18n.js';
+import { OrganizationProvider } from './organization.js';
 import { SessionProvider } from './session.js';
 import { en } from './strings.js';
 import { applyTheme, initialTheme } from './theme.js';
@@ -18,7 +19,9 @@ createRoot(document.getElementById('root')!).render(
     <Provider value={client}>
       <I18nProvider>
         <SessionProvider>
-          <App />
+          <OrganizationProvider>
+            <App />
+          </OrganizationProvider>
         </SessionProvider>
       </I18nProvider>
     </Provider>

@@ -14,6 +14,8 @@ export const pluralsEn = {
   day: { one: '{count} day', other: '{count} days' },
   row: { one: '{count} row', other: '{count} rows' },
   session: { one: '{count} session', other: '{count} sessions' },
+  member: { one: '{count} member', other: '{count} members' },
+  openInvitation: { one: '{count} open invitation', other: '{count} open invitations' },
   // "from 5 to 10 seconds": Russian puts the noun after "до" in the genitive.
   toSeconds: { one: 'to {count} second', other: 'to {count} seconds' },
 } satisfies Record<string, EnForms>;
@@ -28,5 +30,7 @@ export const pluralsRu: Record<Noun, RuForms> = {
   day: { one: '{count} день', few: '{count} дня', many: '{count} дней', other: '{count} дня' },
   row: { one: '{count} строка', few: '{count} строки', many: '{count} строк', other: '{count} строки' },
   session: { one: '{count} сеанс', few: '{count} сеанса', many: '{count} сеансов', other: '{count} сеанса' },
+  member: { one: '{count} участник', few: '{count} участника', many: '{count} участников', other: '{count} участника' },
+  openInvitation: { one: '{count} ожидающее приглашение', few: '{count} ожидающих приглашения', many: '{count} ожидающих приглашений', other: '{count} ожидающего приглашения' },
   toSeconds: { one: 'до {count} секунды', few: 'до {count} секунд', many: 'до {count} секунд', other: 'до {count} секунды' },
 };

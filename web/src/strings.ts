@@ -5,6 +5,7 @@
 import { adminEn, adminRu } from './strings-admin.js';
 import { customerEn, customerRu } from './strings-customer.js';
 import { operationsEn, operationsRu } from './strings-operations.js';
+import { organizationsEn, organizationsRu } from './strings-organizations.js';
 import { shellEn, shellRu } from './strings-shell.js';
 import { webhooksEn, webhooksRu } from './strings-webhooks.js';
 
@@ -15,6 +16,7 @@ export const en = {
   ...customerEn,
   ...adminEn,
   ...webhooksEn,
+  ...organizationsEn,
 } as const;
 
 export type StringKey = keyof typeof en;
@@ -25,4 +27,5 @@ export const ru: Record<StringKey, string> = {
   ...customerRu,
   ...adminRu,
   ...webhooksRu,
+  ...organizationsRu,
 };

@@ -3,7 +3,7 @@ import { useMutation } from 'urql';
 import { describeError, restartSubscriptions } from '../client.js';
 import { graphql } from '../gql/index.js';
 import { useI18n } from '../i18n.js';
-import { Link, navigate } from '../router.js';
+import { Link, navigate, useLocation } from '../router.js';
 import { useSession } from '../session.js';
 import { Button, Field, Page, ProblemText } from '../ui.js';
 
@@ -27,8 +27,24 @@ const RegisterDocument = graphql(`
   }
 `);
 
+/**
+ * Where a form returns after signing in or up: the `next` query parameter when it is a cabinet path (an invitation
+ * link sends its visitor through sign-up and back), never another site.
+ */
+export function nextPath(query: URLSearchParams): string | null {
+  const next = query.get('next');
+  return next && next.startsWith('/app/') && !next.startsWith('//') ? next : null;
+}
+
+/** A link to the other form that keeps `next`. */
+function withNext(path: string, query: URLSearchParams): string {
+  const next = nextPath(query);
+  return next ? `${path}?next=${encodeURIComponent(next)}` : path;
+}
+
 export function SignIn() {
   const { t } = useI18n();
+  const { query } = useLocation();
   const { refresh } = useSession();
   const [{ fetching, error }, login] = useMutation(LoginDocument);
   const [form, setForm] = useState({ login: '', password: '' });
@@ -39,7 +55,7 @@ export function SignIn() {
     if (result.data) {
       restartSubscriptions();
       await refresh();
-      navigate('/app/dashboard');
+      navigate(nextPath(query) ?? '/app/dashboard');
     }
   };
   return (
@@ -52,7 +68,7 @@ export function SignIn() {
           {t('auth.signIn')}
         </Button>
         <p>
-          {t('auth.noAccount')} <Link to="/app/sign-up">{t('auth.signUp')}</Link>
+          {t('auth.noAccount')} <Link to={withNext('/app/sign-up', query)}>{t('auth.signUp')}</Link>
         </p>
       </form>
     </Page>
@@ -61,9 +77,10 @@ export function SignIn() {
 
 export function SignUp() {
   const { t } = useI18n();
+  const { query } = useLocation();
   const { refresh } = useSession();
   const [{ fetching, error }, register] = useMutation(RegisterDocument);
-  const [form, setForm] = useState({ username: '', email: '', password: '' });
+  const [form, setForm] = useState({ username: '', email: query.get('email') ?? '', password: '' });
   const problem = describeError(error);
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -71,7 +88,7 @@ export function SignUp() {
     if (result.data) {
       restartSubscriptions();
       await refresh();
-      navigate('/app/profile');
+      navigate(nextPath(query) ?? '/app/profile');
     }
   };
   return (
@@ -85,7 +102,7 @@ export function SignUp() {
           {t('auth.createAccount')}
         </Button>
         <p>
-          {t('auth.haveAccount')} <Link to="/app/sign-in">{t('auth.signIn')}</Link>
+          {t('auth.haveAccount')} <Link to={withNext('/app/sign-in', query)}>{t('auth.signIn')}</Link>
         </p>
       </form>
     </Page>

@@ -6,7 +6,9 @@ import type { DashboardQuery, DashboardQueryVariables } from '../gql/graphql.js'
 import { useI18n } from '../i18n.js';
 import { withLive } from '../live-totals.js';
 import { useLiveRequests, useRenewAt, useRenewed } from '../live.js';
+import { useOrganization } from '../organization.js';
 import { Link } from '../router.js';
+import { OrganizationDashboard } from './org-dashboard.js';
 import { Card, formatUsd, Loading, Money, Page } from '../ui.js';
 
 const DashboardDocument = graphql(`
@@ -52,9 +54,9 @@ const DashboardDocument = graphql(`
 `);
 
 // The balances as they move (the first event is the balance now), and each billed batch of requests.
-const DashboardBalanceDocument = graphql(`
-  subscription DashboardBalance {
-    balanceChanged {
+export const DashboardBalanceDocument = graphql(`
+  subscription DashboardBalance($organizationId: ID) {
+    balanceChanged(organizationId: $organizationId) {
       paidUsd
       bonusUsd
       balanceUsd
@@ -62,9 +64,9 @@ const DashboardBalanceDocument = graphql(`
     }
   }
 `);
-const DashboardUsageDocument = graphql(`
-  subscription DashboardUsage {
-    usageRecorded {
+export const DashboardUsageDocument = graphql(`
+  subscription DashboardUsage($organizationId: ID) {
+    usageRecorded(organizationId: $organizationId) {
       events {
         id
         createdAt
@@ -76,10 +78,10 @@ const DashboardUsageDocument = graphql(`
   }
 `);
 
-const DAY = 86_400_000;
+export const DAY = 86_400_000;
 
 /** Midnight UTC (the usage rollups and the timeseries' day buckets are UTC). */
-function utcDay(date: Date): Date {
+export function utcDay(date: Date): Date {
   return new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()));
 }
 
@@ -110,9 +112,9 @@ function useLiveDashboard() {
   const since = shown ? Date.parse(shown.ranges.now) : null;
   const dayEnd = Date.parse(variables.dayStart) + DAY;
   useRenewAt(dayEnd, renew);
-  const [balance] = useSubscription({ query: DashboardBalanceDocument });
+  const [balance] = useSubscription({ query: DashboardBalanceDocument, variables: { organizationId: null } });
   const reduce = useLiveRequests(since, renew);
-  const [live] = useSubscription({ query: DashboardUsageDocument }, (known: ReturnType<typeof reduce> | undefined, event) => reduce(known, event.usageRecorded.events));
+  const [live] = useSubscription({ query: DashboardUsageDocument, variables: { organizationId: null } }, (known: ReturnType<typeof reduce> | undefined, event) => reduce(known, event.usageRecorded.events));
   if (!shown || since === null) return { data: null, fetching: result.fetching };
   const ranges = shown.ranges;
   const start = new Date(ranges.monthStart);
@@ -131,6 +133,13 @@ function useLiveDashboard() {
 }
 
 export function Dashboard() {
+  const { t } = useI18n();
+  const { current, loading } = useOrganization();
+  if (loading) return <Page title={t('nav.dashboard')}><Loading /></Page>;
+  return current ? <OrganizationDashboard key={current.id} organization={current} /> : <PersonalDashboard />;
+}
+
+function PersonalDashboard() {
   const { t, formatDate, formatNumber, count } = useI18n();
   const { data, fetching } = useLiveDashboard();
   if (!data) return <Page title={t('nav.dashboard')}>{fetching ? <Loading /> : null}</Page>;

@@ -1,11 +1,14 @@
 import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useSubscription } from 'urql';
+import type { CombinedError } from 'urql';
 import { describeError } from '../client.js';
 import { graphql } from '../gql/index.js';
 import type { CreateKeyMutation, KeyEventType, KeysQuery } from '../gql/graphql.js';
 import { useI18n } from '../i18n.js';
 import { useOnReconnect } from '../live.js';
+import { useOrganization } from '../organization.js';
 import { useSession } from '../session.js';
+import { OrganizationKeys } from './org-keys.js';
 import { Badge, Button, Card, Code, CopyButton, Empty, Field, Loading, Money, Notice, Page, ProblemText, SelectField, TableHead } from '../ui.js';
 
 const KeysDocument = graphql(`
@@ -46,8 +49,8 @@ const CreateKeyDocument = graphql(`
 `);
 // Keys created or revoked elsewhere (another tab, the API) and keys whose limits refuse requests.
 const KeyEventsDocument = graphql(`
-  subscription KeyEvents {
-    keyEvents {
+  subscription KeyEvents($organizationId: ID) {
+    keyEvents(organizationId: $organizationId) {
       type
       keyId
       limit
@@ -62,7 +65,8 @@ const RevokeKeyDocument = graphql(`
   }
 `);
 
-type CreatedApiKey = CreateKeyMutation['createKey'];
+export type CreatedApiKey = CreateKeyMutation['createKey'];
+export type CreateKeyInputs = { providerFamily: string; routeGroup: string; label?: string; monthlySpendCap?: string };
 
 /** Families and, per family, the groups its models are sold in: what a key may be scoped to. */
 export function familiesAndGroups(models: { family: string; groups: { id: string; label: string }[] }[]): Map<string, Map<string, string>> {
@@ -76,48 +80,30 @@ export function familiesAndGroups(models: { family: string; groups: { id: string
 }
 
 export function Keys() {
-  const { t, formatDate } = useI18n();
-  const { remember } = useSession();
+  const { current, loading } = useOrganization();
+  const { t } = useI18n();
+  if (loading) return <Page title={t('nav.keys')}><Loading /></Page>;
+  return current ? <OrganizationKeys key={current.id} organization={current} /> : <PersonalKeys />;
+}
+
+function PersonalKeys() {
+  const { t } = useI18n();
   const [{ data, fetching }, refetch] = useQuery({ query: KeysDocument });
   const [createState, create] = useMutation(CreateKeyDocument);
   const [, revoke] = useMutation(RevokeKeyDocument);
-  const [created, setCreated] = useState<CreatedApiKey | null>(null);
-  const families = useMemo(() => familiesAndGroups(data?.catalogModels ?? []), [data]);
-  const [form, setForm] = useState({ label: '', providerFamily: '', routeGroup: '', monthlySpendCap: '' });
-  const family = form.providerFamily || [...families.keys()][0] || '';
-  const groups = [...(families.get(family) ?? new Map<string, string>()).entries()];
-  const group = form.routeGroup && groups.some(([id]) => id === form.routeGroup) ? form.routeGroup : (groups[0]?.[0] ?? '');
-  const problem = describeError(createState.error);
-  const alerts = useKeyAlerts(() => refetch({ requestPolicy: 'network-only' }));
-
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    const input = { providerFamily: family, routeGroup: group, ...(form.label ? { label: form.label } : {}), ...(form.monthlySpendCap ? { monthlySpendCap: form.monthlySpendCap } : {}) };
-    const result = await create({ input });
-    if (result.data) {
-      const key = result.data.createKey;
-      setCreated(key);
-      remember({ label: key.label ?? key.id, secret: key.key, providerFamily: key.providerFamily });
-      setForm({ label: '', providerFamily: form.providerFamily, routeGroup: form.routeGroup, monthlySpendCap: '' });
-      refetch({ requestPolicy: 'network-only' });
-    }
-  };
-
+  const reload = () => refetch({ requestPolicy: 'network-only' });
+  const alerts = useKeyAlerts(reload);
   return (
     <Page title={t('nav.keys')}>
-      {created && <CreatedKey created={created} onDone={() => setCreated(null)} />}
-      <Card title={t('keys.create')}>
-        <form onSubmit={submit} noValidate className="form-grid">
-          <ProblemText problem={problem} />
-          <Field label={t('keys.label')} value={form.label} maxLength={64} onChange={(e) => setForm({ ...form, label: e.target.value })} error={problem?.fields.label} />
-          <SelectField label={t('keys.family')} value={family} onChange={(e) => setForm({ ...form, providerFamily: e.target.value, routeGroup: '' })} options={[...families.keys()].map((id) => ({ value: id, label: id }))} error={problem?.fields.providerFamily} />
-          <SelectField label={t('keys.group')} value={group} onChange={(e) => setForm({ ...form, routeGroup: e.target.value })} options={groups.map(([id, label]) => ({ value: id, label }))} error={problem?.fields.routeGroup} />
-          <Field label={t('keys.monthCap')} inputMode="decimal" placeholder="25.00" value={form.monthlySpendCap} onChange={(e) => setForm({ ...form, monthlySpendCap: e.target.value })} error={problem?.fields.monthlySpendCap} hint={t('keys.monthCapHint')} />
-          <Button type="submit" busy={createState.fetching} disabled={!family || !group}>
-            {t('keys.createButton')}
-          </Button>
-        </form>
-      </Card>
+      <KeyCreation
+        models={data?.catalogModels ?? []}
+        state={createState}
+        create={async (input) => {
+          const result = await create({ input });
+          if (result.data) reload();
+          return result.data?.createKey;
+        }}
+      />
       <Card title={t('keys.yours')}>
         {!data && fetching ? (
           <Loading />
@@ -129,12 +115,57 @@ export function Keys() {
             alerts={alerts}
             onRevoke={async (id) => {
               await revoke({ id });
-              refetch({ requestPolicy: 'network-only' });
+              reload();
             }}
           />
         )}
       </Card>
     </Page>
+  );
+}
+
+/**
+ * The new-key form and, once a key is made, its raw value shown once (the tab's keyring remembers it for the
+ * playground). `create` makes the key (the account's or an organization's) and reloads the list.
+ */
+export function KeyCreation({ models, state, create }: { models: KeysQuery['catalogModels']; state: { fetching: boolean; error?: CombinedError }; create(input: CreateKeyInputs): Promise<CreatedApiKey | undefined> }) {
+  const { t } = useI18n();
+  const { remember } = useSession();
+  const [created, setCreated] = useState<CreatedApiKey | null>(null);
+  const families = useMemo(() => familiesAndGroups(models), [models]);
+  const [form, setForm] = useState({ label: '', providerFamily: '', routeGroup: '', monthlySpendCap: '' });
+  const family = form.providerFamily || [...families.keys()][0] || '';
+  const groups = [...(families.get(family) ?? new Map<string, string>()).entries()];
+  const group = form.routeGroup && groups.some(([id]) => id === form.routeGroup) ? form.routeGroup : (groups[0]?.[0] ?? '');
+  const problem = describeError(state.error);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const input = { providerFamily: family, routeGroup: group, ...(form.label ? { label: form.label } : {}), ...(form.monthlySpendCap ? { monthlySpendCap: form.monthlySpendCap } : {}) };
+    const key = await create(input);
+    if (key) {
+      setCreated(key);
+      remember({ label: key.label ?? key.id, secret: key.key, providerFamily: key.providerFamily });
+      setForm({ label: '', providerFamily: form.providerFamily, routeGroup: form.routeGroup, monthlySpendCap: '' });
+    }
+  };
+
+  return (
+    <>
+      {created && <CreatedKey created={created} onDone={() => setCreated(null)} />}
+      <Card title={t('keys.create')}>
+        <form onSubmit={submit} noValidate className="form-grid">
+          <ProblemText problem={problem} />
+          <Field label={t('keys.label')} value={form.label} maxLength={64} onChange={(e) => setForm({ ...form, label: e.target.value })} error={problem?.fields.label} />
+          <SelectField label={t('keys.family')} value={family} onChange={(e) => setForm({ ...form, providerFamily: e.target.value, routeGroup: '' })} options={[...families.keys()].map((id) => ({ value: id, label: id }))} error={problem?.fields.providerFamily} />
+          <SelectField label={t('keys.group')} value={group} onChange={(e) => setForm({ ...form, routeGroup: e.target.value })} options={groups.map(([id, label]) => ({ value: id, label }))} error={problem?.fields.routeGroup} />
+          <Field label={t('keys.monthCap')} inputMode="decimal" placeholder="25.00" value={form.monthlySpendCap} onChange={(e) => setForm({ ...form, monthlySpendCap: e.target.value })} error={problem?.fields.monthlySpendCap} hint={t('keys.monthCapHint')} />
+          <Button type="submit" busy={state.fetching} disabled={!family || !group}>
+            {t('keys.createButton')}
+          </Button>
+        </form>
+      </Card>
+    </>
   );
 }
 
@@ -145,9 +176,9 @@ type KeyAlert = { type: KeyEventType; limit: string | null; refused: number | nu
  * (re)connect, since events sent while it was down are lost); a key whose monthly cap was reached or whose limit
  * refuses requests gets a badge (the latest of each kind per key). Ends with the page.
  */
-function useKeyAlerts(reload: () => void): Record<string, KeyAlert[]> {
+export function useKeyAlerts(reload: () => void, organizationId: string | null = null): Record<string, KeyAlert[]> {
   useOnReconnect(reload);
-  const [live] = useSubscription({ query: KeyEventsDocument }, (known: Record<string, KeyAlert[]> = {}, { keyEvents: event }) => {
+  const [live] = useSubscription({ query: KeyEventsDocument, variables: { organizationId } }, (known: Record<string, KeyAlert[]> = {}, { keyEvents: event }) => {
     if (event.type === 'CREATED' || event.type === 'REVOKED') {
       reload();
       return known;
@@ -180,17 +211,24 @@ function limitName(t: ReturnType<typeof useI18n>['t'], limit: string | null): st
   return known ? t(`keys.limit.${known}`) : (limit ?? '');
 }
 
-/** The account's keys, each with its live badges and a Revoke button that asks first. */
-function KeyList({ keys, alerts, onRevoke }: { keys: KeysQuery['keys']; alerts: Record<string, KeyAlert[]>; onRevoke(id: string): Promise<void> }) {
+type ListedKey = Omit<KeysQuery['keys'][number], 'pricingPlan'>;
+
+/**
+ * Keys, each with its live badges and a Revoke button that asks first; with `memberOf`, a column naming the member
+ * who made each (an organization's keys), and `mayRevoke` hides the button on keys the role may not revoke.
+ */
+export function KeyList({ keys, alerts, onRevoke, memberOf, mayRevoke = () => true }: { keys: ListedKey[]; alerts: Record<string, KeyAlert[]>; onRevoke(id: string): Promise<void>; memberOf?: (key: ListedKey) => string; mayRevoke?: (key: ListedKey) => boolean }) {
   const { t, formatDate } = useI18n();
+  const columns = [t('keys.label'), ...(memberOf ? [t('org.member')] : []), t('keys.family'), t('keys.group'), t('keys.monthCap'), t('keys.created'), t('keys.lastUsed'), t('keys.status')];
   return (
     <div className="table-wrap">
       <table className="table">
-        <TableHead columns={[t('keys.label'), t('keys.family'), t('keys.group'), t('keys.monthCap'), t('keys.created'), t('keys.lastUsed'), t('keys.status')]} actions />
+        <TableHead columns={columns} actions />
         <tbody>
           {keys.map((key) => (
             <tr key={key.id} data-key-id={key.id}>
               <td>{key.label ?? key.id}</td>
+              {memberOf && <td>{memberOf(key)}</td>}
               <td>{key.providerFamily}</td>
               <td>{key.routeGroup}</td>
               <td>{key.monthlySpendCap ? <Money usd={key.monthlySpendCap} /> : t('keys.noCap')}</td>
@@ -200,6 +238,7 @@ function KeyList({ keys, alerts, onRevoke }: { keys: KeysQuery['keys']; alerts: 
                 <AlertBadges alerts={alerts[key.id] ?? []} />
               </td>
               <td>
+                {mayRevoke(key) && (
                 <Button
                   kind="danger"
                   aria-label={t('keys.revokeNamed', { name: key.label ?? key.id })}
@@ -210,6 +249,7 @@ function KeyList({ keys, alerts, onRevoke }: { keys: KeysQuery['keys']; alerts: 
                 >
                   {t('keys.revoke')}
                 </Button>
+                )}
               </td>
             </tr>
           ))}
@@ -220,7 +260,7 @@ function KeyList({ keys, alerts, onRevoke }: { keys: KeysQuery['keys']; alerts: 
 }
 
 /** The raw key, shown once, with ready-to-paste client set-ups for both official SDKs. */
-function CreatedKey({ created, onDone }: { created: CreatedApiKey; onDone(): void }) {
+export function CreatedKey({ created, onDone }: { created: CreatedApiKey; onDone(): void }) {
   const { t } = useI18n();
   const origin = location.origin;
   const openai = `import OpenAI from 'openai';\n\nconst client = new OpenAI({ apiKey: '${created.key}', baseURL: '${origin}/v1' });\nconst answer = await client.chat.completions.create({\n  model: '<model>',\n  messages: [{ role: 'user', content: 'Hello' }],\n});`;

@@ -5,15 +5,27 @@ import { graphql } from '../gql/index.js';
 import type { UsageCatalogQuery, UsageQuery, UsageQueryVariables } from '../gql/graphql.js';
 import { useI18n } from '../i18n.js';
 import { mergeById } from '../live-totals.js';
-import { useOnReconnect } from '../live.js';
+import { useOnReconnect, useThrottled } from '../live.js';
+import { useOrganization, type Organization } from '../organization.js';
+import { useMemberOptions } from './org-common.js';
+import { EventDetail } from './usage-detail.js';
 import { Badge, Button, Card, Empty, Field, formatUsd, Loading, Money, Page, SelectField, TableHead, toneOf } from '../ui.js';
 
+// The account's usage, or (with $org) an organization's: one document so the page has one shape of row.
+// $organizationId is unused (and empty) for the account's.
 const UsageDocument = graphql(`
-  query Usage($from: DateTimeISO, $to: DateTimeISO, $model: String, $group: String, $status: String, $providerFamily: String, $limit: Int) {
-    usage(from: $from, to: $to, model: $model, group: $group, status: $status, providerFamily: $providerFamily, limit: $limit) {
+  query Usage($org: Boolean!, $organizationId: ID!, $memberId: ID, $from: DateTimeISO, $to: DateTimeISO, $model: String, $group: String, $status: String, $providerFamily: String, $limit: Int) {
+    usage(from: $from, to: $to, model: $model, group: $group, status: $status, providerFamily: $providerFamily, limit: $limit) @skip(if: $org) {
       id
       routeGroup
       ...UsageEventFields
+    }
+    organizationUsage(organizationId: $organizationId, memberId: $memberId, from: $from, to: $to, model: $model, group: $group, status: $status, providerFamily: $providerFamily, limit: $limit) @include(if: $org) {
+      id
+      routeGroup
+      memberId
+      memberName
+      ...OrganizationUsageEventFields
     }
   }
 `);
@@ -45,10 +57,39 @@ graphql(`
     }
   }
 `);
+// The same fields of an organization's request (its own type: it names the member too).
+graphql(`
+  fragment OrganizationUsageEventFields on OrganizationUsageEvent {
+    requestId
+    createdAt
+    completedAt
+    model
+    providerFamily
+    routeGroupLabel
+    status
+    endpoint
+    clientSurface
+    promptTokens
+    completionTokens
+    totalTokens
+    cacheReadTokens
+    cacheWriteTokens
+    cacheHitRatio
+    amountUsd
+    officialCostUsd
+    savedUsd
+    latencyMs
+    errorCode
+    apiKey {
+      id
+      label
+    }
+  }
+`);
 // The requests billed from now on, as the list shows them.
 const UsageLiveDocument = graphql(`
-  subscription UsageLive {
-    usageRecorded {
+  subscription UsageLive($organizationId: ID) {
+    usageRecorded(organizationId: $organizationId) {
       events {
         id
         routeGroup
@@ -71,15 +112,14 @@ const UsageCatalogDocument = graphql(`
     }
   }
 `);
-const UsageEventDocument = graphql(`
-  query UsageEvent($requestId: ID!) {
-    usageEvent(requestId: $requestId) {
-      ...UsageEventFields
-    }
-  }
-`);
 
-type Event = UsageQuery['usage'][number];
+/** A row of either list; an organization's rows name their member. */
+export type Event = NonNullable<UsageQuery['usage']>[number] | NonNullable<UsageQuery['organizationUsage']>[number];
+
+/** The member an organization's row names (null on the account's own rows). */
+function memberOf(event: Event): { id: string | null; name: string | null } {
+  return 'memberId' in event ? { id: event.memberId ?? null, name: event.memberName ?? null } : { id: null, name: null };
+}
 const PAGE_SIZE = 50;
 /** The most rows one CSV export fetches (200 per request). */
 const EXPORT_MAX_ROWS = 20_000;
@@ -91,10 +131,13 @@ interface Filters {
   group: string;
   status: string;
   providerFamily: string;
+  /** An organization's member (organization context only). */
+  memberId: string;
 }
 
-function variablesOf(filters: Filters, before: string | null, limit: number): UsageQueryVariables {
-  const v: UsageQueryVariables = { limit };
+function variablesOf(filters: Filters, before: string | null, limit: number, organizationId: string | null): UsageQueryVariables {
+  const v: UsageQueryVariables = { limit, org: organizationId !== null, organizationId: organizationId ?? '' };
+  if (organizationId && filters.memberId) v.memberId = filters.memberId;
   if (filters.from) v.from = new Date(filters.from).toISOString();
   if (before) v.to = before;
   else if (filters.to) v.to = new Date(filters.to).toISOString();
@@ -110,6 +153,7 @@ function matches(event: Event, filters: Filters): boolean {
   if (filters.model && event.model !== filters.model) return false;
   if (filters.group && (event.routeGroup ?? '') !== filters.group) return false;
   if (filters.status && event.status !== filters.status) return false;
+  if (filters.memberId && memberOf(event).id !== filters.memberId) return false;
   return !filters.providerFamily || event.providerFamily === filters.providerFamily;
 }
 
@@ -133,9 +177,15 @@ function filterOptions(models: UsageCatalogQuery['catalogModels'], all: string):
  * range include them, once each (by id: one already fetched is not added again). The page is read again on every
  * socket (re)connect, since events sent while it was down are lost. Later pages stay as read.
  */
-function useLiveFirstPage(fetched: Event[], filters: Filters, firstPage: boolean, reload: () => void): Event[] {
+function useLiveFirstPage(fetched: Event[], filters: Filters, firstPage: boolean, reload: () => void, organizationId: string | null): Event[] {
   useOnReconnect(reload);
-  const [live] = useSubscription({ query: UsageLiveDocument }, (known: Event[] = [], event) => mergeById(known, event.usageRecorded.events, 1_000));
+  const reloadSoon = useThrottled(reload);
+  // An organization's live events do not name their member: its first page is read again instead (at most twice a second).
+  const [live] = useSubscription({ query: UsageLiveDocument, variables: { organizationId } }, (known: Event[] = [], event) => {
+    if (organizationId === null) return mergeById(known, event.usageRecorded.events, 1_000);
+    if (firstPage) reloadSoon();
+    return known;
+  });
   return useMemo(() => {
     if (!firstPage || !live.data) return fetched;
     const ids = new Set(fetched.map((event) => event.id));
@@ -151,7 +201,12 @@ function justBefore(iso: string): string {
   return new Date(new Date(iso).getTime() - 1).toISOString();
 }
 
-const CSV_COLUMNS: (keyof Event)[] = ['createdAt', 'requestId', 'model', 'providerFamily', 'routeGroup', 'status', 'endpoint', 'promptTokens', 'completionTokens', 'totalTokens', 'cacheReadTokens', 'cacheWriteTokens', 'amountUsd', 'officialCostUsd', 'savedUsd', 'latencyMs', 'errorCode'];
+/** The rows of either root field (the account's or the organization's usage). */
+function rowsOf(data: UsageQuery | undefined): Event[] {
+  return data?.organizationUsage ?? data?.usage ?? [];
+}
+
+const CSV_COLUMNS = ['createdAt', 'requestId', 'memberName', 'model', 'providerFamily', 'routeGroup', 'status', 'endpoint', 'promptTokens', 'completionTokens', 'totalTokens', 'cacheReadTokens', 'cacheWriteTokens', 'amountUsd', 'officialCostUsd', 'savedUsd', 'latencyMs', 'errorCode'] as const;
 
 function csvCell(value: unknown): string {
   const text = value == null ? '' : String(value);
@@ -161,7 +216,7 @@ function csvCell(value: unknown): string {
 }
 
 /** The CSV export of every row the filters select (200 a request, at most EXPORT_MAX_ROWS): rows so far, or null when idle. */
-function useCsvExport(filters: Filters): [number | null, () => Promise<void>] {
+function useCsvExport(filters: Filters, organizationId: string | null): [number | null, () => Promise<void>] {
   const client = useClient();
   const [exporting, setExporting] = useState<number | null>(null);
   const exportCsv = async () => {
@@ -169,14 +224,14 @@ function useCsvExport(filters: Filters): [number | null, () => Promise<void>] {
     let cursor: string | null = null;
     setExporting(0);
     while (rows.length < EXPORT_MAX_ROWS) {
-      const page = await client.query(UsageDocument, variablesOf(filters, cursor, 200), { requestPolicy: 'network-only' }).toPromise();
-      const items = page.data?.usage ?? [];
+      const page = await client.query(UsageDocument, variablesOf(filters, cursor, 200, organizationId), { requestPolicy: 'network-only' }).toPromise();
+      const items = rowsOf(page.data);
       rows.push(...items);
       setExporting(rows.length);
       if (items.length < 200) break;
       cursor = justBefore(items[items.length - 1]!.createdAt);
     }
-    const csv = [CSV_COLUMNS.join(','), ...rows.map((row) => CSV_COLUMNS.map((column) => csvCell(row[column])).join(','))].join('\r\n');
+    const csv = [CSV_COLUMNS.join(','), ...rows.map((row) => CSV_COLUMNS.map((column) => csvCell((row as Record<string, unknown>)[column])).join(','))].join('\r\n');
     const link = document.createElement('a');
     link.href = URL.createObjectURL(new Blob([csv], { type: 'text/csv' }));
     link.download = `baikal-usage-${new Date().toISOString().slice(0, 10)}.csv`;
@@ -188,18 +243,27 @@ function useCsvExport(filters: Filters): [number | null, () => Promise<void>] {
 }
 
 export function Usage() {
+  const { t } = useI18n();
+  const { current, loading } = useOrganization();
+  if (loading) return <Page title={t('nav.usage')}><Loading /></Page>;
+  return <UsagePage key={current?.id ?? 'personal'} organization={current} />;
+}
+
+function UsagePage({ organization }: { organization: Organization | null }) {
   const { t, count } = useI18n();
-  const [draft, setDraft] = useState<Filters>({ from: '', to: '', model: '', group: '', status: '', providerFamily: '' });
+  const organizationId = organization?.id ?? null;
+  const [draft, setDraft] = useState<Filters>({ from: '', to: '', model: '', group: '', status: '', providerFamily: '', memberId: '' });
   const [filters, setFilters] = useState<Filters>(draft);
   const [cursors, setCursors] = useState<(string | null)[]>([null]);
   const before = cursors[cursors.length - 1] ?? null;
-  const [{ data, fetching, error }, reexecute] = useQuery({ query: UsageDocument, variables: variablesOf(filters, before, PAGE_SIZE), requestPolicy: 'network-only' });
+  const [{ data, fetching, error }, reexecute] = useQuery({ query: UsageDocument, variables: variablesOf(filters, before, PAGE_SIZE, organizationId), requestPolicy: 'network-only' });
   const [catalog] = useQuery({ query: UsageCatalogDocument });
   const options = useMemo(() => filterOptions(catalog.data?.catalogModels ?? [], t('common.all')), [catalog.data, t]);
   const [selected, setSelected] = useState<string | null>(null);
-  const [exporting, exportCsv] = useCsvExport(filters);
-  const fetched = data?.usage;
-  const events = useLiveFirstPage(useMemo(() => fetched ?? [], [fetched]), filters, cursors.length === 1, () => reexecute({ requestPolicy: 'network-only' }));
+  const [exporting, exportCsv] = useCsvExport(filters, organizationId);
+  const fetched = data ? rowsOf(data) : undefined;
+  const events = useLiveFirstPage(useMemo(() => fetched ?? [], [fetched]), filters, cursors.length === 1, () => reexecute({ requestPolicy: 'network-only' }), organizationId);
+  const members = useMemberOptions(organization, t('common.all'));
   // The older page starts below the oldest row read from the server (live rows on top do not move it).
   const oldest = fetched?.[fetched.length - 1];
 
@@ -222,6 +286,7 @@ export function Usage() {
           <SelectField label={t('keys.group')} value={draft.group} onChange={(e) => setDraft({ ...draft, group: e.target.value })} options={options.groups} />
           <SelectField label={t('usage.status')} value={draft.status} onChange={(e) => setDraft({ ...draft, status: e.target.value })} options={['', 'success', 'error', 'cancelled'].map((s) => ({ value: s, label: s || t('common.all') }))} />
           <SelectField label={t('keys.family')} value={draft.providerFamily} onChange={(e) => setDraft({ ...draft, providerFamily: e.target.value })} options={options.families} />
+          {members && <SelectField label={t('org.member')} value={draft.memberId} onChange={(e) => setDraft({ ...draft, memberId: e.target.value })} options={members} />}
           <div className="row">
             <Button type="submit">{t('usage.apply')}</Button>
             <Button kind="secondary" onClick={exportCsv} busy={exporting !== null}>
@@ -238,7 +303,7 @@ export function Usage() {
       ) : (
         <>
           <PageTotals events={events} />
-          <EventTable events={events} onSelect={setSelected} />
+          <EventTable events={events} onSelect={setSelected} withMember={organizationId !== null} />
         </>
       )}
       <nav className="row pager" aria-label={t('usage.pages')}>
@@ -250,7 +315,7 @@ export function Usage() {
           {t('usage.older')}
         </Button>
       </nav>
-      {selected && <EventDetail requestId={selected} onClose={() => setSelected(null)} />}
+      {selected && <EventDetail requestId={selected} row={organizationId === null ? undefined : events.find((e) => e.requestId === selected)} onClose={() => setSelected(null)} />}
     </Page>
   );
 }
@@ -267,12 +332,12 @@ function PageTotals({ events }: { events: Event[] }) {
 }
 
 /** A page of usage events; a row's time opens that request's details. */
-function EventTable({ events, onSelect }: { events: Event[]; onSelect(requestId: string): void }) {
+function EventTable({ events, onSelect, withMember }: { events: Event[]; onSelect(requestId: string): void; withMember: boolean }) {
   const { t, formatDate, formatNumber } = useI18n();
   return (
     <div className="table-wrap">
       <table className="table" data-testid="usage-table">
-        <TableHead columns={[t('usage.time'), t('models.model'), t('keys.group'), t('usage.status'), t('usage.tokens'), t('usage.cost'), t('usage.key')]} />
+        <TableHead columns={[t('usage.time'), t('models.model'), t('keys.group'), t('usage.status'), t('usage.tokens'), t('usage.cost'), t('usage.key'), ...(withMember ? [t('org.member')] : [])]} />
         <tbody>
           {events.map((event) => (
             <tr key={event.id}>
@@ -292,63 +357,11 @@ function EventTable({ events, onSelect }: { events: Event[]; onSelect(requestId:
                 <Money usd={event.amountUsd} />
               </td>
               <td>{event.apiKey?.label ?? event.apiKey?.id ?? '—'}</td>
+              {withMember && <td>{memberOf(event).name ?? '—'}</td>}
             </tr>
           ))}
         </tbody>
       </table>
-    </div>
-  );
-}
-
-function EventDetail({ requestId, onClose }: { requestId: string; onClose(): void }) {
-  const { t, formatDate } = useI18n();
-  const [{ data }] = useQuery({ query: UsageEventDocument, variables: { requestId } });
-  const event = data?.usageEvent;
-  return (
-    <div className="dialog-backdrop" onClick={onClose}>
-      <div role="dialog" aria-modal="true" aria-labelledby="event-title" className="dialog card" onClick={(e) => e.stopPropagation()} onKeyDown={(e) => e.key === 'Escape' && onClose()}>
-        <h2 id="event-title">{t('usage.event')}</h2>
-        {!event ? (
-          <Loading />
-        ) : (
-          <dl className="facts">
-            <dt>{t('usage.requestId')}</dt>
-            <dd>
-              <code>{event.requestId}</code>
-            </dd>
-            <dt>{t('usage.time')}</dt>
-            <dd>
-              {formatDate(event.createdAt)} → {formatDate(event.completedAt)}
-            </dd>
-            <dt>{t('models.model')}</dt>
-            <dd>{event.model}</dd>
-            <dt>{t('keys.group')}</dt>
-            <dd>{event.routeGroupLabel}</dd>
-            <dt>{t('usage.endpoint')}</dt>
-            <dd>{event.endpoint ?? '—'}</dd>
-            <dt>{t('usage.status')}</dt>
-            <dd>
-              {event.status}
-              {event.errorCode ? ` (${event.errorCode})` : ''}
-            </dd>
-            <dt>{t('usage.tokens')}</dt>
-            <dd>
-              {event.promptTokens ?? '—'} / {event.completionTokens ?? '—'} ({t('usage.cacheRead')}: {event.cacheReadTokens ?? t('usage.notReported')})
-            </dd>
-            <dt>{t('usage.cost')}</dt>
-            <dd>
-              <Money usd={event.amountUsd} /> ({t('models.official')}: <Money usd={event.officialCostUsd} />, {t('dash.savings')}: <Money usd={event.savedUsd} />)
-            </dd>
-            <dt>{t('usage.latency')}</dt>
-            <dd>{event.latencyMs == null ? '—' : `${event.latencyMs} ms`}</dd>
-            <dt>{t('usage.key')}</dt>
-            <dd>{event.apiKey?.label ?? event.apiKey?.id ?? '—'}</dd>
-          </dl>
-        )}
-        <Button autoFocus onClick={onClose}>
-          {t('common.close')}
-        </Button>
-      </div>
     </div>
   );
 }
