@@ -111,7 +111,7 @@ async function access(ctx: RequestContext, actor: Actor, id: unknown, capability
   try {
     return await ctx.services.organizations.access(actor, String(id ?? ''), capability);
   } catch (error) {
-    throw error instanceof DomainError ? error.withLocs((loc) => ['path', ...loc.map((part) => (part === 'organizationId' ? 'id' : part))]) : error;
+    throw error instanceof DomainError ? error.withLocs((loc) => ['path', ...loc.map((part) => (part === 'organizationId' ? 'organization_id' : part))]) : error;
   }
 }
 

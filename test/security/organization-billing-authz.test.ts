@@ -1,6 +1,7 @@
 import { TRPCClientError } from '@trpc/client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { http, trpcClient } from '../helpers/clients.js';
+import { ORGANIZATION_BILLING_SURFACE } from './organization-billing-surface.js';
 import { useOrgBillingGateway, type Person } from '../helpers/org-billing.js';
 
 /**
@@ -133,7 +134,15 @@ describe('outsiders and anonymous callers', () => {
   it('a malformed organization id is a 422 located at the path', async () => {
     const response = await http(state.gw.url, 'GET', '/orgs/not-a-uuid/balance', { token: people.owner.token });
     expect(response.status).toBe(422);
-    expect(response.body.detail[0].loc).toEqual(['path', 'id']);
+    expect(response.body.detail[0].loc).toEqual(['path', 'organization_id']);
+  });
+
+  it('its tables name exactly the surface the main authorization suite counts as listed', () => {
+    const routes = OPERATIONS.map((op) => `${REST[op][0]} ${REST[op][1]('{organization_id}').split('?')[0]!.replace(`/${MONTH}`, '/{month}')}`);
+    expect(routes.sort()).toEqual([...ORGANIZATION_BILLING_SURFACE.routes].sort());
+    const fields = Object.values(GRAPHQL).map((document) => /\{ (\w+)\(/.exec(document)![1]!);
+    expect(fields.sort()).toEqual([...ORGANIZATION_BILLING_SURFACE.fields].sort());
+    expect(Object.keys(TRPC).map((name) => `organizationBilling.${name}`).sort()).toEqual([...ORGANIZATION_BILLING_SURFACE.procedures].sort());
   });
 
   it('the invoices the outsider could not make do not exist; every one made is the organization’s, by a billing role', async () => {

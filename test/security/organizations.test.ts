@@ -10,6 +10,7 @@ import { appRouter } from '../../src/trpc/router.js';
 import { http } from '../helpers/clients.js';
 import { useTestGateway } from '../helpers/gateway.js';
 import { organizationWithRoles, outboxInvitation, verifiedAccount, type Account, type RoleName } from '../helpers/organizations.js';
+import { ORGANIZATION_BILLING_SURFACE as BILLING } from './organization-billing-surface.js';
 import { ROOT } from '../helpers/process.js';
 
 /**
@@ -233,19 +234,19 @@ describe('the tables are complete', () => {
 
   it('lists every organization field of Query and Mutation, and every subscription taking an organization', () => {
     const fields = [schema.getQueryType(), schema.getMutationType()].flatMap((root) => Object.values((root as GraphQLObjectType).getFields()));
-    expect(fields.filter((f) => isOrganizational(f.name, f.args)).map((f) => f.name).sort()).toEqual(OPERATIONS.map((op) => op.field).sort());
+    expect(fields.filter((f) => isOrganizational(f.name, f.args)).map((f) => f.name).sort()).toEqual([...OPERATIONS.map((op) => op.field), ...BILLING.fields].sort());
     const subscriptions = Object.values(schema.getSubscriptionType()!.getFields()).filter((f) => f.args.some((arg) => arg.name === 'organizationId'));
     expect(subscriptions.map((f) => f.name).sort()).toEqual(Object.keys(SUBSCRIPTIONS).sort());
   });
 
   it('lists every /orgs route of the REST shim (as /openapi.json shows them)', () => {
     const routes = ALL_ROUTES.filter((route) => route.path.startsWith('/orgs')).map((route) => `${route.method.toUpperCase()} ${route.path}`);
-    expect(routes.sort()).toEqual(OPERATIONS.map((op) => op.rest).sort());
+    expect(routes.sort()).toEqual([...OPERATIONS.map((op) => op.rest), ...BILLING.routes].sort());
   });
 
   it('lists every organizations tRPC procedure', () => {
     const procedures = Object.keys(appRouter._def.procedures).filter((name) => name.startsWith('organization'));
-    expect(procedures.sort()).toEqual(OPERATIONS.map((op) => op.trpc).sort());
+    expect(procedures.sort()).toEqual([...OPERATIONS.map((op) => op.trpc), ...BILLING.procedures].sort());
   });
 });
 
