@@ -75,7 +75,7 @@ describe.each([
     const keyCap = hold.times(1.5).toDecimalPlaces(10, Decimal.ROUND_DOWN);
     const capped = everyone.slice(1, 5);
     for (const member of capped) await setMemberCap(stack, org.owner.token, org.id, member.userId, memberCap.toFixed());
-    await setKeyLimits(stack, admin, everyone[5]!.keyId, { monthlySpendCap: keyCap.toFixed() });
+    for (const member of everyone) await setKeyLimits(stack, admin, member.keyId, { concurrencyLimit: 50, ...(member === everyone[5] ? { monthlySpendCap: keyCap.toFixed() } : {}) });
     const start = hold.times(30.5).toDecimalPlaces(10, Decimal.ROUND_DOWN);
     await fund(stack, admin, org.id, start.toFixed());
 

@@ -90,11 +90,14 @@ describe('SIGKILL during 1,000 settlements', () => {
     expect(lost.map((r) => ({ rid: r.rid, answeredMsBeforeKill: killedAt - r.answeredAt }))).toEqual([]);
 
     // The restarted process bills from PostgreSQL's balance (nothing held by the dead process lingers).
+    // (Every balance is read before any key spends again: two of the keys share the organization's.)
     for (const [i, account] of accounts.entries()) {
       const me = await http(restarted.url, 'GET', '/v1/me', { headers: { authorization: `Bearer ${account.key}` } });
       const truth = await ledgerBalance(stack, account.userId);
       expect(me.body.available_usd, `account ${i}`).toBe(me.body.balance_usd);
       expect(new Decimal(me.body.balance_usd).equals(truth.balance)).toBe(true);
+    }
+    for (const account of accounts) {
       const after = await rawCall(restarted.url, account.key, { model: 'gen-5.6-luna', messages: [{ role: 'user', content: 'after [sim:words=2]' }] }, { requestId: requestId('after') });
       expect(after.status).toBe(200);
     }
