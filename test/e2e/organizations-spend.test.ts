@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Decimal } from 'decimal.js';
+import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { promptTokenBound } from '../../src/inference/canonical.js';
 import { chatToCanonical, parseChatRequest } from '../../src/inference/formats/openai-chat/request.js';
 import { ledgerBalance } from '../helpers/accounts.js';
@@ -23,10 +25,10 @@ function worstCaseHold(prompt: string): Decimal {
   return new Decimal(bound).times('0.018').plus(new Decimal(MAX_TOKENS).times('0.04')).dividedBy(1_000_000).toDecimalPlaces(10, Decimal.ROUND_UP);
 }
 
-async function chat(url: string, key: string, prompt: string): Promise<{ status: number; code: string | null }> {
+async function chat(url: string, key: string, prompt: string, id = requestId('org')): Promise<{ status: number; code: string | null }> {
   const response = await fetch(`${url}/v1/chat/completions`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-request-id': requestId('org') },
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-request-id': id },
     body: JSON.stringify({ model: MODEL, max_tokens: MAX_TOKENS, messages: [{ role: 'user', content: prompt }] }),
   });
   const body = (await response.json()) as { error?: { code: string } };
@@ -37,6 +39,20 @@ async function chat(url: string, key: string, prompt: string): Promise<{ status:
 async function spentThrough(stack: InferenceStack, keyIds: string[]): Promise<Decimal> {
   const [row] = await stack.db.query<{ spent: string }>(`select coalesce(sum(amount_usd), 0)::text as spent from usage_events where api_key_id = any($1::uuid[]) and status = 'success'`, [keyIds]);
   return new Decimal(row!.spent);
+}
+
+/** The request ids a session hears on usageRecorded(organizationId), gathered until `stop`. */
+function hearUsage(url: string, token: string, organizationId: string) {
+  const heard: string[] = [];
+  const client = createClient({ url: url.replace('http', 'ws') + '/graphql', webSocketImpl: WebSocket, connectionParams: { sessionToken: token }, retryAttempts: 0 });
+  const ready = new Promise<void>((resolve, reject) => {
+    client.on('connected', () => setTimeout(resolve, 300));
+    client.subscribe<{ usageRecorded: { events: { requestId: string }[] } }>(
+      { query: 'subscription($organizationId: ID) { usageRecorded(organizationId: $organizationId) { events { requestId } } }', variables: { organizationId } },
+      { next: (result) => heard.push(...(result.data?.usageRecorded.events.map((e) => e.requestId) ?? [])), error: reject, complete: () => undefined },
+    );
+  });
+  return { heard, ready, stop: () => client.dispose() };
 }
 
 describe.each([
@@ -112,5 +128,26 @@ describe.each([
     await removeMember(stack, org.owner.token, org.id, leaving.userId);
     for (const url of urls()) expect((await chat(url, leaving.key, 'hello')).status).toBe(401);
     for (const url of urls()) expect((await chat(url, staying.key, 'hello')).status).toBe(200);
+  }, 60_000);
+
+  it('usageRecorded of the organization: a plain member hears only their own keys’ requests, the owner every member’s', async () => {
+    const org = await testOrganization(stack, 2);
+    await fund(stack, admin, org.id, '5');
+    const [alice, bob] = org.members as [(typeof org.members)[number], (typeof org.members)[number]];
+    const owner = hearUsage(urls()[0]!, org.owner.token, org.id);
+    const member = hearUsage(urls()[urls().length - 1]!, alice.token, org.id);
+    try {
+      await Promise.all([owner.ready, member.ready]);
+      const sent = { alice: [requestId('alice'), requestId('alice')], bob: [requestId('bob'), requestId('bob')] };
+      for (const [i, id] of sent.alice.entries()) expect((await chat(urls()[i % urls().length]!, alice.key, 'hello', id)).status).toBe(200);
+      for (const [i, id] of sent.bob.entries()) expect((await chat(urls()[i % urls().length]!, bob.key, 'hello', id)).status).toBe(200);
+      const all = [...sent.alice, ...sent.bob];
+      const until = Date.now() + 10_000;
+      while (!all.every((id) => owner.heard.includes(id)) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect([...owner.heard].sort()).toEqual([...all].sort());
+      expect([...member.heard].sort()).toEqual([...sent.alice].sort());
+    } finally {
+      await Promise.all([owner.stop(), member.stop()]);
+    }
   }, 60_000);
 });
