@@ -31,16 +31,21 @@ afterAll(async () => {
   await stack?.close();
 });
 
+/** Three accounts and two members of an organization (issue 56: its wallet is a ledger owner like an account's). */
+async function spenders(): Promise<Pick<ApiAccount, 'userId' | 'key' | 'keyId'>[]> {
+  const accounts: Pick<ApiAccount, 'userId' | 'key' | 'keyId'>[] = [];
+  for (let i = 0; i < 3; i++) accounts.push(await apiAccount(stack, admin, '10'));
+  const team = await testOrganization(stack, 2);
+  await fund(stack, admin, team.id, '10');
+  for (const member of team.members) accounts.push({ userId: team.id, key: member.key, keyId: member.keyId });
+  for (const account of accounts) await setKeyLimits(stack, admin, account.keyId, { rpmLimit: 100_000, concurrencyLimit: 16 });
+  return accounts;
+}
+
 describe('SIGKILL during 1,000 settlements', () => {
   it('after a restart on the same database: no duplicate, ledger = balance, no hold past its expiry; the lost window is measured', async () => {
     const victim = await stack.spawnPeer();
-    // Three accounts and two members of an organization (issue 56: its wallet is a ledger owner like an account's).
-    const accounts: Pick<ApiAccount, 'userId' | 'key' | 'keyId'>[] = [];
-    for (let i = 0; i < 3; i++) accounts.push(await apiAccount(stack, admin, '10'));
-    const team = await testOrganization(stack, 2);
-    await fund(stack, admin, team.id, '10');
-    for (const member of team.members) accounts.push({ userId: team.id, key: member.key, keyId: member.keyId });
-    for (const account of accounts) await setKeyLimits(stack, admin, account.keyId, { rpmLimit: 100_000, concurrencyLimit: 16 });
+    const accounts = await spenders();
 
     const results: { rid: string; status: number; answeredAt: number; account: number }[] = [];
     let killedAt = 0;
