@@ -18,7 +18,7 @@ import { runNode, spawnGateway, type ServerProcess } from '../helpers/process.js
 const CUSTOMER_PAGES = ['dashboard', 'keys', 'models', 'usage', 'payments', 'videos', 'webhooks', 'playground', 'status', 'news', 'alerts', 'leaderboard', 'profile'];
 const ADMIN_PAGES = ['admin/accounts', 'admin/catalog', 'admin/announcements', 'admin/invoices', 'admin/probes'];
 /** The customer's pages in the context of their organization (issue 56): its own pages and the organization views. */
-const ORGANIZATION_PAGES = ['org/members', 'org/invitations', 'org/statements', 'org/new', 'dashboard', 'keys', 'usage'];
+const ORGANIZATION_PAGES = ['org/members', 'org/invitations', 'org/statements', 'org/new', 'dashboard', 'keys', 'usage', 'payments'];
 
 describe('the web cabinet in Chromium', () => {
   let db: TestDatabase;

@@ -54,7 +54,7 @@ const routes: Route[] = [
   { path: '/app/keys', title: 'nav.keys', page: Keys },
   { path: '/app/models', title: 'nav.models', page: Models, public: true },
   { path: '/app/usage', title: 'nav.usage', page: Usage },
-  { path: '/app/payments', title: 'nav.payments', page: Payments, personal: true },
+  { path: '/app/payments', title: 'nav.payments', page: Payments },
   { path: '/app/videos', title: 'nav.videos', page: Videos, personal: true },
   { path: '/app/webhooks', title: 'nav.webhooks', page: Webhooks, personal: true },
   { path: '/app/playground', title: 'nav.playground', page: Playground },

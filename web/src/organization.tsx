@@ -7,7 +7,7 @@ import { useSession } from './session.js';
 /**
  * Which ledger owner the cabinet shows: the signed-in account ("personal") or one of the organizations it belongs
  * to (issue 56). The choice is remembered in localStorage per browser; an organization the account has left (or was
- * removed from) falls back to personal. The pages that have an organization view (dashboard, keys, usage) read it.
+ * removed from) falls back to personal. The pages that have an organization view (dashboard, keys, usage, payments) read it.
  */
 export const OrganizationsDocument = graphql(`
   query Organizations {

@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'react';
-import { useClient, useQuery, useSubscription } from 'urql';
+import { useClient, useQuery, useSubscription, type Client } from 'urql';
 import { addDecimal } from '../decimal.js';
 import { graphql } from '../gql/index.js';
 import type { UsageCatalogQuery, UsageQuery, UsageQueryVariables } from '../gql/graphql.js';
@@ -9,6 +9,7 @@ import { useOnReconnect, useThrottled } from '../live.js';
 import { useOrganization, type Organization } from '../organization.js';
 import { useMemberOptions } from './org-common.js';
 import { EventDetail } from './usage-detail.js';
+import { justBefore, useCsvExport, type Filters } from './usage-export.js';
 import { Badge, Button, Card, Empty, Field, formatUsd, Loading, Money, Page, SelectField, TableHead, toneOf } from '../ui.js';
 
 // The account's usage, or (with $org) an organization's: one document so the page has one shape of row.
@@ -121,20 +122,6 @@ function memberOf(event: Event): { id: string | null; name: string | null } {
   return 'memberId' in event ? { id: event.memberId ?? null, name: event.memberName ?? null } : { id: null, name: null };
 }
 const PAGE_SIZE = 50;
-/** The most rows one CSV export fetches (200 per request). */
-const EXPORT_MAX_ROWS = 20_000;
-
-interface Filters {
-  from: string;
-  to: string;
-  model: string;
-  group: string;
-  status: string;
-  providerFamily: string;
-  /** An organization's member (organization context only). */
-  memberId: string;
-}
-
 function variablesOf(filters: Filters, before: string | null, limit: number, organizationId: string | null): UsageQueryVariables {
   const v: UsageQueryVariables = { limit, org: organizationId !== null, organizationId: organizationId ?? '' };
   if (organizationId && filters.memberId) v.memberId = filters.memberId;
@@ -196,50 +183,14 @@ function useLiveFirstPage(fetched: Event[], filters: Filters, firstPage: boolean
   }, [fetched, filters, firstPage, live.data]);
 }
 
-/** One millisecond before an event: the next (older) page's `to`. */
-function justBefore(iso: string): string {
-  return new Date(new Date(iso).getTime() - 1).toISOString();
+/** The account's rows older than `cursor`, 200 at a time: the pages its CSV export reads. */
+function accountPages(client: Client, filters: Filters): (cursor: string | null) => Promise<Event[]> {
+  return async (cursor) => rowsOf((await client.query(UsageDocument, variablesOf(filters, cursor, 200, null), { requestPolicy: 'network-only' }).toPromise()).data);
 }
 
 /** The rows of either root field (the account's or the organization's usage). */
 function rowsOf(data: UsageQuery | undefined): Event[] {
   return data?.organizationUsage ?? data?.usage ?? [];
-}
-
-const CSV_COLUMNS = ['createdAt', 'requestId', 'memberName', 'model', 'providerFamily', 'routeGroup', 'status', 'endpoint', 'promptTokens', 'completionTokens', 'totalTokens', 'cacheReadTokens', 'cacheWriteTokens', 'amountUsd', 'officialCostUsd', 'savedUsd', 'latencyMs', 'errorCode'] as const;
-
-function csvCell(value: unknown): string {
-  const text = value == null ? '' : String(value);
-  // A leading =, +, - or @ would run as a formula in a spreadsheet.
-  const safe = /^[=+\-@]/.test(text) && !/^-?\d/.test(text) ? `'${text}` : text;
-  return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
-}
-
-/** The CSV export of every row the filters select (200 a request, at most EXPORT_MAX_ROWS): rows so far, or null when idle. */
-function useCsvExport(filters: Filters, organizationId: string | null): [number | null, () => Promise<void>] {
-  const client = useClient();
-  const [exporting, setExporting] = useState<number | null>(null);
-  const exportCsv = async () => {
-    const rows: Event[] = [];
-    let cursor: string | null = null;
-    setExporting(0);
-    while (rows.length < EXPORT_MAX_ROWS) {
-      const page = await client.query(UsageDocument, variablesOf(filters, cursor, 200, organizationId), { requestPolicy: 'network-only' }).toPromise();
-      const items = rowsOf(page.data);
-      rows.push(...items);
-      setExporting(rows.length);
-      if (items.length < 200) break;
-      cursor = justBefore(items[items.length - 1]!.createdAt);
-    }
-    const csv = [CSV_COLUMNS.join(','), ...rows.map((row) => CSV_COLUMNS.map((column) => csvCell((row as Record<string, unknown>)[column])).join(','))].join('\r\n');
-    const link = document.createElement('a');
-    link.href = URL.createObjectURL(new Blob([csv], { type: 'text/csv' }));
-    link.download = `baikal-usage-${new Date().toISOString().slice(0, 10)}.csv`;
-    link.click();
-    URL.revokeObjectURL(link.href);
-    setExporting(null);
-  };
-  return [exporting, exportCsv];
 }
 
 export function Usage() {
@@ -260,7 +211,7 @@ function UsagePage({ organization }: { organization: Organization | null }) {
   const [catalog] = useQuery({ query: UsageCatalogDocument });
   const options = useMemo(() => filterOptions(catalog.data?.catalogModels ?? [], t('common.all')), [catalog.data, t]);
   const [selected, setSelected] = useState<string | null>(null);
-  const [exporting, exportCsv] = useCsvExport(filters, organizationId);
+  const [exporting, exportCsv, exportFailure] = useCsvExport(filters, organizationId, accountPages(useClient(), filters));
   const fetched = data ? rowsOf(data) : undefined;
   const events = useLiveFirstPage(useMemo(() => fetched ?? [], [fetched]), filters, cursors.length === 1, () => reexecute({ requestPolicy: 'network-only' }), organizationId);
   const members = useMemberOptions(organization, t('common.all'));
@@ -290,12 +241,13 @@ function UsagePage({ organization }: { organization: Organization | null }) {
           <div className="row">
             <Button type="submit">{t('usage.apply')}</Button>
             <Button kind="secondary" onClick={exportCsv} busy={exporting !== null}>
-              {exporting !== null ? t('usage.exporting', { rows: count('row', exporting) }) : t('usage.export')}
+              {exporting !== null && organizationId === null ? t('usage.exporting', { rows: count('row', exporting) }) : t('usage.export')}
             </Button>
           </div>
         </form>
       </Card>
       {error && <p className="alert error" role="alert">{error.graphQLErrors[0]?.message ?? error.message}</p>}
+      {exportFailure && <p className="alert error" role="alert">{t('usage.exportFailed', { detail: exportFailure })}</p>}
       {!data && fetching ? (
         <Loading />
       ) : !events.length ? (
