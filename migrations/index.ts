@@ -20,7 +20,7 @@ import { Migration20261128100000_upstream_cost } from './Migration20261128100000
 import { Migration20261128000000_upstreams } from './Migration20261128000000_upstreams.js';
 import { Migration20261129100000_alerts } from './Migration20261129100000_alerts.js';
 import { Migration20261130000000_usage_partitions } from './Migration20261130000000_usage_partitions.js';
-import { Migration20261201000000_organizations } from './Migration20261201000000_organizations.js';
+import { Migration20261129500000_organizations } from './Migration20261129500000_organizations.js';
 
 /**
  * Every migration, in order. Listed explicitly (not globbed from disk) so the same list runs from the
@@ -47,6 +47,6 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261128100000_upstream_cost', class: Migration20261128100000_upstream_cost },
   { name: 'Migration20261129000000_webhooks', class: Migration20261129000000_webhooks },
   { name: 'Migration20261129100000_alerts', class: Migration20261129100000_alerts },
+  { name: 'Migration20261129500000_organizations', class: Migration20261129500000_organizations },
   { name: 'Migration20261130000000_usage_partitions', class: Migration20261130000000_usage_partitions },
-  { name: 'Migration20261201000000_organizations', class: Migration20261201000000_organizations },
 ];

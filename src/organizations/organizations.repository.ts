@@ -4,7 +4,7 @@ import { USAGE_KINDS } from '../ledger/kinds.js';
 import type { GrantableRole, Role } from './roles.js';
 
 /**
- * The organizations' tables (migrations/Migration20261201000000_organizations.ts). OrganizationsService keeps the
+ * The organizations' tables (migrations/Migration20261129500000_organizations.ts). OrganizationsService keeps the
  * rules; every statement here is plain SQL, a change that must be whole runs in one transaction.
  */
 export interface OrganizationRow {

@@ -11,8 +11,11 @@ import { UsageRepository } from '../../src/usage/usage.repository.js';
 import type { UsageRecord } from '../../src/usage/usage-recorder.js';
 import type { TestDatabase } from './db.js';
 
-/** The migration before usage_events was partitioned: a database as it was before the conversion. */
-export const BEFORE_PARTITIONING = 'Migration20261129100000_alerts';
+/**
+ * The migration before usage_events was partitioned: a database as it was before the conversion (with the tables
+ * today's cabinet queries join, such as organizations for the leaderboard's names).
+ */
+export const BEFORE_PARTITIONING = 'Migration20261129500000_organizations';
 
 /** A logger whose lines (parsed) the test reads. */
 export function capturedLogger(): { log: Logger; lines: Record<string, unknown>[] } {

@@ -4,6 +4,7 @@ import { AHEAD_MONTHS, monthPartitionName, monthStart, UsagePartitions } from '.
 import { UsageRecorder } from '../../src/usage/usage-recorder.js';
 import { UsageRepository } from '../../src/usage/usage.repository.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { migrationsList } from '../../migrations/index.js';
 import {
   balancesMatchLedger, BEFORE_PARTITIONING, cabinetAnswers, capturedLogger, newAccount, openMigrated, partitionsOf, seedMonths, usageRecord,
 } from '../helpers/usage-partitions.js';
@@ -213,7 +214,9 @@ describe('usage_events partitioned by month: the migration', () => {
     });
     expect(await fingerprint(db)).toEqual(before.rows);
 
-    await database.orm.migrator.down();
+    // Down to before the partitioning: every migration after it is undone, newest first.
+    const later = migrationsList.slice(migrationsList.findIndex((m) => m.name === BEFORE_PARTITIONING) + 1);
+    for (let i = 0; i < later.length; i++) await database.orm.migrator.down();
     const [table] = await db.query<{ kind: string }>(`select relkind::text as kind from pg_class where oid = 'usage_events'::regclass`);
     expect(table!.kind).toBe('r');
     expect(await shape(db)).toEqual(before.shape);

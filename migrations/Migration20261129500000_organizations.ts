@@ -8,8 +8,8 @@ import { Migration } from '@mikro-orm/migrations';
  * per-member monthly caps; an organization's key is an `api_keys` row owned by the organization that names the
  * member who made it (`created_by`).
  */
-export class Migration20261201000000_organizations extends Migration {
-  override name = 'Migration20261201000000_organizations';
+export class Migration20261129500000_organizations extends Migration {
+  override name = 'Migration20261129500000_organizations';
 
   override up(): void {
     this.addSql(`alter table users add column kind text not null default 'person' check (kind in ('person', 'organization'))`);
