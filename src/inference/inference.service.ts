@@ -20,7 +20,7 @@ import { Relay, SlotFreeingSink } from './relay.js';
 import type { ResponsesStorage } from './responses-state.js';
 import { Settlement, type Outcome } from './settlement.js';
 import { toImageUpstreamRequest } from './openai-images.js';
-import { legOf, UpstreamLegs, type UpstreamLeg } from './upstream-leg.js';
+import { legOf, routed, UpstreamLegs, type UpstreamLeg } from './upstream-leg.js';
 
 const CANCELLED: Outcome = { status: 'cancelled', errorCode: 'client_closed', usage: null, upstreamId: null };
 
@@ -92,7 +92,7 @@ export class InferenceService {
       if (!known) legs.set(route, (known = legOf(call, format, parsed, route)));
       return known;
     };
-    await this.settlement.after(call, admitted, () =>
+    await this.settlement.after(call, admitted, (settleNow) =>
       this.legs.run(
         call,
         admitted,
@@ -105,7 +105,8 @@ export class InferenceService {
           // The hub could not give these to the model; say which, so the client is not left guessing.
           if (!sameFormat && parsed.withheldTools.length) sink.setHeader(WITHHELD_TOOLS_HEADER, parsed.withheldTools.join(', '));
           const codec = codecFor(sameFormat, kind, format, who, parsed);
-          return this.relay.text({ parsed, codec, save }, response, route.upstream.id, new SlotFreeingSink(sink, admitted.slot));
+          const settle = (outcome: Outcome) => settleNow(routed(outcome, route, admitted));
+          return this.relay.text({ parsed, codec, save, settle }, response, route.upstream.id, new SlotFreeingSink(sink, admitted.slot));
         },
         CANCELLED,
         this.cacheAffinity ? () => affinityKeyOf(format.affinity, parsed.raw, call.principal.userId) : undefined,
@@ -134,7 +135,7 @@ export class InferenceService {
   async generateImage(call: InferenceCall, body: unknown, sink: ResponseSink): Promise<void> {
     const { request, admitted } = await this.traced(call, 'images', body, () => this.admission.image(call, body));
     if (admitted.slot.window) sink.limits(admitted.slot.window);
-    await this.settlement.after(call, admitted, () =>
+    await this.settlement.after(call, admitted, (settleNow) =>
       this.legs.run(
         call,
         admitted,
@@ -142,7 +143,7 @@ export class InferenceService {
         // Images are served by OpenAI-compatible upstreams only.
         (route) => route.upstream.kind === 'openai-compatible',
         (route) => ({ path: '/images/generations', body: toImageUpstreamRequest(request, route.upstreamModel), headers: openAiCompatible.headers(route.upstream, route.credential) }),
-        (response, route) => this.relay.image(response, route.upstream.id, new SlotFreeingSink(sink, admitted.slot)),
+        (response, route) => this.relay.image(response, route.upstream.id, new SlotFreeingSink(sink, admitted.slot), (outcome) => settleNow(routed(outcome, route, admitted))),
         CANCELLED,
       ),
     );

@@ -69,6 +69,8 @@ export interface RelayRequest {
   codec: AnswerCodec;
   /** Keeps a Responses answer before its last bytes go out (`store`); null otherwise. */
   save: ((response: Record<string, unknown>) => Promise<void>) | null;
+  /** Settles a successful answer just before its last bytes go out (Settlement.after). */
+  settle?: (outcome: Outcome) => void;
 }
 
 /**
@@ -103,16 +105,18 @@ export class Relay {
   }
 
   /** One generated image, billed per generation; an image the client never received is not billed. */
-  async image(response: UpstreamAnswer, upstreamId: string, sink: ResponseSink): Promise<Outcome> {
+  async image(response: UpstreamAnswer, upstreamId: string, sink: ResponseSink, settle?: (outcome: Outcome) => void): Promise<Outcome> {
     const read = await this.readJson(response, upstreamId, sink);
     if ('cancelled' in read) return { status: 'cancelled', errorCode: 'client_closed', usage: null, upstreamId };
     const image = imageOf(read.body);
     if (!image) throw new RoutedFailure(clientErrorOf(new UpstreamFailure('server_error', upstreamId, 'image response without data[0].b64_json')), upstreamId);
+    const outcome: Outcome = { status: 'success', errorCode: null, usage: null, generations: 1, upstreamId };
+    settle?.(outcome);
     sink.sendJson(renderImage(image, Math.floor(Date.now() / 1000)));
-    return { status: 'success', errorCode: null, usage: null, generations: 1, upstreamId };
+    return outcome;
   }
 
-  private async json({ parsed, codec, save }: RelayRequest, response: UpstreamAnswer, upstreamId: string, sink: ResponseSink): Promise<Outcome> {
+  private async json({ parsed, codec, save, settle }: RelayRequest, response: UpstreamAnswer, upstreamId: string, sink: ResponseSink): Promise<Outcome> {
     const read = await this.readJson(response, upstreamId, sink);
     if ('cancelled' in read) return { status: 'cancelled', errorCode: 'client_closed', usage: estimatedUsage(parsed, ''), upstreamId };
     const answer = codec.json(read.body);
@@ -120,8 +124,10 @@ export class Relay {
     const usage = answer.usage ?? estimatedUsage(parsed, answer.deliveredText);
     const body = answer.render(usage);
     await save?.(body as Record<string, unknown>);
+    const outcome: Outcome = { status: 'success', errorCode: null, usage, upstreamId };
+    settle?.(outcome);
     sink.sendJson(body);
-    return { status: 'success', errorCode: null, usage, upstreamId };
+    return outcome;
   }
 
   /**
@@ -133,7 +139,7 @@ export class Relay {
    * the young generation's size), each later freed by a mark-compact; iterated, ~1 KB (docs/benchmarks-history.md,
    * eighteenth step).
    */
-  private async stream({ parsed, codec, save }: RelayRequest, response: UpstreamAnswer, upstreamId: string, sink: ResponseSink): Promise<Outcome> {
+  private async stream({ parsed, codec, save, settle }: RelayRequest, response: UpstreamAnswer, upstreamId: string, sink: ResponseSink): Promise<Outcome> {
     const splitter = new SseSplitter();
     const stream: StreamTranscoder = codec.stream();
     let saved = save === null;
@@ -166,8 +172,10 @@ export class Relay {
       const usage = billed();
       const last = stream.finish(usage);
       if (!saved && stream.finalResponse) await save!(stream.finalResponse);
+      const outcome: Outcome = { status: 'success', errorCode: null, usage, upstreamId };
+      settle?.(outcome);
       sink.end(last);
-      return { status: 'success', errorCode: null, usage, upstreamId };
+      return outcome;
     }
     return this.interrupted(sink, failure, upstreamId, stream, billed());
   }

@@ -62,13 +62,20 @@ export class Settlement {
   /**
    * Runs an admitted request and, on every exit path (success, refusal, upstream failure, client
    * abort, a bug), settles it. An upstream failure leaves as its public error.
+   *
+   * A successful answer is settled just before its last bytes go out (`settleNow`, called by the relay): its usage
+   * record is then journaled before the client can have the answer (a process killed the moment after loses no
+   * bill), and its hold, which is its concurrency slot in the shared wallets, is on its way to Redis before a
+   * client that reads the end can send its next request (at a limit, that request would otherwise be refused).
    */
-  async after(call: InferenceCall, admitted: Admitted, work: () => Promise<Outcome>): Promise<void> {
+  async after(call: InferenceCall, admitted: Admitted, work: (settleNow: (outcome: Outcome) => void) => Promise<Outcome>): Promise<void> {
     let outcome: Outcome = { status: 'error', errorCode: 'internal_error', usage: null, upstreamId: null };
     // What the client's response said (a stream that failed later still began with 200), for the trace.
     let httpStatus = 500;
+    let settled: UsageRecord | null = null;
+    const settleNow = (early: Outcome) => void (settled ??= this.finish(call, admitted, early));
     try {
-      outcome = await work();
+      outcome = await work(settleNow);
       httpStatus = 200;
     } catch (error) {
       if (error instanceof RoutedFailure) {
@@ -83,7 +90,7 @@ export class Settlement {
       throw error;
     } finally {
       const span = call.trace?.settlement();
-      const record = this.finish(call, admitted, outcome);
+      const record = settled ?? this.finish(call, admitted, outcome);
       span?.end();
       call.trace?.end({ status: httpStatus, errorCode: outcome.errorCode, usage: outcome.usage, amountUsd: record.amountUsd, upstreamCostUsd: record.upstreamCostUsd });
     }

@@ -59,6 +59,13 @@ export function legOf(call: InferenceCall, format: ClientFormat, parsed: ParsedR
  * disconnect and a graceful stop wired to the upstream call, failover before the first byte, the
  * upstream's timeouts (in its client pool). It ends with an upstream that answered 200 and its route.
  */
+/** An outcome with the route's part: the credential that served it and its upstream's prices (for the operator's cost). */
+export function routed<T extends Outcome>(outcome: T, route: RouteCandidate, admitted: Pick<Admitted, 'model'>): T {
+  outcome.upstreamCredentialId = route.credential.id;
+  outcome.upstreamPrices = route.upstream.prices[admitted.model.id] ?? null;
+  return outcome;
+}
+
 export class UpstreamLegs {
   /** Set when a graceful stop runs out of time: every running upstream call ends, streams with a final error event. */
   private stopped = false;
@@ -177,9 +184,7 @@ export class UpstreamLegs {
     let verdict: HealthVerdict = 'none';
     let ended = 'cancelled';
     try {
-      const outcome = await relay(response, route);
-      outcome.upstreamCredentialId = route.credential.id;
-      outcome.upstreamPrices = route.upstream.prices[admitted.model.id] ?? null;
+      const outcome = routed(await relay(response, route), route, admitted);
       // A stream the upstream cut (or answered malformed) is the route's failure.
       if (outcome.status === 'success') [verdict, ended] = ['ok', 'ok'];
       else if (outcome.status === 'error' && !upstreamCall.cancelled && !this.stopped) [verdict, ended] = ['failure', 'stream_error'];
