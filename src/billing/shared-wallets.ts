@@ -99,7 +99,6 @@ export class SharedWallets implements WalletStore {
     const month = monthOf(this.now());
     const { userId, keyId } = request;
     const memberId = request.memberId ?? null;
-    const capText = (cap: string | null | undefined) => (cap == null ? '' : unitsText(cap));
     const args = [request.id, unitsText(amount), keyId ?? '', capText(request.monthlySpendCap), ttlMs, month, IDLE_TTL_MS, kind];
     const limitArgs = [limits.windowMs, limits.rpm, limits.perKey, limits.perAccount, limits.global];
     const capArgs = [memberId ?? '', capText(request.memberMonthlyCap), capText(request.ownerMonthlyCap)];
@@ -363,6 +362,9 @@ export class SharedWallets implements WalletStore {
     return `${this.accountKey(userId)}:w:${keyId ?? '-'}`;
   }
 }
+
+/** A cap as the scripts take it: units, or '' for none. */
+const capText = (cap: string | null | undefined): string => (cap == null ? '' : unitsText(cap));
 
 /** The months a money script may find unseeded: the key's, a capped member's, the account's own when capped. */
 interface SeedMonths {

@@ -114,6 +114,15 @@ export class OrganizationsRepository {
     );
   }
 
+  /** One member's name and role (no month spend), or undefined when not a member. */
+  async member(organizationId: string, userId: string): Promise<Pick<MemberRow, 'user_id' | 'username' | 'email' | 'role'> | undefined> {
+    const [row] = await this.em().execute<Pick<MemberRow, 'user_id' | 'username' | 'email' | 'role'>[]>(
+      'select m.user_id, u.username, u.email, m.role from organization_members m join users u on u.id = m.user_id where m.organization_id = ? and m.user_id = ?',
+      [organizationId, userId],
+    );
+    return row;
+  }
+
   async updateMember(organizationId: string, userId: string, changes: { role?: GrantableRole; monthlySpendCap?: string | null }): Promise<boolean> {
     const sets: string[] = [];
     const values: unknown[] = [];

@@ -81,6 +81,7 @@ export interface InvitationPreview {
 /** The caller's standing in an organization, as every organization-scoped service checks it. */
 export interface OrganizationAccess {
   organizationId: string;
+  name: string;
   userId: string;
   role: Role;
   may(capability: Capability): boolean;
@@ -116,7 +117,7 @@ export class OrganizationsService {
   async access(actor: Actor, organizationId: string, capability?: Capability): Promise<OrganizationAccess> {
     const membership = await this.membershipOf(actor, organizationId);
     if (capability) requireRole(membership.role, capability);
-    return { organizationId: membership.id, userId: actor.userId, role: membership.role, may: (c) => may(membership.role, c) };
+    return { organizationId: membership.id, name: membership.name, userId: actor.userId, role: membership.role, may: (c) => may(membership.role, c) };
   }
 
   private async membershipOf(actor: Actor, organizationId: string): Promise<MembershipRow> {
@@ -172,12 +173,11 @@ export class OrganizationsService {
     const token = randomSecret(32);
     const expiresAt = new Date(Date.now() + this.deps.settings.invitationTtlMs);
     const row = await this.organizations.invite({ organizationId: access.organizationId, email: input.email, role: input.role, tokenHash: sha256Hex(token), invitedBy: actor.userId, expiresAt });
-    const organization = await this.membershipOf(actor, access.organizationId);
-    const inviter = (await this.organizations.members(access.organizationId)).find((m) => m.user_id === actor.userId);
+    const inviter = await this.organizations.member(access.organizationId, actor.userId);
     const link = `${base.replace(/\/+$/, '')}/app/invite?token=${encodeURIComponent(token)}`;
     const mail = templates.organizationInvitation(input.language ?? this.deps.settings.language, {
       brand: this.deps.settings.brandName,
-      organization: organization.name,
+      organization: access.name,
       inviter: inviter?.username ?? inviter?.email ?? this.deps.settings.brandName,
       role: input.role,
       link,
@@ -220,7 +220,7 @@ export class OrganizationsService {
   async updateMember(actor: Actor, raw: UpdateMemberInput): Promise<MemberView> {
     const input = parseInput(updateMemberInput, raw ?? {});
     const access = await this.access(actor, input.organizationId, 'manageMembers');
-    const target = (await this.organizations.members(access.organizationId)).find((m) => m.user_id === input.userId);
+    const target = await this.organizations.member(access.organizationId, input.userId);
     if (!target) throw new DomainError('not_found', 'No such member');
     if (target.role === 'owner' && input.role !== undefined) throw new DomainError('conflict', "The owner's role changes only by transferring ownership", { reason: 'owner_role' });
     if (target.role === 'owner' && input.monthlySpendCap !== undefined && access.role !== 'owner') throw new DomainError('forbidden', "Only the owner sets the owner's cap", { reason: 'organization_role_required' });
